@@ -116,6 +116,11 @@ EFFECT_KINDS = frozenset(
         "campaign_chosen",
         "revolt",
         "peace",
+        "settlement_reduced",  # COL/TP levels lost (detail destroyed at level 0)
+        "province_ceded",  # ownership transferred by a peace
+        "casus_belli",  # a casus belli granted (detail: temporary, valid_turns)
+        "dti_changed",  # domestic trade index change (amount signed)
+        "ers_entry",  # a value written on an entered ERS line (ers_line, amount: %, ticks or ducats)
         "note",
     }
 )

@@ -1,0 +1,83 @@
+"""Configuration: one settings class, read from the environment (prefix LEDGER_).
+
+SQLite under the data directory is the zero-setup default; PostgreSQL is used
+when a DSN (``LEDGER_POSTGRES_DSN``) or the library's ``POSTGRES_*`` variables
+are given. The settings become the eventsourcing environment in ``event_env()``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+from psycopg.conninfo import conninfo_to_dict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LEDGER_", extra="ignore")
+
+    env: Literal["development", "test", "production"] = "development"
+    data_dir: Path = Path("data")
+    store: Literal["auto", "sqlite", "postgres"] = "auto"
+    sqlite_file: str = "ledger.sqlite3"
+    postgres_dsn: str | None = Field(default=None, description="libpq connection string or URI")
+    postgres_schema: str = ""
+    pool_size: int = 8
+    snapshot_interval: int = Field(default=1000, ge=10)
+    head_cache_size: int = 1000
+    admin_token: str | None = Field(default=None, description="bootstrap token for creating campaigns")
+    max_request_bytes: int = 1_000_000
+
+    @model_validator(mode="after")
+    def _production_needs_secrets(self) -> Settings:
+        if self.env == "production" and not self.admin_token:
+            raise ValueError("LEDGER_ADMIN_TOKEN is required in production (no default secret)")
+        return self
+
+    @property
+    def backend(self) -> Literal["sqlite", "postgres"]:
+        if self.store != "auto":
+            return self.store
+        if self.postgres_dsn or os.environ.get("POSTGRES_DBNAME"):
+            return "postgres"
+        return "sqlite"
+
+    @property
+    def sqlite_path(self) -> Path:
+        return self.data_dir / self.sqlite_file
+
+    def event_env(self) -> dict[str, str]:
+        """The eventsourcing environment for the ledger application."""
+        env = {
+            "TRANSCODER_TOPIC": "ledger.store.codec:OrjsonTranscoder",
+            "MAPPER_TOPIC": "ledger.store.codec:LedgerMapper",
+            "IS_SNAPSHOTTING_ENABLED": "y",
+            "CREATE_TABLE": "y",
+        }
+        if self.backend == "postgres":
+            env["PERSISTENCE_MODULE"] = "eventsourcing.postgres"
+            env["APPLICATION_RECORDER_TOPIC"] = "ledger.store.recorders:LedgerPostgresRecorder"
+            env["POSTGRES_POOL_SIZE"] = str(self.pool_size)
+            if self.postgres_schema:
+                env["POSTGRES_SCHEMA"] = self.postgres_schema
+            if self.postgres_dsn:
+                parts = conninfo_to_dict(self.postgres_dsn)
+                for key, var in [
+                    ("dbname", "POSTGRES_DBNAME"),
+                    ("host", "POSTGRES_HOST"),
+                    ("port", "POSTGRES_PORT"),
+                    ("user", "POSTGRES_USER"),
+                    ("password", "POSTGRES_PASSWORD"),
+                ]:
+                    if parts.get(key) is not None:
+                        env[var] = str(parts[key])
+            env.setdefault("POSTGRES_PASSWORD", os.environ.get("POSTGRES_PASSWORD", ""))
+        else:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+            env["APPLICATION_RECORDER_TOPIC"] = "ledger.store.recorders:LedgerSQLiteRecorder"
+            env["SQLITE_DBNAME"] = str(self.sqlite_path)
+        return env

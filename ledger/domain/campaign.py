@@ -1,0 +1,126 @@
+"""Write-side state of one campaign, kept small on purpose.
+
+Appending never replays the whole history: the application caches this state
+and fast-forwards it; a cold load starts from the latest snapshot. Commands are
+pure functions ``(state, ...) -> list of pending events`` that raise a domain
+error before anything is built when the command does not fit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+from uuid import NAMESPACE_URL, UUID, uuid5
+
+from ledger.chain import GENESIS
+from ledger.domain import events as ev
+from ledger.domain.errors import InvalidInput, StateConflict
+
+COUNTRY_RE = re.compile(r"^[A-Z]{2,4}$")
+ERS_LINE_RE = re.compile(r"^[ABC]([1-9]|[1-4][0-9])$")
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+
+
+def campaign_id(slug: str) -> UUID:
+    """Deterministic id: one slug, one campaign."""
+    return uuid5(NAMESPACE_URL, f"/campaigns/{slug}")
+
+
+@dataclass(frozen=True)
+class CampaignState:
+    id: UUID
+    version: int = 0
+    head_hash: str = GENESIS
+    slug: str = ""
+    name: str = ""
+    ruleset: str = ""
+    ruleset_version: str = ""
+    countries: tuple[str, ...] = ()
+    players: dict[str, str] = field(default_factory=dict)
+    game_masters: tuple[str, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+    turn: int = 0  # last opened turn (0: none yet)
+    turn_open: bool = False
+    commitment: str | None = None
+    next_roll: int = 0  # next server roll index of the open turn
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["id"] = str(self.id)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> CampaignState:
+        d = dict(d)
+        d["id"] = UUID(d["id"])
+        d["countries"] = tuple(d["countries"])
+        d["game_masters"] = tuple(d["game_masters"])
+        return cls(**d)
+
+    # -- guards ---------------------------------------------------------------
+    def require_open_turn(self, field_name: str = "turn") -> int:
+        if not self.turn_open:
+            raise StateConflict(
+                "no turn is open: open a turn first" if self.turn == 0 else f"turn {self.turn} is closed",
+                field=field_name,
+            )
+        return self.turn
+
+    def require_country(self, country: str, field_name: str = "country") -> None:
+        if country not in self.countries:
+            raise InvalidInput(
+                f"country {country!r} is not in this campaign ({', '.join(self.countries)})", field=field_name
+            )
+
+
+# ----------------------------------------------------------------- projection
+
+
+def _apply(state: CampaignState | None, event: Any) -> CampaignState:
+    if isinstance(event, ev.CampaignSnapshot):
+        return CampaignState.from_dict(event.state)
+    assert state is not None or isinstance(event, ev.CampaignCreated), "history must start with CampaignCreated"
+    if isinstance(event, ev.CampaignCreated):
+        state = CampaignState(
+            id=event.originator_id,
+            slug=event.slug,
+            name=event.name,
+            ruleset=event.ruleset,
+            ruleset_version=event.ruleset_version,
+            countries=tuple(event.countries),
+            players=dict(event.players),
+            game_masters=tuple(event.game_masters),
+            settings=dict(event.settings),
+        )
+    elif isinstance(event, ev.TurnOpened):
+        state = replace(state, turn=event.turn, turn_open=True, commitment=event.commitment, next_roll=0)
+    elif isinstance(event, ev.TurnClosed):
+        state = replace(state, turn_open=False)
+    elif isinstance(event, ev.DiceRolled):
+        if event.index is not None:
+            state = replace(state, next_roll=event.index + 1)
+    elif isinstance(event, ev.RulingRecorded):
+        indices = [d["index"] for d in _ruling_dice(event.ruling) if d.get("index") is not None]
+        if indices:
+            state = replace(state, next_roll=max(indices) + 1)
+    return replace(state, version=event.originator_version, head_hash=event.hash)
+
+
+def _ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:
+    dice = list(ruling.get("dice") or [])
+    for step in ruling.get("steps") or []:
+        dice.extend(step.get("dice") or [])
+    return dice
+
+
+def project_campaign(state: CampaignState | None, events: Iterable[Any]) -> CampaignState | None:
+    for event in events:
+        state = _apply(state, event)
+    return state
+
+
+def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every die of a recorded ruling (top level and steps), in draw order."""
+    return _ruling_dice(ruling)

@@ -1,0 +1,51 @@
+"""Domain errors: each names the field at fault and, for rules, the rule code."""
+
+from __future__ import annotations
+
+
+class LedgerError(Exception):
+    """Base of every error the ledger reports to a user."""
+
+    status = 400
+
+    def __init__(self, message: str, *, field: str | None = None, rule: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.rule = rule
+
+
+class InvalidInput(LedgerError):
+    status = 422
+
+
+class CampaignNotFound(LedgerError):
+    status = 404
+
+
+class EventNotFound(LedgerError):
+    status = 404
+
+
+class StateConflict(LedgerError):
+    """The command does not fit the campaign's current state (turn closed, ...)."""
+
+    status = 409
+
+
+class IdempotencyConflict(LedgerError):
+    """An idempotency key was reused with a different request."""
+
+    status = 409
+
+
+class ConcurrencyExhausted(LedgerError):
+    status = 409
+
+
+class Forbidden(LedgerError):
+    status = 403
+
+
+class Unauthorized(LedgerError):
+    status = 401

@@ -1,0 +1,108 @@
+"""The facts a campaign's history is made of (past tense, immutable).
+
+Every event carries the envelope of ``LedgerEvent``: schema version, the
+turn/phase/round context, the actor and their role, the server time
+(``timestamp``), who may see it, and its place in the hash chain. Payloads are
+JSON-native (exact numbers as text) so the stored bytes are their own
+canonical form and anyone can re-hash them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from eventsourcing.domain import DomainEvent
+
+SCHEMA_VERSION = 1
+
+
+class LedgerEvent(DomainEvent):
+    """Envelope shared by every event of a campaign history."""
+
+    schema: int
+    context: dict[str, Any]  # {"turn", "phase", "round", "impulse"}
+    actor: dict[str, Any]  # {"id", "role", "country"}
+    visibility: dict[str, Any]  # {"scope": "public" | "countries" | "gm", "countries": [...]}
+    prev_hash: str
+    hash: str
+
+    @property
+    def position(self) -> int:
+        return self.originator_version
+
+    @property
+    def type(self) -> str:
+        return type(self).__name__
+
+    def payload(self) -> dict[str, Any]:
+        """The event-specific fields, without the envelope."""
+        return {k: v for k, v in vars(self).items() if k not in _ENVELOPE}
+
+
+_ENVELOPE = frozenset(
+    {"originator_id", "originator_version", "timestamp", "schema", "context", "actor", "visibility", "prev_hash", "hash"}
+)
+
+
+class CampaignCreated(LedgerEvent):
+    name: str
+    slug: str
+    ruleset: str
+    ruleset_version: str
+    countries: list[str]
+    players: dict[str, str]  # country -> player name
+    game_masters: list[str]
+    settings: dict[str, Any]
+
+
+class TurnOpened(LedgerEvent):
+    turn: int
+    commitment: str  # sha256(turn seed), hex
+
+
+class DiceRolled(LedgerEvent):
+    turn: int
+    index: int | None  # gapless per turn for server dice; None for physical dice
+    purpose: str
+    sides: int
+    count: int
+    values: list[int]
+    manual: bool
+
+
+class RulingRecorded(LedgerEvent):
+    """A die-driven procedure resolved by the server (or supplied by the GM)."""
+
+    procedure: str
+    ruleset: str
+    ruleset_version: str
+    ruling: dict[str, Any]  # ledger.rules.core.Ruling as JSON
+
+
+class TreasuryEntryRecorded(LedgerEvent):
+    country: str
+    turn: int
+    line: str  # ERS line code, e.g. "A9"
+    amount: int  # ducats, signed
+    reason: str
+    source: int | None  # position of the event this entry comes from, if any
+
+
+class CorrectionRecorded(LedgerEvent):
+    """A correction of an earlier event; the original stays in the history."""
+
+    corrects: int  # position of the corrected event
+    reason: str
+    replacement: dict[str, Any] | None
+
+
+class TurnClosed(LedgerEvent):
+    turn: int
+    seed: str  # the revealed turn seed, hex
+    rolls: int  # server rolls drawn in the turn
+
+
+class CampaignSnapshot(DomainEvent):
+    """Write-side state at a position, so a long campaign loads in one read."""
+
+    state: dict[str, Any]

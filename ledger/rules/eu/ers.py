@@ -1,0 +1,518 @@
+"""The Economic Record Sheet (ERS) as data: sheets A, B and C of one turn.
+
+The lines, their names and formulas live in ``tables/ers.toml`` (TABLES.md
+"Economic Record Sheet"; records/accounting-rt.eps and accounting-income.eps
+of BAMGames/europa-universalis-rules). ``compute_sheet`` evaluates the
+derived lines of one country's turn in dependency order, with the rounding
+the formula states (``pct_down``: percentages of gross income, rounded down;
+``pct_up``: loan interest, rounded up), and returns every line with the
+lines it came from, so the budget projection can show its lineage.
+
+Formulas are small expressions: integers, line codes, ``+ - *``, parentheses
+and the functions ``prev(X)`` / ``prev(X, n)`` (line X, n turns ago),
+``pct_down(x, p)``, ``pct_up(x, p)``, ``abs``, ``min``, ``max`` and
+``sum_range(X, Y)`` (lines X to Y of one sheet, inclusive). Nothing else
+parses: an expression is data, never code.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from ledger.rules.core import RulesError, load_table
+
+PACKAGE = "ledger.rules.eu"
+TABLE = "ers.toml"
+RULE = "eu:ERS"
+
+_CODE_RE = re.compile(r"^(?P<sheet>[ABC])(?P<num>\d+)(?P<sub>_pct)?$")
+_FUNCS = {"prev", "pct_down", "pct_up", "abs", "min", "max", "sum_range"}
+
+
+# --------------------------------------------------------------------------- model
+
+
+@dataclass(frozen=True)
+class LineDef:
+    """One line of the sheet as the table defines it."""
+
+    code: str
+    sheet: str
+    name: str
+    kind: Literal["entered", "derived"]
+    formula: str | None = None
+    default: str | None = None
+    carry: bool = False
+    first_turn_default: str | None = None
+    period_start_formula: str | None = None
+    rounding: Literal["none", "down", "up"] = "none"
+    min: str | None = None
+    max: str | None = None
+    allowed: tuple[int, ...] | None = None
+    unit: str = "ducats"
+    ducats_per_tick: int | None = None
+    alert_if_negative: str | None = None
+
+
+@dataclass(frozen=True)
+class SheetDefinition:
+    """Every line of the ERS, in sheet order, and the formula variants."""
+
+    lines: tuple[LineDef, ...]
+    variants: Mapping[str, Mapping[str, str]]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_code", {d.code: d for d in self.lines})
+
+    def get(self, code: str) -> LineDef:
+        try:
+            return self._by_code[code]  # type: ignore[attr-defined]
+        except KeyError:
+            raise RulesError(f"unknown ERS line {code!r}", field=code, rule=RULE) from None
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(d.code for d in self.lines)
+
+
+class LineValue(BaseModel):
+    """The value of one line for one turn, and where it came from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    name: str
+    sheet: str
+    kind: Literal["entered", "derived"]
+    value: int
+    formula: str | None = None
+    sources: tuple[str, ...] = ()
+    entered: bool = False
+    defaulted: bool = False
+    ticks: int | None = None
+    alert: str | None = None
+
+
+# --------------------------------------------------------------------------- expressions
+
+
+def _parse(expr: str, where: str) -> ast.expr:
+    try:
+        tree = ast.parse(expr, mode="eval").body
+    except SyntaxError as exc:
+        raise RulesError(f"{where}: unreadable formula {expr!r}", field=where, rule=RULE) from exc
+    for node in ast.walk(tree):
+        ok = isinstance(
+            node,
+            (
+                ast.BinOp,
+                ast.UnaryOp,
+                ast.Add,
+                ast.Sub,
+                ast.Mult,
+                ast.USub,
+                ast.UAdd,
+                ast.Name,
+                ast.Load,
+                ast.Call,
+                ast.Constant,
+            ),
+        )
+        if isinstance(node, ast.Constant) and not (
+            isinstance(node.value, int) and not isinstance(node.value, bool)
+        ):
+            ok = False
+        if isinstance(node, ast.Call) and not (
+            isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords
+        ):
+            ok = False
+        if not ok:
+            raise RulesError(
+                f"{where}: formula {expr!r} uses {type(node).__name__}, which ERS formulas do not allow",
+                field=where,
+                rule=RULE,
+            )
+    return tree
+
+
+def _range_codes(defn: SheetDefinition, first: str, last: str, where: str) -> list[str]:
+    a, b = _CODE_RE.match(first), _CODE_RE.match(last)
+    if not a or not b or a["sheet"] != b["sheet"] or a["sub"] or b["sub"]:
+        raise RulesError(f"{where}: bad range {first}..{last}", field=where, rule=RULE)
+    lo, hi = int(a["num"]), int(b["num"])
+    codes = [f"{a['sheet']}{n}" for n in range(lo, hi + 1)]
+    for c in codes:
+        defn.get(c)
+    return codes
+
+
+def _references(defn: SheetDefinition, tree: ast.expr, where: str) -> tuple[list[str], list[tuple[str, int]]]:
+    """Lines of this turn and of earlier turns an expression reads."""
+    current: list[str] = []
+    earlier: list[tuple[str, int]] = []
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, ast.Call):
+            fn = node.func.id  # type: ignore[attr-defined]
+            if fn == "prev":
+                code, n = _prev_args(node, where)
+                defn.get(code)
+                earlier.append((code, n))
+                return
+            if fn == "sum_range":
+                if len(node.args) != 2 or not all(isinstance(a, ast.Name) for a in node.args):
+                    raise RulesError(f"{where}: sum_range takes two line codes", field=where, rule=RULE)
+                current.extend(_range_codes(defn, node.args[0].id, node.args[1].id, where))  # type: ignore[attr-defined]
+                return
+            for a in node.args:
+                visit(a)
+            return
+        if isinstance(node, ast.Name):
+            defn.get(node.id) if node.id in defn.codes else _unknown(node.id, where)
+            current.append(node.id)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    visit(tree)
+    return list(dict.fromkeys(current)), list(dict.fromkeys(earlier))
+
+
+def _unknown(code: str, where: str) -> None:
+    raise RulesError(f"{where}: formula reads unknown ERS line {code!r}", field=where, rule=RULE)
+
+
+def _prev_args(node: ast.Call, where: str) -> tuple[str, int]:
+    args = node.args
+    if not args or len(args) > 2 or not isinstance(args[0], ast.Name):
+        raise RulesError(f"{where}: prev takes a line code and an optional turn count", field=where, rule=RULE)
+    n = 1
+    if len(args) == 2:
+        if not (isinstance(args[1], ast.Constant) and isinstance(args[1].value, int) and args[1].value >= 1):
+            raise RulesError(f"{where}: prev's turn count must be a positive integer", field=where, rule=RULE)
+        n = args[1].value
+    return args[0].id, n
+
+
+def pct_down(amount: int, percent: int) -> int:
+    """``percent`` % of ``amount`` rounded down (percentages of gross income)."""
+    return (amount * percent) // 100
+
+
+def pct_up(amount: int, percent: int) -> int:
+    """``percent`` % of ``amount`` rounded up (loan interest)."""
+    return -((-amount * percent) // 100)
+
+
+def _evaluate(
+    defn: SheetDefinition,
+    tree: ast.expr,
+    values: Mapping[str, int],
+    history: Sequence[Mapping[str, Any] | None],
+    where: str,
+) -> int:
+    def ev(node: ast.AST) -> int:
+        if isinstance(node, ast.Constant):
+            return int(node.value)
+        if isinstance(node, ast.Name):
+            return values[node.id]
+        if isinstance(node, ast.UnaryOp):
+            v = ev(node.operand)
+            return -v if isinstance(node.op, ast.USub) else v
+        if isinstance(node, ast.BinOp):
+            left, right = ev(node.left), ev(node.right)
+            if isinstance(node.op, ast.Add):
+                return left + right
+            if isinstance(node.op, ast.Sub):
+                return left - right
+            return left * right
+        assert isinstance(node, ast.Call)
+        fn = node.func.id  # type: ignore[attr-defined]
+        if fn == "prev":
+            code, n = _prev_args(node, where)
+            return _previous_value(history, code, n, where)
+        if fn == "sum_range":
+            return sum(
+                values[c]
+                for c in _range_codes(defn, node.args[0].id, node.args[1].id, where)  # type: ignore[attr-defined]
+            )
+        args = [ev(a) for a in node.args]
+        if fn == "pct_down":
+            return pct_down(*args)
+        if fn == "pct_up":
+            return pct_up(*args)
+        if fn == "abs":
+            return abs(*args)
+        if fn == "min":
+            return min(args)
+        return max(args)
+
+    return ev(tree)
+
+
+def _previous_value(history: Sequence[Mapping[str, Any] | None], code: str, n: int, where: str) -> int:
+    """Line ``code`` of n turns ago; 0 when that turn precedes the game."""
+    if n > len(history) or history[n - 1] is None:
+        return 0
+    sheet = history[n - 1]
+    if code not in sheet:
+        raise RulesError(
+            f"{where}: the sheet of {n} turn(s) ago has no line {code}", field=where, rule=RULE
+        )
+    raw = sheet[code]
+    return raw.value if isinstance(raw, LineValue) else int(raw)
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def parse_definition(data: Mapping[str, Any]) -> SheetDefinition:
+    """Build and check a sheet definition from the parsed TOML table.
+
+    Refuses duplicated or malformed codes, formulas that read unknown lines,
+    entered lines with a formula and derived lines without one.
+    """
+    lines = []
+    for raw in data.get("line", []):
+        code = raw.get("code", "")
+        if not _CODE_RE.match(code):
+            raise RulesError(f"malformed ERS line code {code!r}", field=code, rule=RULE)
+        kind = raw.get("kind")
+        if kind not in ("entered", "derived"):
+            raise RulesError(f"{code}: kind must be entered or derived, not {kind!r}", field=code, rule=RULE)
+        if kind == "derived" and not raw.get("formula"):
+            raise RulesError(f"{code}: a derived line needs a formula", field=code, rule=RULE)
+        if kind == "entered" and raw.get("formula"):
+            raise RulesError(f"{code}: an entered line has no formula (use default)", field=code, rule=RULE)
+        allowed = raw.get("allowed")
+        lines.append(
+            LineDef(
+                code=code,
+                sheet=raw["sheet"],
+                name=raw["name"],
+                kind=kind,
+                formula=raw.get("formula"),
+                default=raw.get("default"),
+                carry=bool(raw.get("carry", False)),
+                first_turn_default=raw.get("first_turn_default"),
+                period_start_formula=raw.get("period_start_formula"),
+                rounding=raw.get("rounding", "none"),
+                min=raw.get("min"),
+                max=raw.get("max"),
+                allowed=tuple(allowed) if allowed is not None else None,
+                unit=raw.get("unit", "ducats"),
+                ducats_per_tick=raw.get("ducats_per_tick"),
+                alert_if_negative=raw.get("alert_if_negative"),
+            )
+        )
+    codes = [d.code for d in lines]
+    duplicates = sorted({c for c in codes if codes.count(c) > 1})
+    if duplicates:
+        raise RulesError(f"ERS lines defined twice: {duplicates}", field=duplicates[0], rule=RULE)
+    variants = {
+        name: {k: v for k, v in body.items() if k != "description"}
+        for name, body in data.get("variant", {}).items()
+    }
+    defn = SheetDefinition(lines=tuple(lines), variants=variants)
+    # Check every expression once, so a bad table fails at load time.
+    for d in lines:
+        for label, expr in _expressions(d):
+            _references(defn, _parse(expr, f"{d.code}.{label}"), f"{d.code}.{label}")
+        if d.rounding not in ("none", "down", "up"):
+            raise RulesError(f"{d.code}: unknown rounding {d.rounding!r}", field=d.code, rule=RULE)
+    for name, overrides in variants.items():
+        for code, expr in overrides.items():
+            defn.get(code)
+            _references(defn, _parse(expr, f"{code}@{name}"), f"{code}@{name}")
+    return defn
+
+
+def _expressions(d: LineDef) -> Iterable[tuple[str, str]]:
+    for label in ("formula", "default", "first_turn_default", "period_start_formula", "min", "max"):
+        expr = getattr(d, label)
+        if expr is not None:
+            yield label, expr
+
+
+@cache
+def ers_definition() -> SheetDefinition:
+    """The ruleset's ERS (``tables/ers.toml``), read and checked once."""
+    return parse_definition(load_table(PACKAGE, TABLE))
+
+
+# --------------------------------------------------------------------------- computing
+
+
+def _as_int(code: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(f"ERS line {code} must be a whole number, not {value!r}", field=code, rule=RULE)
+    return value
+
+
+def compute_sheet(
+    entered: Mapping[str, int],
+    previous: Mapping[str, Any] | None,
+    *,
+    earlier: Sequence[Mapping[str, Any] | None] = (),
+    period_start: bool = False,
+    variants: Iterable[str] = (),
+    definition: SheetDefinition | None = None,
+) -> dict[str, LineValue]:
+    """Compute one country's ERS for one turn.
+
+    ``entered``: the entered lines (codes → ducats; B40–B43 take the number of
+    campaign ticks). ``previous``: last turn's sheet (``LineValue``s or ints),
+    ``None`` on the game's first turn, when A1 must be entered. ``earlier``:
+    the sheets of two and three turns ago (most recent first), for the
+    international-loan schedule (C2, C3). ``period_start``: first turn of a
+    period (A28 restarts). ``variants``: ruleset options replacing formulas
+    (``inflation_minimum_loss``). Returns every line in sheet order; raises
+    ``RulesError`` on unknown codes, cycles, or entered values out of bounds.
+    """
+    defn = definition or ers_definition()
+    variants = tuple(variants)
+    for v in variants:
+        if v not in defn.variants:
+            raise RulesError(f"unknown ERS variant {v!r}", field="variants", rule=RULE)
+    for code, value in entered.items():
+        d = defn.get(code)
+        _as_int(code, value)
+        carried_in = d.carry and previous is None
+        if d.kind == "derived" and not carried_in:
+            raise RulesError(
+                f"ERS line {code} ({d.name}) is derived; it cannot be entered", field=code, rule=RULE
+            )
+    history: list[Mapping[str, Any] | None] = [previous, *earlier]
+
+    # Decide, for each line, the expression that gives its value this turn.
+    plan: dict[str, tuple[str | None, ast.expr | None, bool, bool]] = {}
+    for d in defn.lines:
+        expr: str | None
+        if d.kind == "entered":
+            if d.code in entered:
+                plan[d.code] = (None, None, True, False)
+                continue
+            expr = d.default or "0"
+            plan[d.code] = (d.default, _parse(expr, d.code), False, True)
+            continue
+        if d.carry and previous is None:
+            if d.code in entered:
+                plan[d.code] = (None, None, True, False)
+                continue
+            if d.first_turn_default is None:
+                raise RulesError(
+                    f"ERS line {d.code} ({d.name}): no previous turn, so it must be entered",
+                    field=d.code,
+                    rule=RULE,
+                )
+            # A28 on the first turn of the game: the period starts here.
+            expr = d.period_start_formula if d.period_start_formula else d.first_turn_default
+            plan[d.code] = (expr, _parse(expr, d.code), False, True)
+            continue
+        expr = d.formula
+        if period_start and d.period_start_formula:
+            expr = d.period_start_formula
+        for v in variants:
+            expr = defn.variants[v].get(d.code, expr)
+        assert expr is not None
+        plan[d.code] = (expr, _parse(expr, d.code), False, False)
+
+    deps: dict[str, list[str]] = {}
+    sources: dict[str, tuple[str, ...]] = {}
+    for code, (expr, tree, _, _) in plan.items():
+        if tree is None:
+            deps[code], sources[code] = [], ()
+            continue
+        cur, old = _references(defn, tree, code)
+        deps[code] = cur
+        sources[code] = tuple(cur) + tuple(f"{c}[t-{n}]" for c, n in old)
+
+    values: dict[str, int] = {}
+    for code in _dependency_order(defn.codes, deps):
+        d = defn.get(code)
+        expr, tree, was_entered, _ = plan[code]
+        if tree is None:
+            raw = entered[code]
+            values[code] = raw * d.ducats_per_tick if d.ducats_per_tick else raw
+        else:
+            values[code] = _evaluate(defn, tree, values, history, code)
+
+    result: dict[str, LineValue] = {}
+    for d in defn.lines:
+        expr, tree, was_entered, defaulted = plan[d.code]
+        value = values[d.code]
+        _check_bounds(defn, d, value, values, history)
+        result[d.code] = LineValue(
+            code=d.code,
+            name=d.name,
+            sheet=d.sheet,
+            kind=d.kind,
+            value=value,
+            formula=expr,
+            sources=sources[d.code],
+            entered=was_entered,
+            defaulted=defaulted,
+            ticks=entered.get(d.code) if d.ducats_per_tick and was_entered else None,
+            alert=d.alert_if_negative if d.alert_if_negative and value < 0 else None,
+        )
+    return result
+
+
+def _check_bounds(
+    defn: SheetDefinition,
+    d: LineDef,
+    value: int,
+    values: Mapping[str, int],
+    history: Sequence[Mapping[str, Any] | None],
+) -> None:
+    if d.allowed is not None and value not in d.allowed:
+        raise RulesError(
+            f"ERS line {d.code} ({d.name}) must be one of {list(d.allowed)}, not {value}",
+            field=d.code,
+            rule=RULE,
+        )
+    for label, expr, bad in (("min", d.min, lambda v, b: v < b), ("max", d.max, lambda v, b: v > b)):
+        if expr is None:
+            continue
+        bound = _evaluate(defn, _parse(expr, d.code), values, history, d.code)
+        if bad(value, bound):
+            word = "at least" if label == "min" else "at most"
+            raise RulesError(
+                f"ERS line {d.code} ({d.name}) must be {word} {bound} ({expr}), not {value}",
+                field=d.code,
+                rule=RULE,
+            )
+
+
+def _dependency_order(codes: Sequence[str], deps: Mapping[str, list[str]]) -> list[str]:
+    """Lines in an order where each comes after what it reads; refuses cycles."""
+    order: list[str] = []
+    state: dict[str, int] = {}  # 1 visiting, 2 done
+
+    def visit(code: str, path: list[str]) -> None:
+        if state.get(code) == 2:
+            return
+        if state.get(code) == 1:
+            cycle = path[path.index(code) :] + [code]
+            raise RulesError(f"ERS formulas form a cycle: {' -> '.join(cycle)}", field=code, rule=RULE)
+        state[code] = 1
+        for dep in deps[code]:
+            visit(dep, [*path, code])
+        state[code] = 2
+        order.append(code)
+
+    for code in codes:
+        visit(code, [])
+    return order
+
+
+def values_of(sheet: Mapping[str, LineValue]) -> dict[str, int]:
+    """The plain ``{code: value}`` of a computed sheet."""
+    return {code: lv.value for code, lv in sheet.items()}

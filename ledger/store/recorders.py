@@ -1,0 +1,193 @@
+"""Event recorders for SQLite and PostgreSQL, extended with the ledger's tables.
+
+Both add, in the same migration (idempotent, run at start-up):
+- triggers refusing UPDATE and DELETE (and TRUNCATE on PostgreSQL) of stored events;
+- ``ledger_idempotency``: the first result of each idempotency key;
+- ``ledger_turn_seeds``: the secret seed of each turn until it is revealed.
+Rows of the last two are written in the same transaction as the events they
+belong to (``insert_events(..., extras=...)``), so a retried command can never
+append twice and a turn never opens without its seed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+from uuid import UUID
+
+from eventsourcing.persistence import StoredEvent
+from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.sqlite import SQLiteApplicationRecorder
+from psycopg.sql import SQL, Identifier
+
+IMMUTABLE_MESSAGE = "ledger events are immutable"
+
+
+@dataclass(frozen=True)
+class IdempotencyRecord:
+    scope: str
+    key: str
+    request_hash: str
+    response: bytes
+
+
+@dataclass(frozen=True)
+class TurnSeed:
+    campaign: UUID
+    turn: int
+    seed: bytes
+
+
+@dataclass(frozen=True)
+class Extras:
+    """Rows written atomically with a batch of events."""
+
+    idempotency: IdempotencyRecord | None = None
+    seed: TurnSeed | None = None
+
+
+class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
+    def construct_create_table_statements(self) -> list[str]:
+        t = self.events_table_name
+        return [
+            *super().construct_create_table_statements(),
+            f"CREATE TRIGGER IF NOT EXISTS {t}_no_update BEFORE UPDATE ON {t} "
+            f"BEGIN SELECT RAISE(ABORT, '{IMMUTABLE_MESSAGE}: UPDATE refused'); END",
+            f"CREATE TRIGGER IF NOT EXISTS {t}_no_delete BEFORE DELETE ON {t} "
+            f"BEGIN SELECT RAISE(ABORT, '{IMMUTABLE_MESSAGE}: DELETE refused'); END",
+            "CREATE TABLE IF NOT EXISTS ledger_idempotency ("
+            "scope TEXT NOT NULL, key TEXT NOT NULL, request_hash TEXT NOT NULL, "
+            "response BLOB NOT NULL, PRIMARY KEY (scope, key))",
+            "CREATE TABLE IF NOT EXISTS ledger_turn_seeds ("
+            "campaign_id TEXT NOT NULL, turn INTEGER NOT NULL, seed BLOB NOT NULL, "
+            "PRIMARY KEY (campaign_id, turn))",
+        ]
+
+    def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        ids = super()._insert_events(c, stored_events, **kwargs)
+        extras: Extras | None = kwargs.get("extras")
+        if extras and extras.idempotency:
+            i = extras.idempotency
+            c.execute(
+                "INSERT INTO ledger_idempotency (scope, key, request_hash, response) VALUES (?,?,?,?)",
+                (i.scope, i.key, i.request_hash, i.response),
+            )
+        if extras and extras.seed:
+            s = extras.seed
+            c.execute(
+                "INSERT INTO ledger_turn_seeds (campaign_id, turn, seed) VALUES (?,?,?)",
+                (s.campaign.hex, s.turn, s.seed),
+            )
+        return ids
+
+    def get_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(
+                "SELECT request_hash, response FROM ledger_idempotency WHERE scope=? AND key=?",
+                (scope, key),
+            )
+            row = c.fetchone()
+        return IdempotencyRecord(scope, key, row["request_hash"], bytes(row["response"])) if row else None
+
+    def get_turn_seed(self, campaign: UUID, turn: int) -> bytes | None:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT seed FROM ledger_turn_seeds WHERE campaign_id=? AND turn=?", (campaign.hex, turn))
+            row = c.fetchone()
+        return bytes(row["seed"]) if row else None
+
+    def campaign_ids(self) -> list[UUID]:
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT originator_id FROM {self.events_table_name} WHERE originator_version=1")
+            return [UUID(r["originator_id"]) for r in c.fetchall()]
+
+
+class LedgerPostgresRecorder(PostgresApplicationRecorder):
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        schema = Identifier(self.datastore.schema)
+        table = Identifier(self.events_table_name)
+        func = Identifier(f"{self.events_table_name}_refuse_change")
+        self.sql_create_statements.extend(
+            [
+                SQL(
+                    "CREATE OR REPLACE FUNCTION {schema}.{func}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                    "BEGIN RAISE EXCEPTION '{message}: % refused on %', TG_OP, TG_TABLE_NAME; END $$"
+                ).format(schema=schema, func=func, message=SQL(IMMUTABLE_MESSAGE)),
+                SQL(
+                    "CREATE OR REPLACE TRIGGER {trigger} BEFORE UPDATE OR DELETE ON {schema}.{table} "
+                    "FOR EACH ROW EXECUTE FUNCTION {schema}.{func}()"
+                ).format(
+                    trigger=Identifier(f"{self.events_table_name}_immutable"),
+                    schema=schema,
+                    table=table,
+                    func=func,
+                ),
+                SQL(
+                    "CREATE OR REPLACE TRIGGER {trigger} BEFORE TRUNCATE ON {schema}.{table} "
+                    "FOR EACH STATEMENT EXECUTE FUNCTION {schema}.{func}()"
+                ).format(
+                    trigger=Identifier(f"{self.events_table_name}_no_truncate"),
+                    schema=schema,
+                    table=table,
+                    func=func,
+                ),
+                SQL(
+                    "CREATE TABLE IF NOT EXISTS {schema}.ledger_idempotency ("
+                    "scope text NOT NULL, key text NOT NULL, request_hash text NOT NULL, "
+                    "response bytea NOT NULL, PRIMARY KEY (scope, key))"
+                ).format(schema=schema),
+                SQL(
+                    "CREATE TABLE IF NOT EXISTS {schema}.ledger_turn_seeds ("
+                    "campaign_id uuid NOT NULL, turn integer NOT NULL, seed bytea NOT NULL, "
+                    "PRIMARY KEY (campaign_id, turn))"
+                ).format(schema=schema),
+            ]
+        )
+        self._insert_idempotency = SQL(
+            "INSERT INTO {schema}.ledger_idempotency (scope, key, request_hash, response) VALUES (%s,%s,%s,%s)"
+        ).format(schema=schema)
+        self._insert_seed = SQL(
+            "INSERT INTO {schema}.ledger_turn_seeds (campaign_id, turn, seed) VALUES (%s,%s,%s)"
+        ).format(schema=schema)
+        self._select_idempotency = SQL(
+            "SELECT request_hash, response FROM {schema}.ledger_idempotency WHERE scope=%s AND key=%s"
+        ).format(schema=schema)
+        self._select_seed = SQL(
+            "SELECT seed FROM {schema}.ledger_turn_seeds WHERE campaign_id=%s AND turn=%s"
+        ).format(schema=schema)
+        self._select_campaigns = SQL(
+            "SELECT originator_id FROM {schema}.{table} WHERE originator_version=1 ORDER BY notification_id"
+        ).format(schema=schema, table=table)
+
+    def _insert_stored_events(self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
+        super()._insert_stored_events(curs, stored_events, **kwargs)
+        extras: Extras | None = kwargs.get("extras")
+        if not extras:
+            return
+        # A second cursor: the first one still holds the RETURNING rows the
+        # library reads after the pipeline syncs.
+        with curs.connection.cursor() as c:
+            if extras.idempotency:
+                i = extras.idempotency
+                c.execute(self._insert_idempotency, (i.scope, i.key, i.request_hash, i.response), prepare=True)
+            if extras.seed:
+                s = extras.seed
+                c.execute(self._insert_seed, (s.campaign, s.turn, s.seed), prepare=True)
+
+    def get_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_idempotency, (scope, key), prepare=True)
+            row = curs.fetchone()
+        return IdempotencyRecord(scope, key, row["request_hash"], bytes(row["response"])) if row else None
+
+    def get_turn_seed(self, campaign: UUID, turn: int) -> bytes | None:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_seed, (campaign, turn), prepare=True)
+            row = curs.fetchone()
+        return bytes(row["seed"]) if row else None
+
+    def campaign_ids(self) -> list[UUID]:
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_campaigns)
+            return [r["originator_id"] for r in curs.fetchall()]
