@@ -26,7 +26,7 @@ from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
 from ledger import dice as dicelib
-from ledger.chain import ChainReport, StoredRow, canonical_json, event_hash, hash_body, verify_rows
+from ledger.chain import ChainReport, NotCanonical, StoredRow, canonical_json, event_hash, hash_body, verify_rows
 from ledger.config import Settings
 from ledger.domain import events as ev
 from ledger.domain.campaign import (
@@ -201,7 +201,11 @@ class Ledger(Application[UUID]):
         creating: bool = False,
     ) -> Appended:
         scope = f"{cid}|{actor.id}"
-        request_hash = hashlib.sha256(canonical_json(request)).hexdigest() if idempotency_key else ""
+        try:
+            request_hash = hashlib.sha256(canonical_json(request)).hexdigest()
+        except NotCanonical as e:
+            raise InvalidInput(f"the request holds a value the ledger cannot store exactly: {e}",
+                               field="body") from None
         for attempt in range(MAX_ATTEMPTS):
             if idempotency_key:
                 replay = self._replay(scope, idempotency_key, request_hash)
@@ -213,7 +217,9 @@ class Ledger(Application[UUID]):
             if draft._dice is not None:
                 data.setdefault("dice", [d.model_dump(mode="json") for d in draft._dice.drawn])
             sealed = draft.seal()
-            result = Appended(str(cid), tuple(summarise(e) for e in sealed), data)
+            # Canonical (sorted) form, so a replayed response is byte-identical to the first.
+            result = Appended.from_json(orjson.loads(canonical_json(
+                Appended(str(cid), tuple(summarise(e) for e in sealed), data).to_json())), replayed=False)
             extras = draft.extras
             if idempotency_key:
                 extras = replace(

@@ -29,6 +29,8 @@ def _default(obj: Any) -> Any:
     # Exact values are stored as text so that nothing is rounded through floats.
     if isinstance(obj, (Fraction, Decimal)):
         return str(obj)
+    if isinstance(obj, datetime):  # subclasses (e.g. a frozen clock's) in orjson's own format
+        return obj.isoformat()
     if isinstance(obj, (set, frozenset, tuple)):
         return sorted(obj) if isinstance(obj, (set, frozenset)) else list(obj)
     if hasattr(obj, "model_dump"):
@@ -36,9 +38,16 @@ def _default(obj: Any) -> Any:
     raise TypeError(f"cannot serialise {type(obj).__name__} canonically")
 
 
+class NotCanonical(ValueError):
+    """A value has no canonical JSON form (an integer beyond 64 bits, an object...)."""
+
+
 def canonical_json(obj: Any) -> bytes:
     """Sorted keys, UTF-8, no insignificant whitespace."""
-    return orjson.dumps(obj, default=_default, option=_OPTIONS)
+    try:
+        return orjson.dumps(obj, default=_default, option=_OPTIONS)
+    except TypeError as e:
+        raise NotCanonical(str(e)) from None
 
 
 def hash_body(campaign: UUID | str, position: int, topic: str, state: Mapping[str, Any]) -> dict[str, Any]:

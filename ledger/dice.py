@@ -47,19 +47,28 @@ def roll_message(campaign: str, turn: int, index: int, sides: int, count: int, p
     return f"{campaign}|{turn}|{index}|{count}d{sides}|{purpose}".encode()
 
 
+def accept(u: int, sides: int) -> int | None:
+    """Face for a 32-bit integer, or None when it falls in the rejected top slice.
+
+    Accepted integers are those below the largest multiple of ``sides``, so each
+    face is reached by exactly the same number of integers.
+    """
+    limit = (1 << 32) - ((1 << 32) % sides)
+    return u % sides + 1 if u < limit else None
+
+
 def derive(seed: bytes, campaign: str, turn: int, index: int, sides: int, count: int, purpose: str) -> tuple[int, ...]:
     """The faces of roll ``index``: deterministic, uniform, unbiased."""
     check_die_type(sides, count)
     message = roll_message(campaign, turn, index, sides, count, purpose)
-    limit = (1 << 32) - ((1 << 32) % sides)
     faces: list[int] = []
     block = 0
     while len(faces) < count:
         digest = hmac.new(seed, message + b"|" + str(block).encode(), hashlib.sha256).digest()
         for i in range(0, 32, 4):
-            u = int.from_bytes(digest[i : i + 4], "big")
-            if u < limit:
-                faces.append(u % sides + 1)
+            face = accept(int.from_bytes(digest[i : i + 4], "big"), sides)
+            if face is not None:
+                faces.append(face)
                 if len(faces) == count:
                     break
         block += 1

@@ -1,0 +1,38 @@
+"""Conversions from the write side to the public response models."""
+
+from __future__ import annotations
+
+from ledger.application import Appended as AppendedResult
+from ledger.application import visibility
+from ledger.domain.campaign import CampaignState
+from ledger.domain.events import LedgerEvent
+
+from api import schemas
+
+
+def campaign_public(s: CampaignState) -> schemas.CampaignPublic:
+    return schemas.CampaignPublic(
+        id=str(s.id), slug=s.slug, name=s.name, ruleset=s.ruleset, ruleset_version=s.ruleset_version,
+        countries=list(s.countries), players=s.players, game_masters=list(s.game_masters), turn=s.turn,
+        turn_open=s.turn_open, commitment=s.commitment, position=s.version, head_hash=s.head_hash,
+    )
+
+
+def event_public(e: LedgerEvent) -> schemas.EventPublic:
+    return schemas.EventPublic(
+        position=e.originator_version, type=type(e).__name__, timestamp=e.timestamp, schema_version=e.schema,
+        context=e.context, actor=e.actor, visibility=e.visibility, payload=e.payload(), prev_hash=e.prev_hash,
+        hash=e.hash,
+    )
+
+
+def appended(result: AppendedResult) -> schemas.Appended:
+    return schemas.Appended.model_validate(result.to_json())
+
+
+def vis(v: schemas.VisibilityIn) -> dict:
+    return visibility(v.scope, v.countries)
+
+
+def ctx(c: schemas.ContextIn) -> dict:
+    return {k: v for k, v in c.model_dump().items() if v is not None}

@@ -1,0 +1,79 @@
+"""Fixtures: every store-backed test runs on SQLite and, when configured, PostgreSQL.
+
+``ops/test`` starts a throwaway PostgreSQL and sets LEDGER_TEST_POSTGRES_DSN;
+each PostgreSQL test gets a schema of its own, dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+
+import psycopg
+import pytest
+
+from ledger.application import Ledger
+from ledger.config import Settings
+
+PG_DSN = os.environ.get("LEDGER_TEST_POSTGRES_DSN")
+REQUIRE_PG = os.environ.get("LEDGER_TEST_REQUIRE_POSTGRES") == "1"
+STORES = ["sqlite", "postgres"] if PG_DSN else ["sqlite"]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if REQUIRE_PG and not PG_DSN:
+        raise pytest.UsageError("LEDGER_TEST_REQUIRE_POSTGRES=1 but no LEDGER_TEST_POSTGRES_DSN is set")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"ledger stores under test: {', '.join(STORES)}"
+
+
+@pytest.fixture(params=STORES)
+def store(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+@pytest.fixture
+def settings(store: str, tmp_path) -> Iterator[Settings]:
+    if store == "sqlite":
+        yield Settings(env="test", data_dir=tmp_path, store="sqlite", snapshot_interval=50)
+        return
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield Settings(env="test", store="postgres", postgres_dsn=PG_DSN, postgres_schema=schema,
+                       snapshot_interval=50, pool_size=4)
+    finally:
+        with psycopg.connect(PG_DSN, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.fixture
+def ledger(settings: Settings) -> Iterator[Ledger]:
+    app = Ledger(settings)
+    yield app
+    app.close()
+
+
+def raw_execute(settings: Settings, sql: str, params: tuple = ()) -> None:
+    """Run SQL directly against the store, outside the ledger (as an intruder would)."""
+    if settings.backend == "sqlite":
+        import sqlite3
+
+        conn = sqlite3.connect(settings.sqlite_path)
+        try:
+            conn.execute(sql, params)
+            conn.commit()
+        finally:
+            conn.close()
+    else:
+        with psycopg.connect(PG_DSN, autocommit=True) as conn:
+            conn.execute(f'SET search_path TO "{settings.postgres_schema}"')
+            conn.execute(sql.replace("?", "%s"), params)
+
+
+def events_table(settings: Settings) -> str:
+    return "stored_events" if settings.backend == "sqlite" else "ledger_events"

@@ -1,0 +1,299 @@
+"""The event store on SQLite and PostgreSQL: order, concurrency, immutability, idempotency."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime
+from uuid import UUID
+
+import pytest
+from freezegun import freeze_time
+
+from ledger.application import Actor, Ledger
+from ledger.domain import events as ev
+from ledger.domain.errors import CampaignNotFound, IdempotencyConflict, InvalidInput, StateConflict
+from tests.conftest import events_table, raw_execute
+from tests.integration import rulesets  # noqa: F401  (registers the "check" ruleset)
+
+GM = Actor("gm-anne", "gm")
+
+
+def new_campaign(ledger: Ledger, slug: str = "channel", ruleset: str = "check") -> UUID:
+    result = ledger.create_campaign(slug=slug, name="Channel", ruleset=ruleset, countries=["ENG", "FRA"],
+                                    players={"ENG": "alice"}, actor=GM)
+    return UUID(result.data["id"])
+
+
+def test_events_are_read_back_in_the_order_they_were_appended(ledger):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    for i in range(5):
+        ledger.roll(cid, purpose=f"roll {i}", actor=GM)
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=35, reason="looting", actor=GM)
+    history = ledger.history(cid)
+    assert [e.position for e in history] == list(range(1, 9))
+    assert [type(e).__name__ for e in history] == (
+        ["CampaignCreated", "TurnOpened"] + ["DiceRolled"] * 5 + ["TreasuryEntryRecorded"])
+    assert [e.index for e in history if isinstance(e, ev.DiceRolled)] == [0, 1, 2, 3, 4]
+    assert all(later.prev_hash == earlier.hash for earlier, later in zip(history, history[1:]))
+
+
+def test_a_second_campaign_with_the_same_slug_is_refused(ledger):
+    new_campaign(ledger)
+    with pytest.raises(StateConflict):
+        new_campaign(ledger)
+    [only] = ledger.campaigns()
+    assert only.version == 1
+
+
+def test_two_writers_racing_on_one_campaign_conflict_once_and_lose_nothing(settings):
+    first, second = Ledger(settings), Ledger(settings)
+    try:
+        cid = new_campaign(first)
+        first.open_turn(cid, actor=GM)
+        first.campaign(cid), second.campaign(cid)  # both now hold the same head in cache
+        barrier = threading.Barrier(2)
+        conflicts = {"n": 0}
+        results = {}
+        original_save = Ledger.save
+
+        def writer(app: Ledger, name: str) -> None:
+            def save(self, *a, **k):
+                try:
+                    return original_save(self, *a, **k)
+                except Exception:
+                    conflicts["n"] += 1
+                    raise
+
+            app.save = save.__get__(app)  # count conflicts on this instance only
+            barrier.wait()
+            results[name] = app.roll(cid, purpose=f"race {name}", actor=GM)
+
+        threads = [threading.Thread(target=writer, args=(app, n)) for app, n in ((first, "a"), (second, "b"))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert conflicts["n"] == 1
+        positions = sorted(r.events[0]["position"] for r in results.values())
+        assert positions == [3, 4]
+        history = first.history(cid)
+        assert [e.position for e in history] == [1, 2, 3, 4]
+        assert sorted(e.index for e in history if isinstance(e, ev.DiceRolled)) == [0, 1]
+        assert first.verify(cid).intact
+    finally:
+        first.close()
+        second.close()
+
+
+def test_many_concurrent_writers_leave_a_gapless_intact_history(settings):
+    apps = [Ledger(settings) for _ in range(3)]
+    try:
+        cid = new_campaign(apps[0])
+        apps[0].open_turn(cid, actor=GM)
+
+        def work(app: Ledger, k: int) -> None:
+            for i in range(10):
+                app.roll(cid, purpose=f"w{k}-{i}", actor=GM)
+
+        threads = [threading.Thread(target=work, args=(app, k)) for k, app in enumerate(apps)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        history = apps[1].history(cid)
+        assert [e.position for e in history] == list(range(1, 33))
+        assert sorted(e.index for e in history if isinstance(e, ev.DiceRolled)) == list(range(30))
+        assert apps[2].verify(cid).intact
+    finally:
+        for app in apps:
+            app.close()
+
+
+@pytest.mark.parametrize("statement", ["UPDATE {t} SET topic = 'x'", "DELETE FROM {t}"])
+def test_the_database_refuses_to_update_or_delete_stored_events(ledger, settings, statement):
+    cid = new_campaign(ledger)
+    with pytest.raises(Exception, match="immutable"):
+        raw_execute(settings, statement.format(t=events_table(settings)))
+    assert len(ledger.history(cid)) == 1
+    assert ledger.verify(cid).intact
+
+
+def test_the_immutability_migration_can_run_twice(settings):
+    Ledger(settings).close()
+    again = Ledger(settings)  # runs the same CREATE ... IF NOT EXISTS / OR REPLACE statements
+    try:
+        cid = new_campaign(again)
+        with pytest.raises(Exception, match="immutable"):
+            raw_execute(settings, f"DELETE FROM {events_table(settings)}")
+        assert again.verify(cid).intact
+    finally:
+        again.close()
+
+
+def test_a_forced_edit_with_the_trigger_dropped_is_located_by_verify(ledger, settings):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=35, reason="looting", actor=GM)
+    ledger.record_treasury_entry(cid, country="ENG", line="A10", amount=20, reason="gold", actor=GM)
+    table = events_table(settings)
+    if settings.backend == "sqlite":
+        raw_execute(settings, f"DROP TRIGGER {table}_no_update")
+        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), '35', '95') AS BLOB) "
+                              "WHERE originator_version = 3")
+    else:
+        raw_execute(settings, f"DROP TRIGGER {table}_immutable ON {table}")
+        raw_execute(settings, f"UPDATE {table} SET state = convert_to(replace(convert_from(state, 'UTF8'), "
+                              "'\"amount\":35', '\"amount\":95'), 'UTF8') WHERE originator_version = 3")
+    [edited] = [e for e in ledger.history(cid) if e.position == 3]
+    assert edited.amount == 95  # the edit really happened
+    report = ledger.verify(cid)
+    assert not report.intact and report.broken_at == 3
+    assert "hash" in report.reason
+
+
+def test_an_idempotency_key_replayed_returns_the_first_result_and_appends_nothing(ledger):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    first = ledger.roll(cid, purpose="siege of Calais", actor=GM, idempotency_key="k-1")
+    again = ledger.roll(cid, purpose="siege of Calais", actor=GM, idempotency_key="k-1")
+    assert again.replayed and not first.replayed
+    assert again.to_json() == first.to_json()
+    assert len(ledger.history(cid)) == 3
+    assert ledger.campaign(cid).next_roll == 1
+
+
+def test_an_idempotency_key_reused_for_another_request_is_refused(ledger):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    ledger.roll(cid, purpose="siege of Calais", actor=GM, idempotency_key="k-1")
+    with pytest.raises(IdempotencyConflict):
+        ledger.roll(cid, purpose="another roll", actor=GM, idempotency_key="k-1")
+    assert len(ledger.history(cid)) == 3
+
+
+def test_idempotency_survives_a_restart_of_the_service(settings):
+    app = Ledger(settings)
+    cid = new_campaign(app)
+    first = app.open_turn(cid, actor=GM, idempotency_key="open-1")
+    app.close()
+    restarted = Ledger(settings)
+    try:
+        again = restarted.open_turn(cid, actor=GM, idempotency_key="open-1")
+        assert again.replayed and again.to_json() == first.to_json()
+        assert len(restarted.history(cid)) == 2
+    finally:
+        restarted.close()
+
+
+def test_events_carry_the_server_time(ledger):
+    with freeze_time("2026-11-21 09:30:00"):
+        cid = new_campaign(ledger)
+    [created] = ledger.history(cid)
+    assert created.timestamp == datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
+    assert ledger.verify(cid).intact
+
+
+def test_a_ruling_is_resolved_with_server_dice_and_recomputes(ledger):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    result = ledger.record_ruling(cid, procedure="T1", inputs={"bonus": 2, "target": 8}, actor=GM)
+    ruling = result.data["ruling"]
+    [die] = ruling["dice"]
+    assert die["index"] == 0 and ruling["total"] == die["values"][0] + 2
+    assert ruling["outcome"]["success"] == (ruling["total"] >= 8)
+    assert ledger.recompute(cid) == []
+    ledger.close_turn(cid, actor=GM)
+    assert ledger.verify_dice(cid, 1).ok
+
+
+def test_a_ruling_with_impossible_inputs_appends_nothing(ledger):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    with pytest.raises(InvalidInput) as caught:
+        ledger.record_ruling(cid, procedure="T1", inputs={"bonus": 9, "target": 8}, actor=GM)
+    assert caught.value.field == "inputs.bonus"
+    with pytest.raises(InvalidInput):
+        ledger.record_ruling(cid, procedure="T99", inputs={}, actor=GM)
+    assert len(ledger.history(cid)) == 2
+    assert ledger.campaign(cid).next_roll == 0
+
+
+def test_physical_dice_are_recorded_as_manual_and_take_no_server_index(ledger):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    ledger.record_manual_roll(cid, purpose="table roll", sides=6, values=[6, 2], actor=GM)
+    ledger.roll(cid, purpose="server roll", actor=GM)
+    ledger.close_turn(cid, actor=GM)
+    report = ledger.verify_dice(cid, 1)
+    assert report.ok and report.checked == 1 and report.manual == 1
+
+
+def test_dice_verification_detects_a_roll_edited_in_the_database(ledger, settings):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    rolled = ledger.roll(cid, purpose="battle", sides=6, count=3, actor=GM)
+    ledger.close_turn(cid, actor=GM)
+    values = rolled.data["dice"][0]["values"]
+    forged = [(v % 6) + 1 for v in values]
+    table = events_table(settings)
+    old, new = f'"values":{values}'.replace(" ", ""), f'"values":{forged}'.replace(" ", "")
+    if settings.backend == "sqlite":
+        raw_execute(settings, f"DROP TRIGGER {table}_no_update")
+        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), ?, ?) AS BLOB) "
+                              "WHERE originator_version = 3", (old, new))
+    else:
+        raw_execute(settings, f"DROP TRIGGER {table}_immutable ON {table}")
+        raw_execute(settings, f"UPDATE {table} SET state = convert_to(replace(convert_from(state, 'UTF8'), "
+                              "?, ?), 'UTF8') WHERE originator_version = 3", (old, new))
+    report = ledger.verify_dice(cid, 1)
+    assert not report.ok and "position 3" in report.mismatches[0]
+    assert ledger.verify(cid).broken_at == 3
+
+
+def test_a_turn_cannot_be_opened_twice_or_closed_when_none_is_open(ledger):
+    cid = new_campaign(ledger)
+    with pytest.raises(StateConflict):
+        ledger.close_turn(cid, actor=GM)
+    ledger.open_turn(cid, actor=GM)
+    with pytest.raises(StateConflict):
+        ledger.open_turn(cid, actor=GM)
+    with pytest.raises(StateConflict):
+        ledger.verify_dice(cid, 1)
+
+
+def test_a_correction_references_the_event_it_corrects_and_keeps_the_original(ledger):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=35, reason="looting", actor=GM)
+    ledger.record_correction(cid, corrects=3, reason="loot was 30: Picardie income is 3 × 10",
+                             replacement={"amount": 30}, actor=GM)
+    history = ledger.history(cid)
+    assert history[2].amount == 35
+    assert isinstance(history[3], ev.CorrectionRecorded) and history[3].corrects == 3
+    with pytest.raises(InvalidInput):
+        ledger.record_correction(cid, corrects=99, reason="nothing there", actor=GM)
+
+
+def test_a_long_campaign_loads_from_its_latest_snapshot(settings):
+    app = Ledger(settings)
+    cid = new_campaign(app)
+    app.open_turn(cid, actor=GM)
+    for i in range(120):
+        app.roll(cid, purpose=f"r{i}", actor=GM)
+    head = app.campaign(cid)
+    app.close()
+    fresh = Ledger(settings)
+    try:
+        snapshots = list(fresh.snapshots.get(cid, desc=True, limit=1))
+        assert snapshots and snapshots[0].originator_version == 100  # interval 50 in the test settings
+        assert fresh.campaign(cid) == head
+        fresh.roll(cid, purpose="after restart", actor=GM)
+        assert fresh.verify(cid).intact
+    finally:
+        fresh.close()
+
+
+def test_an_unknown_campaign_is_reported_as_not_found(ledger):
+    with pytest.raises(CampaignNotFound):
+        ledger.history(UUID(int=7))
