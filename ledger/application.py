@@ -202,10 +202,9 @@ class Ledger(Application[UUID]):
     ) -> Appended:
         scope = f"{cid}|{actor.id}"
         try:
-            request_hash = hashlib.sha256(canonical_json(request)).hexdigest()
+            request_hash = hashlib.sha256(canonical_json(request)).hexdigest() if idempotency_key else ""
         except NotCanonical as e:
-            raise InvalidInput(f"the request holds a value the ledger cannot store exactly: {e}",
-                               field="body") from None
+            raise _not_storable(e) from None
         for attempt in range(MAX_ATTEMPTS):
             if idempotency_key:
                 replay = self._replay(scope, idempotency_key, request_hash)
@@ -216,7 +215,10 @@ class Ledger(Application[UUID]):
             data = command(draft) or {}
             if draft._dice is not None:
                 data.setdefault("dice", [d.model_dump(mode="json") for d in draft._dice.drawn])
-            sealed = draft.seal()
+            try:
+                sealed = draft.seal()
+            except NotCanonical as e:
+                raise _not_storable(e) from None
             # Canonical (sorted) form, so a replayed response is byte-identical to the first.
             result = Appended.from_json(orjson.loads(canonical_json(
                 Appended(str(cid), tuple(summarise(e) for e in sealed), data).to_json())), replayed=False)
@@ -624,6 +626,10 @@ class _ManualDice:
     @property
     def unused(self) -> int:
         return len(self._queue)
+
+
+def _not_storable(e: Exception) -> InvalidInput:
+    return InvalidInput(f"the request holds a value the ledger cannot store exactly: {e}", field="body")
 
 
 def _require_text(value: str, name: str) -> str:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.utils import retry
 from eventsourcing.postgres import PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 from psycopg.sql import SQL, Identifier
@@ -156,24 +157,74 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         self._select_seed = SQL(
             "SELECT seed FROM {schema}.ledger_turn_seeds WHERE campaign_id=%s AND turn=%s"
         ).format(schema=schema)
+        self._sql: dict[str, str] | None = None
         self._select_campaigns = SQL(
             "SELECT originator_id FROM {schema}.{table} WHERE originator_version=1 ORDER BY notification_id"
         ).format(schema=schema, table=table)
 
-    def _insert_stored_events(self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> None:
-        super()._insert_stored_events(curs, stored_events, **kwargs)
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
+        """The library's statements (lock, notify, insert), sent in one pipeline with the extras.
+
+        Same protocol as PostgresApplicationRecorder.insert_events: the table
+        lock keeps notification ids in commit order for followers, NOTIFY wakes
+        them. The statements are rendered to text once (not re-composed per
+        call) and each event is a plain prepared INSERT rather than an array of
+        composite values, which roughly halves the client-side cost of a write.
+        """
+        if not stored_events:
+            return []
+        sql = self._rendered()
         extras: Extras | None = kwargs.get("extras")
-        if not extras:
-            return
-        # A second cursor: the first one still holds the RETURNING rows the
-        # library reads after the pipeline syncs.
-        with curs.connection.cursor() as c:
-            if extras.idempotency:
-                i = extras.idempotency
-                c.execute(self._insert_idempotency, (i.scope, i.key, i.request_hash, i.response), prepare=True)
-            if extras.seed:
-                s = extras.seed
-                c.execute(self._insert_seed, (s.campaign, s.turn, s.seed), prepare=True)
+        exc: Exception | None = None
+        ids: list[int] = []
+        with self.datastore.get_connection() as conn:
+            with conn.pipeline() as pipeline, conn.transaction():
+                with conn.cursor() as c:
+                    c.execute(sql["lock_timeout"])
+                    c.execute(sql["lock"])
+                    c.execute(sql["notify"])
+                cursors = []
+                try:
+                    for e in stored_events:
+                        cur = conn.cursor()
+                        cur.execute(sql["insert"], (e.originator_id, e.originator_version, e.topic, e.state),
+                                    prepare=True)
+                        cursors.append(cur)
+                    if extras and extras.idempotency:
+                        i = extras.idempotency
+                        conn.execute(sql["idempotency"], (i.scope, i.key, i.request_hash, i.response), prepare=True)
+                    if extras and extras.seed:
+                        s = extras.seed
+                        conn.execute(sql["seed"], (s.campaign, s.turn, s.seed), prepare=True)
+                    # Sync now so a conflict raises IntegrityError here, not at commit.
+                    pipeline.sync()
+                    ids = [cur.fetchone()["notification_id"] for cur in cursors]
+                except Exception as e:  # re-raised below, once the pipeline has exited
+                    exc = e
+                finally:
+                    for cur in cursors:
+                        cur.close()
+            if exc:
+                raise exc
+        return ids
+
+    def _rendered(self) -> dict[str, str]:
+        if self._sql is None:
+            schema, table = Identifier(self.datastore.schema), Identifier(self.events_table_name)
+            with self.datastore.get_connection() as conn:
+                self._sql = {
+                    "lock_timeout": f"SET LOCAL lock_timeout = '{self.datastore.lock_timeout}s'",
+                    "lock": SQL("LOCK TABLE {0}.{1} IN EXCLUSIVE MODE").format(schema, table).as_string(conn),
+                    "notify": SQL("NOTIFY {0}").format(Identifier(self.channel_name)).as_string(conn),
+                    "insert": SQL(
+                        "INSERT INTO {0}.{1} (originator_id, originator_version, topic, state) "
+                        "VALUES (%s, %s, %s, %s) RETURNING notification_id"
+                    ).format(schema, table).as_string(conn),
+                    "idempotency": self._insert_idempotency.as_string(conn),
+                    "seed": self._insert_seed.as_string(conn),
+                }
+        return self._sql
 
     def get_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
