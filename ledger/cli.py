@@ -15,6 +15,7 @@ from uuid import UUID
 import orjson
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ledger.application import Actor, Ledger
@@ -47,8 +48,8 @@ def ledger_app() -> Iterator[Ledger]:
     try:
         yield ledger
     except (LedgerError, RulesError) as e:
-        field = f" [{e.field}]" if getattr(e, "field", None) else ""
-        err.print(f"[red]error{field}:[/red] {e}")
+        field = escape(f" [{e.field}]") if getattr(e, "field", None) else ""
+        err.print(f"[red]error{field}:[/red] {escape(str(e))}")
         raise typer.Exit(2) from None
     finally:
         ledger.close()
@@ -71,7 +72,7 @@ def parse_json(text: str, name: str) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        err.print(f"[red]error [{name}]:[/red] not valid JSON: {e}")
+        err.print(f"[red]error {escape(f'[{name}]')}:[/red] not valid JSON: {escape(str(e))}")
         raise typer.Exit(2) from None
 
 
@@ -318,17 +319,18 @@ def resolve(
         source = FixedDice(given)
         ruling = proc.resolve(data, source)
     except RulesError as e:
-        err.print(f"[red]error [{e.field or 'inputs'}]:[/red] {e}")
+        where = escape(f"[{e.field or 'inputs'}]")
+        err.print(f"[red]error {where}:[/red] {escape(str(e))}")
         raise typer.Exit(2) from None
     except ValueError as e:
-        err.print(f"[red]error [inputs]:[/red] {e}")
+        err.print(f"[red]error {escape('[inputs]')}:[/red] {escape(str(e))}")
         raise typer.Exit(2) from None
     if source.unused:
         err.print(f"[yellow]warning:[/yellow] {source.unused} dice were not used")
     if explain:
         from ledger.rules.explain import explain as explain_ruling
 
-        out.print(explain_ruling(ruling))
+        print(explain_ruling(ruling))
     else:
         emit(ruling.model_dump(mode="json"))
 

@@ -1,0 +1,72 @@
+"""The ledger command line on both stores: verify, dice verify, resolve, procedures."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from ledger.cli import app
+from tests.conftest import events_table, raw_execute
+
+runner = CliRunner()
+
+
+def cli_env(settings) -> dict[str, str]:
+    env = {"LEDGER_STORE": settings.backend, "LEDGER_DATA_DIR": str(settings.data_dir)}
+    if settings.backend == "postgres":
+        env |= {"LEDGER_POSTGRES_DSN": settings.postgres_dsn, "LEDGER_POSTGRES_SCHEMA": settings.postgres_schema}
+    return env
+
+
+def run(settings, *args: str):
+    return runner.invoke(app, list(args), env=cli_env(settings))
+
+
+def test_verify_prints_the_head_hash_then_names_the_first_broken_position(settings):
+    assert run(settings, "campaign", "create", "calais", "--name", "Calais", "--country", "ENG",
+               "--country", "FRA").exit_code == 0
+    assert run(settings, "turn", "open", "calais").exit_code == 0
+    assert run(settings, "treasury", "calais", "FRA", "A9", "35", "--reason", "looting").exit_code == 0
+    ok = run(settings, "verify", "calais")
+    assert ok.exit_code == 0 and "intact: 3 events" in ok.output
+    table = events_table(settings)
+    if settings.backend == "sqlite":
+        raw_execute(settings, f"DROP TRIGGER {table}_no_update")
+        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), 'looting', "
+                              "'lootinG') AS BLOB) WHERE originator_version = 3")
+    else:
+        raw_execute(settings, f"DROP TRIGGER {table}_immutable ON {table}")
+        raw_execute(settings, f"UPDATE {table} SET state = convert_to(replace(convert_from(state, 'UTF8'), "
+                              "'looting', 'lootinG'), 'UTF8') WHERE originator_version = 3")
+    broken = run(settings, "verify", "calais")
+    assert broken.exit_code == 1 and "position 3" in broken.output
+
+
+def test_dice_verify_checks_a_closed_turn(settings):
+    run(settings, "campaign", "create", "dover", "--name", "Dover", "--country", "ENG")
+    run(settings, "turn", "open", "dover")
+    run(settings, "roll", "dover", "--purpose", "storm", "--sides", "6", "--count", "2")
+    run(settings, "roll", "dover", "--purpose", "table", "--sides", "6", "--manual", "5")
+    still_open = run(settings, "dice", "verify", "dover", "1")
+    assert still_open.exit_code == 2
+    run(settings, "turn", "close", "dover")
+    result = run(settings, "dice", "verify", "dover", "1")
+    assert result.exit_code == 0 and "1 server rolls verified, 1 physical" in result.output
+
+
+def test_a_repeated_idempotency_key_appends_nothing(settings):
+    run(settings, "campaign", "create", "kent", "--name", "Kent", "--country", "ENG")
+    run(settings, "turn", "open", "kent")
+    first = run(settings, "roll", "kent", "--purpose", "x", "--idempotency-key", "k")
+    second = run(settings, "roll", "kent", "--purpose", "x", "--idempotency-key", "k")
+    assert json.loads(first.output) == json.loads(second.output)
+    listing = run(settings, "events", "kent", "--json")
+    assert [e["position"] for e in json.loads(listing.output)] == [1, 2, 3]
+
+
+def test_bad_input_exits_2_and_names_the_field(settings):
+    run(settings, "campaign", "create", "wessex", "--name", "W", "--country", "ENG")
+    run(settings, "turn", "open", "wessex")
+    result = run(settings, "treasury", "wessex", "ENG", "Q1", "5", "--reason", "x")
+    assert result.exit_code == 2 and "[line]" in result.output
