@@ -189,7 +189,7 @@ class Ledger(Application[UUID]):
         self._heads.put(cid, state)
         return state
 
-    def _execute(
+    def execute(
         self,
         cid: UUID,
         actor: Actor,
@@ -200,6 +200,12 @@ class Ledger(Application[UUID]):
         request: Any = None,
         creating: bool = False,
     ) -> Appended:
+        """Run ``command(draft)`` on the campaign's current state and append what it drafted.
+
+        The extension point for every use case: a command reads ``draft.state``,
+        may draw ``draft.dice``, queues events with ``draft.add`` and returns the
+        response data. It must raise before queueing anything that does not fit.
+        """
         scope = f"{cid}|{actor.id}"
         try:
             request_hash = hashlib.sha256(canonical_json(request)).hexdigest() if idempotency_key else ""
@@ -332,7 +338,7 @@ class Ledger(Application[UUID]):
 
         request = {"slug": slug, "name": name, "ruleset": ruleset, "countries": countries, "players": players,
                    "game_masters": game_masters, "settings": settings}
-        return self._execute(cid, actor, command, idempotency_key=idempotency_key, request=request,
+        return self.execute(cid, actor, command, idempotency_key=idempotency_key, request=request,
                              creating=True)
 
     def open_turn(self, cid: UUID, *, actor: Actor = SYSTEM, idempotency_key: str | None = None) -> Appended:
@@ -347,7 +353,7 @@ class Ledger(Application[UUID]):
             d.add(ev.TurnOpened, turn=turn, commitment=committed)
             return {"turn": turn, "commitment": committed}
 
-        return self._execute(cid, actor, command, idempotency_key=idempotency_key, request={"open_turn": True})
+        return self.execute(cid, actor, command, idempotency_key=idempotency_key, request={"open_turn": True})
 
     def close_turn(self, cid: UUID, *, actor: Actor = SYSTEM, idempotency_key: str | None = None) -> Appended:
         def command(d: Draft) -> dict[str, Any]:
@@ -356,7 +362,7 @@ class Ledger(Application[UUID]):
             d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=d.state.next_roll)
             return {"turn": turn, "seed": seed.hex(), "rolls": d.state.next_roll}
 
-        return self._execute(cid, actor, command, idempotency_key=idempotency_key, request={"close_turn": True})
+        return self.execute(cid, actor, command, idempotency_key=idempotency_key, request={"close_turn": True})
 
     def roll(
         self,
@@ -380,7 +386,7 @@ class Ledger(Application[UUID]):
             return {}
 
         request = {"purpose": purpose, "sides": sides, "count": count, "visibility": vis, "context": context}
-        return self._execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
+        return self.execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
 
     def record_manual_roll(
         self,
@@ -408,7 +414,7 @@ class Ledger(Application[UUID]):
             return {"values": list(values), "manual": True, "entered_by": actor.id}
 
         request = {"manual": values, "purpose": purpose, "sides": sides, "visibility": vis, "context": context}
-        return self._execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
+        return self.execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
 
     def record_ruling(
         self,
@@ -452,7 +458,7 @@ class Ledger(Application[UUID]):
         request = {"procedure": procedure, "inputs": inputs, "visibility": vis, "context": context,
                    "manual_dice": manual_dice}
         try:
-            return self._execute(cid, actor, command, context=context, idempotency_key=idempotency_key,
+            return self.execute(cid, actor, command, context=context, idempotency_key=idempotency_key,
                                  request=request)
         except RulesError as e:
             raise InvalidInput(str(e), field=e.field or "procedure", rule=e.rule) from None
@@ -492,7 +498,7 @@ class Ledger(Application[UUID]):
 
         request = {"country": country, "line": line, "amount": amount, "reason": reason, "turn": turn,
                    "source": source, "visibility": vis, "context": context}
-        return self._execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
+        return self.execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
 
     def record_correction(
         self,
@@ -515,7 +521,7 @@ class Ledger(Application[UUID]):
             return {}
 
         request = {"corrects": corrects, "reason": reason, "replacement": replacement, "visibility": vis}
-        return self._execute(cid, actor, command, idempotency_key=idempotency_key, request=request)
+        return self.execute(cid, actor, command, idempotency_key=idempotency_key, request=request)
 
     # ------------------------------------------------------------ reads
 

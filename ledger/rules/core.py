@@ -307,18 +307,23 @@ def register_ruleset(ruleset: Ruleset) -> Ruleset:
     return ruleset
 
 
+_LOADED: set[str] = set()
+
+
 def get_ruleset(ruleset_id: str) -> Ruleset:
-    """The ruleset by id, importing its package on first use."""
-    if ruleset_id not in _RULESETS:
+    """The ruleset by id, with every procedure module of its package imported."""
+    if ruleset_id not in _LOADED:
         if not re.fullmatch(r"[a-z][a-z0-9_]*", ruleset_id):
             raise RulesError(f"unknown ruleset {ruleset_id!r}", field="ruleset")
         try:
             package = importlib.import_module(f"ledger.rules.{ruleset_id}")
         except ModuleNotFoundError:
-            raise RulesError(f"unknown ruleset {ruleset_id!r}", field="ruleset") from None
-        # Procedure modules register themselves when imported; a package
-        # offers load_all() so that importing one module stays cheap.
+            package = None  # a ruleset registered from elsewhere (tests) has no package
+        # Procedure modules register themselves when imported; a package offers
+        # load_all() so that importing one module alone stays cheap. Done once
+        # per process even when the package was imported earlier.
         getattr(package, "load_all", lambda: None)()
+        _LOADED.add(ruleset_id)
     try:
         return _RULESETS[ruleset_id]
     except KeyError:

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, TableCell
+from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell
 from ledger.rules.eu import EU
 
 SEED = "eu-military-rules.tex"
@@ -173,4 +173,164 @@ def resolve_fort_interception(inputs: FortInterceptionInputs, dice: DiceSource) 
         effects=tuple(effects),
         summary=f"{inputs.fortification.replace('_', ' ')}: die {die.total}, total {total} → "
         + (f"stopped, {lost} {unit}{'s' if lost > 1 else ''} lost" if lost else "stopped" if stopped else "passes"),
+    )
+
+
+# --------------------------------------------------------------------------- M17
+
+SEC_RAIDS = "eu-redeployment-peace-interphase.tex §Attacks by Pirates & Privateers"
+GOLD_PER_NTD = 15  # "the number corresponds to the number of NTD captured (each with 15 ducats)"
+
+
+class ConvoyAttackInputs(BaseModel):
+    """A corsair (Face+) attacks a convoy / gold-carrying stack entering a sea
+    zone of the STZ/CTZ where it acts."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    corsair_owner: Literal["pirates", "minor", "major"] = Field(description="Pirates, or the privateer's country kind")
+    controller: str | None = Field(default=None, max_length=32, description="Major controlling the corsair (gold goes to its ERS A9)")
+    corsair_admiral_man: int | None = Field(default=None, ge=0, le=9, description="MAN of the corsair's admiral; none: pirates use 2, others 0")
+    convoy_admiral_man: int = Field(default=0, ge=0, le=9, description="MAN of the convoy's admiral (0 without one)")
+    convoy_ntd: int = Field(ge=1, le=20, description="Gold-laden NTD in the attacked stack (a convoy counter holds 5)")
+    # M15 interception modifiers that may apply
+    bad_weather: bool = False
+    tech_advantage_6_levels: bool = Field(default=False, description="Corsair's technology at least 6 levels above the convoy's")
+    same_sea_zone: bool = Field(default=False, description="The corsair is in the sea zone the convoy enters")
+    # Defender's reduction roll (Pirate ou Corsaire réduit sur 8+) and raid roll
+    escort_fleets_minus: int = Field(default=0, ge=0, le=10, description="FLEET− with the convoy")
+    escort_fleets_plus: int = Field(default=0, ge=0, le=10, description="FLEET+ with the convoy")
+    escort_nd_without_fleet: bool = Field(default=False, description="ND with the convoy but no FLEET counter")
+    naval_battle_in_zone: bool = Field(default=False, description="A naval battle occurred in the sea this turn")
+    target_sides: int = Field(default=2, ge=1, le=20, description="Sides of target Trade FLEET / FLEET (a convoy counts 2)")
+    corsair_not_in_stz_zone: bool = Field(default=False, description="Corsair not exactly in the sea zone of the STZ")
+    knights_with_christian_port: bool = False
+
+    @model_validator(mode="after")
+    def _owner(self) -> "ConvoyAttackInputs":
+        if self.corsair_owner == "major" and not self.controller:
+            raise ValueError("controller: a major's corsair brings the gold to its controller")
+        if self.corsair_owner == "pirates" and self.controller:
+            raise ValueError("controller: pirates have no controller")
+        if self.escort_nd_without_fleet and (self.escort_fleets_minus or self.escort_fleets_plus):
+            raise ValueError("escort_nd_without_fleet: contradicts FLEET counters with the convoy")
+        return self
+
+    @property
+    def corsair_man(self) -> int:
+        if self.corsair_admiral_man is not None:
+            return self.corsair_admiral_man
+        return 2 if self.corsair_owner == "pirates" else 0
+
+
+def convoy_raid_modifiers(i: ConvoyAttackInputs) -> list[Modifier]:
+    """The R2 trade-attack list as it applies to a convoy attack (no rounds at sea)."""
+    def m(value: int, reason: str) -> Modifier:
+        return Modifier(value=value, reason=reason, rule="eu:M17", section=SEC_RAIDS)
+
+    mods = []
+    if i.corsair_not_in_stz_zone:
+        mods.append(m(2, "corsair not exactly in the sea zone of the STZ"))
+    # The corsair was reduced to Face− by its successful interception: one Corsair−.
+    mods.append(m(3, "only one Corsair− (reduced after intercepting)"))
+    mods.append(m(i.target_sides, f"{i.target_sides} side(s) of target (a convoy counts 2)"))
+    if i.escort_nd_without_fleet:
+        mods.append(m(1, "ND in defence and no FLEET"))
+    if i.escort_fleets_minus:
+        mods.append(m(2 * i.escort_fleets_minus, f"{i.escort_fleets_minus} FLEET− defending (+2 each)"))
+    if i.escort_fleets_plus:
+        mods.append(m(4 * i.escort_fleets_plus, f"{i.escort_fleets_plus} FLEET+ defending (+4 each)"))
+    if i.convoy_admiral_man:
+        mods.append(m(i.convoy_admiral_man, "MAN of the defending admiral"))
+    if i.corsair_man:
+        mods.append(m(-i.corsair_man, "MAN of the corsair admiral" + (" (pirates without admiral: 2)" if i.corsair_admiral_man is None else "")))
+    if i.naval_battle_in_zone:
+        mods.append(m(1, "a naval battle occurred in the sea"))
+    if i.knights_with_christian_port:
+        mods.append(m(-2, "Knights with a Christian port on the Aegean / eastern Mediterranean"))
+    return mods
+
+
+def _step(name: str, ruling: Ruling, side: str) -> Step:
+    return Step(name=name, side=side, modifiers=ruling.modifiers, dice=ruling.dice, total=ruling.total, table_cell=ruling.table_cell, outcome=ruling.outcome)
+
+
+@EU.procedure("M17", title="Convoy attacks by corsairs", seed=SEC_CONVOY, inputs=ConvoyAttackInputs)
+def resolve_convoy_attack(inputs: ConvoyAttackInputs, dice: DiceSource) -> Ruling:
+    """M17: (1) naval interception by the corsair (M15; pirates without admiral
+    MAN 2); (2) on success the corsair is reduced to Face−; (3) the attacked
+    stack's reduction roll (8+) stops the attack; (4) otherwise the raids
+    table, column Trade FLEET+, gives the NTD captured, 15 ducats each, to the
+    ERS A9 of a major's controller. The movement is never stopped."""
+    from ledger.rules.eu.french_tables import FrenchTableInputs, resolve_french_table
+    from ledger.rules.eu.interception import SeaInterceptionInputs, resolve_sea_interception
+    from ledger.rules.eu.raids import read_raids
+
+    steps: list[Step] = []
+    effects: list[Effect] = []
+    # A corsair's attack is not a campaign interception: it is always eligible
+    # (DECISIONS.md M17), hence last_campaign "active".
+    interception = resolve_sea_interception(
+        SeaInterceptionInputs(
+            interceptor_man=inputs.corsair_man,
+            target_man=inputs.convoy_admiral_man,
+            last_campaign="active",
+            tech_advantage_6_levels=inputs.tech_advantage_6_levels,
+            bad_weather=inputs.bad_weather,
+            same_sea_zone=inputs.same_sea_zone,
+        ),
+        dice,
+    )
+    steps.append(_step("corsair interception (M15)", interception, "corsair"))
+    outcome: dict = {"intercepted": interception.outcome["success"], "movement_stopped": False}
+    captured = 0
+    if not interception.outcome["success"]:
+        outcome.update(result="interception failed: the attack stops", captured_ntd=0, ducats=0)
+    else:
+        effects.append(Effect(kind="marker_flipped", marker="corsair", target="corsair", detail={"to": "-"}))
+        reduction = resolve_french_table(
+            FrenchTableInputs.model_validate(
+                {
+                    "table": "pirate_reduction",
+                    "fleets_minus": inputs.escort_fleets_minus,
+                    "fleets_plus": inputs.escort_fleets_plus,
+                    "naval_units_present": inputs.escort_nd_without_fleet or bool(inputs.escort_fleets_minus or inputs.escort_fleets_plus),
+                    "man_differential": inputs.convoy_admiral_man - inputs.corsair_man,
+                    "corsair_face": "-",
+                    "naval_battle_in_zone": inputs.naval_battle_in_zone,
+                }
+            ),
+            dice,
+        )
+        steps.append(_step("defender's reduction roll (8+)", reduction, "convoy"))
+        if reduction.outcome["success"]:
+            outcome.update(result="reduction roll succeeded: the attack stops", captured_ntd=0, ducats=0)
+        else:
+            mods = convoy_raid_modifiers(inputs)
+            die = dice.roll("convoy raid")
+            total = die.total + sum(m.value for m in mods)
+            row = read_raids(total)
+            captured = min(row.trade_fleet_plus, inputs.convoy_ntd)
+            cell = row.cell("trade_fleet_plus")
+            steps.append(Step(name="raid (Trade FLEET+ column)", side="corsair", modifiers=tuple(mods), dice=(die,), total=total, table_cell=cell, outcome={"ntd_captured": captured, "table_value": row.trade_fleet_plus}))
+            ducats = captured * GOLD_PER_NTD
+            outcome.update(result=f"{captured} NTD captured", captured_ntd=captured, gold=ducats)
+            if captured:
+                effects.append(Effect(kind="units_captured", target="convoy", amount=captured, detail={"unit": "NTD", "gold_ducats": ducats}))
+                if inputs.corsair_owner == "major":
+                    effects.append(Effect(kind="ducats", country=inputs.controller, ers_line="A9", amount=ducats, detail={"reason": "gold captured by a corsair"}))
+            outcome["ducats"] = ducats if inputs.corsair_owner == "major" else 0
+            outcome["gold_lost"] = ducats if inputs.corsair_owner == "minor" else 0
+    if interception.outcome["success"] and inputs.corsair_owner != "pirates":
+        effects.append(Effect(kind="stack_retreats", target="corsair", detail={"to": "port", "may_not_act_again_this_turn": True}))
+        outcome["corsair_after"] = "returns to port; may not act again this turn"
+    elif inputs.corsair_owner == "pirates":
+        outcome["corsair_after"] = "stays in the sea zone and may act again"
+    return EU.ruling(
+        "M17",
+        inputs,
+        steps=tuple(steps),
+        outcome=outcome,
+        effects=tuple(effects),
+        summary=f"Convoy attack by {inputs.corsair_owner} corsair: {outcome['result']}",
     )

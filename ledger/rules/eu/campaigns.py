@@ -17,7 +17,7 @@ from ledger.rules.eu import EU
 
 SEC = "eu-military-rules.tex §Choice of campaign"
 
-CampaignKind = Literal["none", "passive", "active", "active_no_logistics", "major", "multiple"]
+CampaignKind = Literal["none", "passive", "active", "active_without_logistics", "major", "multiple"]
 CountryStatus = Literal["major", "minor_limited_intervention", "minor_at_war"]
 
 
@@ -168,7 +168,7 @@ def resolve_campaign(inputs: CampaignInputs, dice: DiceSource) -> Ruling:
         "land_active": data["land_active"],
         "sea_active": data["sea_active"],
         "passive_actions": data["passive_actions"],
-        "land_attrition_all_stacks_3ld": inputs.land == "active_no_logistics" and in_force == "active_no_logistics",
+        "land_attrition_all_stacks_3ld": inputs.land == "active_without_logistics" and in_force == "active_without_logistics",
     }
     effects.insert(
         0,

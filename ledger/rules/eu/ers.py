@@ -175,7 +175,8 @@ def _references(defn: SheetDefinition, tree: ast.expr, where: str) -> tuple[list
                 visit(a)
             return
         if isinstance(node, ast.Name):
-            defn.get(node.id) if node.id in defn.codes else _unknown(node.id, where)
+            if node.id not in defn.codes:
+                _unknown(node.id, where)
             current.append(node.id)
             return
         for child in ast.iter_child_nodes(node):

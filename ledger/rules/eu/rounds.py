@@ -298,3 +298,101 @@ def resolve_continuation(inputs: ContinuationInputs, dice: DiceSource) -> Ruling
         ),
         summary="; ".join(parts),
     )
+
+
+# --------------------------------------------------------------------------- M4
+
+from ledger.rules.core import Step  # noqa: E402
+from ledger.rules.eu.supply import SupplyAttritionInputs, resolve_supply_attrition  # noqa: E402
+
+
+class ColdAreaStack(BaseModel):
+    """A stack in the Cold area at Wintering; it rolls only in a province that
+    is neither controlled nor national (M4)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    controlled_or_national_province: bool = Field(
+        default=False, description="The province is controlled by the stack's side or national: no roll"
+    )
+    attrition: SupplyAttritionInputs = Field(description="The stack's supply-attrition inputs (M6)")
+
+
+class PashaAttrition(BaseModel):
+    """A stack with Timars out of Turkish national territory: the Turkish rules
+    are not in the seeds, so the game master records the result."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    stack: str = Field(min_length=1, max_length=80)
+    gm_reading: str = Field(min_length=1, max_length=200, description="Result of the Turkish pashas attrition")
+
+
+class WinteringInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    previous_round: Box = Field(description="Box of the previous round")
+    new_round: BoxOrEnd = Field(description="Box of the round being entered (End counts as S6)")
+    cold_area_stacks: list[ColdAreaStack] = Field(default_factory=list, max_length=40)
+    pasha_stacks: list[PashaAttrition] = Field(default_factory=list, max_length=20)
+    wounded_leaders: list[str] = Field(default_factory=list, max_length=40, description="Leaders wounded in a previous round: they come back")
+    redeploying_countries: list[str] = Field(
+        default_factory=list, max_length=16, description="Countries redeploying leaders (then hierarchy must hold globally)"
+    )
+
+    @model_validator(mode="after")
+    def _order(self) -> "WinteringInputs":
+        order = _display()["boxes"]
+        if order.index(self.new_round) <= order.index(self.previous_round):
+            raise ValueError("new_round: must come after previous_round on the rounds display")
+        return self
+
+
+@EU.procedure("M4", title="Wintering", seed=SEC_WINTER, inputs=WinteringInputs)
+def resolve_wintering(inputs: WinteringInputs, dice: DiceSource) -> Ruling:
+    """M4: when the year changes (and at End, as S6): cold-area attrition as a
+    supply attrition (M6, a separate roll), Turkish pashas attrition
+    (GM-supplied), leader redeployment, wounded leaders return."""
+    if box_year(inputs.new_round) == box_year(inputs.previous_round):
+        return EU.ruling(
+            "M4", inputs, outcome={"wintering": False, "reason": "same year: skip to the Impulses"},
+            summary=f"No Wintering ({inputs.previous_round} → {inputs.new_round}, same year)",
+        )
+    steps: list[Step] = []
+    effects: list[Effect] = []
+    rolled, skipped = [], []
+    for n, cold in enumerate(inputs.cold_area_stacks, 1):
+        name = cold.attrition.stack or f"stack {n}"
+        if cold.controlled_or_national_province:
+            skipped.append(name)
+            continue
+        ruling = resolve_supply_attrition(cold.attrition, dice)
+        steps.append(
+            Step(name=f"cold area attrition: {name}", side=cold.attrition.country, modifiers=ruling.modifiers,
+                 dice=ruling.dice, total=ruling.total, table_cell=ruling.table_cell, outcome=ruling.outcome)
+        )
+        effects.extend(ruling.effects)
+        rolled.append(name)
+    gm = tuple(f"pashas attrition of {p.stack}: {p.gm_reading}" for p in inputs.pasha_stacks)
+    for p in inputs.pasha_stacks:
+        steps.append(Step(name=f"pashas attrition: {p.stack}", outcome={"gm_reading": p.gm_reading}))
+        effects.append(Effect(kind="note", target=p.stack, detail={"pashas_attrition": p.gm_reading}))
+    for leader in inputs.wounded_leaders:
+        effects.append(Effect(kind="note", target=leader, detail={"wounded_leader_returns": True}))
+    for country in inputs.redeploying_countries:
+        effects.append(Effect(kind="note", country=country, detail={"leader_redeployment": "free; hierarchy must be respected globally, except besieged leaders and leaders with discoveries not brought back"}))
+    outcome = {
+        "wintering": True,
+        "year": box_year(inputs.new_round),
+        "cold_area_rolled": rolled,
+        "cold_area_skipped": skipped,
+        "pashas": [p.stack for p in inputs.pasha_stacks],
+        "wounded_leaders_return": list(inputs.wounded_leaders),
+        "redeploying_countries": list(inputs.redeploying_countries),
+        "next": "Military cleanup" if inputs.new_round == "End" else "Impulses",
+    }
+    return EU.ruling(
+        "M4", inputs, steps=tuple(steps), outcome=outcome, effects=tuple(effects), gm_supplied=gm,
+        summary=f"Wintering before {inputs.new_round}: {len(rolled)} cold-area roll(s), {len(inputs.pasha_stacks)} pasha stack(s), "
+        f"{len(inputs.wounded_leaders)} wounded leader(s) back",
+    )
