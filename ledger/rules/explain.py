@@ -33,7 +33,7 @@ def _outcome(o: dict[str, Any]) -> str:
 
 
 def _step(s: Step) -> list[str]:
-    lines = [f"  {s.name}" + (f" ({s.side})" if s.side else "")]
+    lines = [f"  {s.name}" + (f" ({s.side})" if s.side and s.side not in s.name else "")]
     lines += [f"    die {_die(d)}" for d in s.dice]
     lines += _mods(s.modifiers, "    ")
     if s.total is not None:
