@@ -1,15 +1,37 @@
-"""Dependencies shared by the routes, as Annotated aliases."""
+"""Dependencies shared by the routes, as Annotated aliases.
+
+Access control for route authors (see ``ledger/access.py`` for the rules):
+
+- ``ActorDep`` (alias ``ReaderDep``): the authenticated caller as an ``Actor``
+  (id, role, country). On a route under ``/campaigns/{campaign}`` it is also
+  checked against that campaign: 401 without or with a bad token, 404 for an
+  unknown campaign, 403 for a token of another campaign. Use it on every read
+  route, then filter what you return with ``ledger.access.can_see(actor, event,
+  state.revealed)`` (``CampaignStateDep`` gives the state).
+- ``RequireGM``: the same, and the role must be the campaign's game master (or
+  the admin), else 403. For GM-only reads.
+- ``Permit("action")``: the same, and ``ledger.access.may_write`` must allow
+  the action for the role in this campaign (``WRITES`` table), else 403. Use it
+  on every write route: ``actor: Permit("record_ruling")``. A new action is
+  allowed to game masters and refused to players and observers until a
+  ``WRITES`` entry says otherwise.
+- ``CampaignId``: the campaign of the path (id or slug), resolved once per request.
+- ``IdempotencyKey``: the ``Idempotency-Key`` header, to pass to ``Ledger.execute``.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 from uuid import UUID
 
 from fastapi import Depends, Header, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from api.security import Caller, authenticate, check_campaign
+from ledger.access import may_write
 from ledger.application import Actor, Ledger
-from ledger.domain.campaign import campaign_id
-from ledger.domain.errors import CampaignNotFound
+from ledger.domain.campaign import CampaignState, campaign_id
+from ledger.domain.errors import CampaignNotFound, Forbidden
 
 
 def get_ledger(request: Request) -> Ledger:
@@ -19,13 +41,74 @@ def get_ledger(request: Request) -> Ledger:
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
 
 
-def get_actor(x_ledger_actor: Annotated[str | None, Header(max_length=100)] = None) -> Actor:
-    # Until per-campaign tokens land, every caller acts as a game master named
-    # by the X-Ledger-Actor header (development only: see README).
-    return Actor(id=x_ledger_actor or "gm", role="gm")
+_bearer = HTTPBearer(auto_error=False, description="A campaign token, or the admin token (LEDGER_ADMIN_TOKEN)")
+
+
+def get_caller(request: Request, ledger: LedgerDep,
+               _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None) -> Caller:
+    # HTTPBearer only documents the scheme in OpenAPI; api/security.py reads the header itself.
+    caller = authenticate(request, request.app.state.settings, ledger)
+    request.state.actor = caller.actor  # for the access log
+    return caller
+
+
+CallerDep = Annotated[Caller, Depends(get_caller)]
+
+
+def _campaign(request: Request, ledger: Ledger, campaign: str) -> CampaignState:
+    """The path's campaign state, read once per request (raises CampaignNotFound)."""
+    cached = getattr(request.state, "campaign_state", None)
+    if cached is None:
+        try:
+            cid = UUID(campaign)
+        except ValueError:
+            cid = campaign_id(campaign)
+        cached = ledger.campaign(cid)
+        request.state.campaign_state = cached
+    return cached
+
+
+def get_actor(request: Request, caller: CallerDep, ledger: LedgerDep) -> Actor:
+    campaign = request.path_params.get("campaign")
+    if campaign is not None:
+        check_campaign(caller, _campaign(request, ledger, campaign).id)
+    return caller.actor
 
 
 ActorDep = Annotated[Actor, Depends(get_actor)]
+ReaderDep = ActorDep
+
+
+def require_gm(actor: ActorDep) -> Actor:
+    if actor.role not in ("gm", "admin"):
+        raise Forbidden(f"only the game master may do this (you are {actor.role})", field="Authorization",
+                        rule="access.gm")
+    return actor
+
+
+RequireGM = Annotated[Actor, Depends(require_gm)]
+
+
+class _Permit:
+    def __init__(self, action: str):
+        self.action = action
+
+    def __call__(self, request: Request, actor: ActorDep, ledger: LedgerDep) -> Actor:
+        campaign = request.path_params.get("campaign")
+        settings: dict[str, Any] = _campaign(request, ledger, campaign).settings if campaign is not None else {}
+        if not may_write(actor, self.action, settings):
+            who = ("an " if actor.role[0] in "aeiou" else "a ") + actor.role + (
+                f" of {actor.country}" if actor.country else "")
+            raise Forbidden(f"{who} may not {self.action.replace('_', ' ')} in this campaign",
+                            field="Authorization", rule=f"access.{self.action}")
+        return actor
+
+
+def Permit(action: str) -> Any:  # noqa: N802 (reads as a type in signatures)
+    """``actor: Permit("roll")``: the caller, allowed to perform ``action`` here (else 403)."""
+    return Annotated[Actor, Depends(_Permit(action))]
+
+
 def idempotency_key(
     idempotency_key: Annotated[str | None, Header(max_length=200, description="Retry-safe key")] = None,
 ) -> str | None:
@@ -35,15 +118,20 @@ def idempotency_key(
 IdempotencyKey = Annotated[str | None, Depends(idempotency_key)]
 
 
-def resolve_campaign(ledger: LedgerDep, campaign: str) -> UUID:
-    """A campaign is addressed by its id or its slug."""
-    try:
-        cid = UUID(campaign)
-    except ValueError:
-        cid = campaign_id(campaign)
-    ledger.campaign(cid)  # raises CampaignNotFound
-    return cid
+def resolve_campaign(request: Request, ledger: LedgerDep, caller: CallerDep, campaign: str) -> UUID:
+    """A campaign is addressed by its id or its slug (401, then 404, then 403 for another campaign's token)."""
+    state = _campaign(request, ledger, campaign)
+    check_campaign(caller, state.id)
+    return state.id
 
 
 CampaignId = Annotated[UUID, Depends(resolve_campaign)]
-__all__ = ["LedgerDep", "ActorDep", "IdempotencyKey", "CampaignId", "CampaignNotFound"]
+
+
+def campaign_state(request: Request, cid: CampaignId, ledger: LedgerDep) -> CampaignState:
+    return _campaign(request, ledger, str(cid))
+
+
+CampaignStateDep = Annotated[CampaignState, Depends(campaign_state)]
+__all__ = ["LedgerDep", "ActorDep", "ReaderDep", "RequireGM", "Permit", "CallerDep", "IdempotencyKey",
+           "CampaignId", "CampaignStateDep", "CampaignNotFound"]

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import logging
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
 from api import errors
-from api.routes import audit, campaigns, health, records
+from api.observability import Observability, configure_logging
+from api.routes import audit, campaigns, health, records, tokens
+from api.routes import economy
+from api.routes import projections as projection_routes
+from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
+from projections.runner import ProjectionRunner
 
 
 def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -> FastAPI:
@@ -18,7 +24,12 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         app.state.ledger = ledger or Ledger(settings)
+        # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
+        runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
+        app.state.projection_runner = runner
         yield
+        if runner is not None:
+            runner.stop()
         if ledger is None:
             app.state.ledger.close()
 
@@ -35,4 +46,14 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     errors.register(app)
     for module in (health, campaigns, records, audit):
         app.include_router(module.router)
+    app.include_router(tokens.router)
+    app.include_router(economy.router)  # phases, ERS
+    app.include_router(projection_routes.router)  # map, victory, timeline, state at N, diff
+    # Outermost last: request id and timing wrap everything, the size limit wraps the routes.
+    app.add_middleware(errors.BodyLimit, max_bytes=settings.max_request_bytes)
+    app.add_middleware(Observability)
+    configure_logging()
+    if open_development(settings):
+        logging.getLogger("ledger.security").warning(
+            "development mode without LEDGER_ADMIN_TOKEN: requests from 127.0.0.1 without a token act as admin")
     return app

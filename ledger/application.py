@@ -26,6 +26,7 @@ from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
 from ledger import dice as dicelib
+from ledger import economy
 from ledger.chain import ChainReport, NotCanonical, StoredRow, canonical_json, event_hash, hash_body, verify_rows
 from ledger.config import Settings
 from ledger.domain import events as ev
@@ -452,8 +453,15 @@ class Ledger(Application[UUID]):
             if manual_dice is not None and source.unused:
                 raise InvalidInput(f"{source.unused} manual dice were not used by {procedure}", field="manual_dice")
             doc = ruling.model_dump(mode="json")
-            d.add(ev.RulingRecorded, vis, procedure=procedure, ruleset=rs.id, ruleset_version=rs.version, ruling=doc)
-            return {"ruling": doc}
+            position = d.add(ev.RulingRecorded, vis, procedure=procedure, ruleset=rs.id,
+                             ruleset_version=rs.version, ruling=doc)
+            # The treasury entries its effects imply, in the same transaction (ledger/economy.py).
+            entries, unbooked = economy.entries_from_ruling(doc, procedure=procedure, ruleset=rs.id,
+                                                            countries=d.state.countries)
+            for entry in entries:
+                d.add(ev.TreasuryEntryRecorded, vis, country=entry.country, turn=d.state.turn, line=entry.line,
+                      amount=entry.amount, reason=entry.reason, source=position)
+            return {"ruling": doc, **({"treasury_unbooked": unbooked} if unbooked else {})}
 
         request = {"procedure": procedure, "inputs": inputs, "visibility": vis, "context": context,
                    "manual_dice": manual_dice}
@@ -479,13 +487,15 @@ class Ledger(Application[UUID]):
         idempotency_key: str | None = None,
     ) -> Appended:
         if not ERS_LINE_RE.match(line):
-            raise InvalidInput(f"ERS line {line!r}: a sheet letter A, B or C and a line number", field="line")
+            raise InvalidInput(f"ERS line {line!r}: a sheet letter A, B or C and a line number (and _pct for "
+                               "a percentage box)", field="line")
         if isinstance(amount, bool) or not isinstance(amount, int):
             raise InvalidInput("amount is a whole number of ducats", field="amount")
         reason = _require_text(reason, "reason")
 
         def command(d: Draft) -> dict[str, Any]:
             d.state.require_country(country)
+            economy.check_entry_line(d.state.ruleset, line)
             entry_turn = turn if turn is not None else d.state.turn
             if entry_turn < 1 or entry_turn > d.state.turn:
                 raise InvalidInput(f"turn {entry_turn} has not been opened (current turn {d.state.turn})",

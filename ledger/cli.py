@@ -19,6 +19,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ledger.application import Actor, Ledger
+from ledger.cli_economy import register as register_economy
 from ledger.config import Settings
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import LedgerError
@@ -34,6 +35,9 @@ app.add_typer(campaign_app, name="campaign")
 app.add_typer(turn_app, name="turn")
 app.add_typer(dice_app, name="dice")
 app.add_typer(ruling_app, name="ruling")
+register_economy(app)  # ledger ers, ledger phase close (ledger/cli_economy.py)
+from ledger.cli_projections import register as register_projections  # noqa: E402
+register_projections(app)  # ledger project/rebuild/state/replay/scenario (ledger/cli_projections.py)
 
 out = Console()
 err = Console(stderr=True)
@@ -333,6 +337,68 @@ def resolve(
         print(explain_ruling(ruling))
     else:
         emit(ruling.model_dump(mode="json"))
+
+
+# ---------------------------------------------------------------- access (tokens) and the OpenAPI schema
+
+token_app = typer.Typer(help="Issue, list and revoke a campaign's access tokens (as the operator).",
+                        no_args_is_help=True)
+app.add_typer(token_app, name="token")
+
+
+@token_app.command("issue")
+def token_issue(
+    campaign: str,
+    role: Annotated[str, typer.Option(help="gm, player or observer")],
+    country: Annotated[Optional[str], typer.Option(help="The player's country")] = None,
+    holder: Annotated[Optional[str], typer.Option(help="Who holds it")] = None,
+    actor: ActorOpt = "admin",
+    key: KeyOpt = None,
+) -> None:
+    """Issue a token and print it once (only its sha256 is stored)."""
+    from ledger import tokens
+
+    with ledger_app() as ledger:
+        result, raw = tokens.issue_token(ledger, cid_of(ledger, campaign), role=role, country=country,
+                                         holder=holder, actor=Actor(actor, "admin"), idempotency_key=key)
+        emit({**result.to_json(), "token": raw})
+
+
+@token_app.command("list")
+def token_list(campaign: str) -> None:
+    """The live tokens: ids, roles, countries, holders (never the secrets)."""
+    from ledger import tokens
+
+    with ledger_app() as ledger:
+        emit(tokens.live_tokens(ledger, cid_of(ledger, campaign)))
+
+
+@token_app.command("revoke")
+def token_revoke(campaign: str, token_id: str, reason: Annotated[str, typer.Option()],
+                 actor: ActorOpt = "admin", key: KeyOpt = None) -> None:
+    """Revoke a token at once (by its id, from `ledger token list`)."""
+    from ledger import tokens
+
+    with ledger_app() as ledger:
+        emit(tokens.revoke_token(ledger, cid_of(ledger, campaign), token_id, reason=reason,
+                                 actor=Actor(actor, "admin"), idempotency_key=key).to_json())
+
+
+@app.command()
+def openapi(out: Annotated[Optional[str], typer.Option("--out", help="File to write (default: stdout)")] = None
+            ) -> None:
+    """Export the HTTP API's OpenAPI schema (e.g. --out api/openapi.json)."""
+    from api.main import create_app
+
+    schema = create_app(Settings(env="test", admin_token="unused")).openapi()
+    text = json.dumps(schema, indent=2, sort_keys=True) + "\n"
+    if out:
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(text)
+        out_console = Console(stderr=True)
+        out_console.print(f"wrote {out} ({len(schema['paths'])} paths)")
+    else:
+        sys.stdout.write(text)
 
 
 def main() -> None:  # pragma: no cover

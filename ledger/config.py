@@ -30,6 +30,8 @@ class Settings(BaseSettings):
     head_cache_size: int = 1000
     admin_token: str | None = Field(default=None, description="bootstrap token for creating campaigns")
     max_request_bytes: int = 1_000_000
+    projection_runner: Literal["thread", "external"] = Field(
+        default="thread", description="thread: the API process keeps the views; external: `ledger project --follow`")
 
     @model_validator(mode="after")
     def _production_needs_secrets(self) -> Settings:

@@ -1,33 +1,90 @@
-"""The small sample campaign the README's run command serves."""
+"""The sample campaign the README's run command serves: the Channel scenario and one real turn.
+
+Every step goes through the real use cases and resolvers (server dice), so the
+views, the replay and the audit tools have something true to show: M2 starting
+round, M8 campaign choice, a land interception (M14) at Picardie, a blockade
+escape (M13), a battle (M19), a treasury entry, exceptional taxes (E1), map
+commands; then turn 1 closes and turn 2 opens. Idempotency keys make it safe to
+run twice.
+"""
 
 from __future__ import annotations
 
+from ledger import map_commands as mc
 from ledger.application import Actor, Ledger
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import CampaignNotFound
+from ledger.scenario import import_scenario, load_text
 
 SLUG = "sample"
 GM = Actor("gm", "gm")
 
 
 def ensure_sample(ledger: Ledger) -> str:
-    """Create the sample campaign once: one closed turn with dice and treasury entries, the next one open."""
+    """Create the sample campaign once (a no-op when it exists)."""
     cid = campaign_id(SLUG)
     try:
         ledger.campaign(cid)
         return SLUG
     except CampaignNotFound:
         pass
-    ledger.create_campaign(slug=SLUG, name="Sample campaign (Channel, 1492)", ruleset="eu",
-                           countries=["ENG", "FRA"], players={"ENG": "alice", "FRA": "bruno"},
-                           game_masters=["gm"], actor=GM, idempotency_key="sample-create")
-    ledger.open_turn(cid, actor=GM, idempotency_key="sample-turn-1")
-    ledger.roll(cid, purpose="initiative tie ENG/FRA", actor=GM, context={"phase": "military"},
-                idempotency_key="sample-roll-1")
-    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=12, reason="looting of Kent",
-                                 actor=GM, idempotency_key="sample-a9")
-    ledger.record_treasury_entry(cid, country="ENG", line="A10", amount=20, reason="gold repatriated",
-                                 actor=GM, idempotency_key="sample-a10")
-    ledger.close_turn(cid, actor=GM, idempotency_key="sample-close-1")
-    ledger.open_turn(cid, actor=GM, idempotency_key="sample-turn-2")
+    import_scenario(ledger, load_text("sample"), slug=SLUG, name="Sample campaign (Channel, 1492)",
+                    source="ledger/scenarios/sample.yaml", actor=GM, idempotency_key="sample-scenario")
+    play_sample_turn(ledger)
     return SLUG
+
+
+#: Physical dice that make the sample turn's outcome fixed (the tests' hand-worked expectations):
+#: M2 5 → S2; M14 6 + 1 + 1 − 2 = 6 < 8, interception fails; M19 ENG wins a major victory
+#: (FRA-1 loses 3 LD, ENG +5 VP, stability ENG +1, FRA −1); M13 2 → stopped; E1 (6 + 5) × 10 = 110.
+FIXED_DICE: dict[str, list[list[int]]] = {
+    "M2": [[5]], "M14": [[6]], "M19": [[10], [1], [10], [1], [10]], "M13": [[2]], "E1": [[6]],
+}
+
+
+def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = None, slug: str = SLUG) -> None:
+    """Turn 1 of the sample; ``dice`` (procedure → physical dice) fixes outcomes, else server dice."""
+    cid = campaign_id(slug)
+    k = f"{slug}-"
+    dice = dice or {}
+
+    def ruling(procedure: str, inputs: dict, context: dict, key: str) -> None:
+        ledger.record_ruling(cid, procedure=procedure, inputs=inputs, actor=GM, context=context,
+                             manual_dice=dice.get(procedure), idempotency_key=k + key)
+
+    ledger.open_turn(cid, actor=GM, idempotency_key=k + "turn-1")
+    military = {"phase": "military"}
+    ruling("M2", {"poor_weather": False}, military, "m2")
+    s2_eng = {"phase": "military", "round": "S2", "impulse": "ENG"}
+    s2_fra = {"phase": "military", "round": "S2", "impulse": "FRA"}
+    ruling("M8", {"country": "ENG", "land": "active", "sea": "passive"}, s2_eng, "m8-eng")
+    mc.move_stack(ledger, cid, stack="ENG-F1", origin="Manche", destination="Celtique", reason="naval move",
+                  actor=GM, context=s2_eng, idempotency_key=k + "move-f1")
+    mc.move_stack(ledger, cid, stack="ENG-1", origin="Kent", destination="Picardie", reason="landing in Picardie",
+                  actor=GM, context=s2_eng, idempotency_key=k + "move-eng1")
+    # FRA-1 (La Trémoille, MAN 4) tries to intercept ENG-1 (Talbot, MAN 3) at Picardie in bad weather.
+    ruling("M14", {"interceptor_man": 4, "target_man": 3, "last_campaign": "active", "same_province": True,
+                   "target_province_friendly": False, "bad_weather": True},
+           {**s2_eng, "where": "Picardie", "stacks": {"interceptor": "FRA-1", "target": "ENG-1"}}, "m14")
+    # ENG-1 attacks FRA-1 in Picardie (fast combat).
+    ruling("M19", {"attacker": {"technology": "MUS", "ld": 6, "army_class": "iv", "class_size": 2, "leader_man": 3,
+                                "country": "ENG"},
+                   "defender": {"technology": "MED", "ld": 8, "army_class": "iv", "class_size": 2, "leader_man": 4,
+                                "country": "FRA"},
+                   "terrain": "plain", "period": 2, "attacker_phasing_not_intercepted": False},
+           {**s2_eng, "where": "Picardie", "stacks": {"attacker": "ENG-1", "defender": "FRA-1"}}, "m19")
+    mc.move_stack(ledger, cid, stack="FRA-1", origin="Picardie", destination="Normandie", reason="retreat after "
+                  "the battle of Picardie", actor=GM, context=s2_eng, idempotency_key=k + "retreat")
+    ruling("M13", {"direction": "exit", "moving_man": 2, "blockader_man": 0, "moving_nd": 4, "blockader_nd": 2,
+                   "blockader_all_nwd": True, "blockader_technology": "GAL"},
+           {**s2_eng, "where": "Celtique", "stacks": {"moving stack": "ENG-F1"}}, "m13")
+    mc.place_marker(ledger, cid, province="Picardie", marker="Pillage-", reason="ENG-1 forages in Picardie",
+                    actor=GM, context=s2_eng, idempotency_key=k + "pillage")
+    ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=12, reason="looting of Picardie",
+                                 actor=GM, context=s2_eng, idempotency_key=k + "a9")
+    mc.change_control(ledger, cid, province="Picardie", controller="ENG", previous="FRA",
+                      reason="ENG-1 holds the open country of Picardie", actor=GM, context=s2_fra,
+                      idempotency_key=k + "control")
+    ruling("E1", {"country": "FRA", "adm": 5, "stability": 0}, {"phase": "economic"}, "e1")
+    ledger.close_turn(cid, actor=GM, idempotency_key=k + "close-1")
+    ledger.open_turn(cid, actor=GM, idempotency_key=k + "turn-2")

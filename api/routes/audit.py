@@ -1,34 +1,90 @@
-"""The history and its verification."""
+"""The history and its verification, filtered by what the caller may see.
+
+Verification and visibility: every reader may walk the whole chain on the
+server (``/verify``: counts and hashes only) and read every link (``/chain``:
+position, previous hash, own hash, whether they may see the event). A player
+can thus check that nothing was inserted, removed or rewritten between the
+events they see, without learning a hidden event's type or content; only a
+game master (or an observer once the GM reveals it) can recompute a hidden
+event's own hash.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
+from pydantic import BaseModel, Field
 
 from api import schemas
-from api.deps import CampaignId, LedgerDep
+from api.deps import ActorDep, CampaignId, CampaignStateDep, LedgerDep
+from api.errors import ERRORS
 from api.routes.views import event_public
+from ledger.access import ALL_SEEING, can_see, visible
 
-router = APIRouter(prefix="/campaigns/{campaign}", tags=["audit"])
+router = APIRouter(prefix="/campaigns/{campaign}", tags=["audit"], responses=ERRORS)
+
+PAGE = 500
 
 
-@router.get("/events", response_model=list[schemas.EventPublic], summary="The history in order, with hashes")
-def list_events(cid: CampaignId, ledger: LedgerDep, after: Annotated[int, Query(ge=0)] = 0,
+class ChainLink(BaseModel):
+    position: int = Field(examples=[3])
+    prev_hash: str = Field(examples=["9f2c" + "0" * 60])
+    hash: str = Field(examples=["b41a" + "0" * 60])
+    visible: bool = Field(description="Whether this caller may read the event itself", examples=[True])
+
+
+@router.get("/events", response_model=list[schemas.EventPublic],
+            summary="The history in order, with hashes (only the events this caller may see)")
+def list_events(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep,
+                after: Annotated[int, Query(ge=0, le=2**53)] = 0,
                 limit: Annotated[int, Query(ge=1, le=5000)] = 500):
-    return [event_public(e) for e in ledger.history(cid, after=after, limit=limit)]
+    if actor.role in ALL_SEEING:
+        return [event_public(e) for e in ledger.history(cid, after=after, limit=limit)]
+    # Read on past hidden events so a page holds `limit` visible events unless the history ends.
+    shown: list = []
+    while len(shown) < limit:
+        page = ledger.history(cid, after=after, limit=max(limit, PAGE))
+        shown.extend(visible(actor, page, state.revealed))
+        if len(page) < max(limit, PAGE):
+            break
+        after = page[-1].originator_version
+    return [event_public(e) for e in shown[:limit]]
 
 
-@router.get("/verify", response_model=schemas.ChainPublic, summary="Walk the hash chain")
-def verify(cid: CampaignId, ledger: LedgerDep):
+@router.get("/verify", response_model=schemas.ChainPublic,
+            summary="Walk the whole hash chain on the server (counts and hashes only)")
+def verify(cid: CampaignId, ledger: LedgerDep, actor: ActorDep):
     r = ledger.verify(cid)
     return schemas.ChainPublic(intact=r.intact, count=r.count, head_hash=r.head_hash, broken_at=r.broken_at,
                                reason=r.reason)
 
 
+@router.get("/chain", response_model=list[ChainLink],
+            summary="Every link of the chain: hidden events show their hashes, never their content")
+def chain(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep,
+          after: Annotated[int, Query(ge=0, le=2**53)] = 0, limit: Annotated[int, Query(ge=1, le=5000)] = 500):
+    return [ChainLink(position=e.originator_version, prev_hash=e.prev_hash, hash=e.hash,
+                      visible=can_see(actor, e, state.revealed))
+            for e in ledger.history(cid, after=after, limit=limit)]
+
+
+_AT_POSITION = re.compile(r"^(turn \d+): roll \d+ at position (\d+) \(")
+
+
 @router.get("/turns/{turn}/dice/verify", response_model=schemas.DicePublic,
             summary="Recompute every server roll of a closed turn from its revealed seed")
-def verify_dice(cid: CampaignId, turn: int, ledger: LedgerDep):
+def verify_dice(cid: CampaignId, turn: Annotated[int, Path(ge=1, le=2**31)], ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep):
     r = ledger.verify_dice(cid, turn)
-    return schemas.DicePublic(turn=r.turn, checked=r.checked, manual=r.manual, ok=r.ok,
-                              mismatches=list(r.mismatches))
+    mismatches = list(r.mismatches)
+    if actor.role not in ALL_SEEING:
+        # Every roll is checked, hidden ones too; a hidden roll's purpose and faces are not shown.
+        def redact(problem: str) -> str:
+            m = _AT_POSITION.match(problem)
+            if m and not can_see(actor, ledger.event_at(cid, int(m.group(2))), state.revealed):
+                return f"{m.group(1)}: a roll hidden from you, at position {m.group(2)}, does not match the seed"
+            return problem
+
+        mismatches = [redact(p) for p in mismatches]
+    return schemas.DicePublic(turn=r.turn, checked=r.checked, manual=r.manual, ok=r.ok, mismatches=mismatches)

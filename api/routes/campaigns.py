@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from typing import Annotated
+
+from fastapi import APIRouter, Path, status
 
 from api import schemas
-from api.deps import ActorDep, CampaignId, IdempotencyKey, LedgerDep
+from api.deps import ActorDep, CallerDep, CampaignId, IdempotencyKey, LedgerDep, Permit
+from api.errors import ERRORS
 from api.routes.views import appended, campaign_public
 from ledger.domain.errors import StateConflict
 
 router = APIRouter(prefix="/campaigns", tags=["campaigns"])
 
 
-@router.post("", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED)
-def create_campaign(body: schemas.CampaignCreate, ledger: LedgerDep, actor: ActorDep, key: IdempotencyKey):
+@router.post("", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Create a campaign (admin token)", responses=ERRORS)
+def create_campaign(body: schemas.CampaignCreate, ledger: LedgerDep, actor: Permit("create_campaign"),
+                    key: IdempotencyKey):
     result = ledger.create_campaign(
         slug=body.slug, name=body.name, ruleset=body.ruleset, countries=body.countries, players=body.players,
         game_masters=body.game_masters, settings=body.settings, actor=actor, idempotency_key=key,
@@ -21,25 +26,29 @@ def create_campaign(body: schemas.CampaignCreate, ledger: LedgerDep, actor: Acto
     return appended(result)
 
 
-@router.get("", response_model=list[schemas.CampaignPublic])
-def list_campaigns(ledger: LedgerDep):
+@router.get("", response_model=list[schemas.CampaignPublic], summary="The campaigns this token may read",
+            responses=ERRORS)
+def list_campaigns(ledger: LedgerDep, caller: CallerDep):
+    if caller.campaign is not None:  # a campaign token reads its own campaign only
+        return [campaign_public(ledger.campaign(caller.campaign))]
     return [campaign_public(c) for c in ledger.campaigns()]
 
 
-@router.get("/{campaign}", response_model=schemas.CampaignPublic)
-def get_campaign(cid: CampaignId, ledger: LedgerDep):
+@router.get("/{campaign}", response_model=schemas.CampaignPublic, summary="A campaign, by id or slug",
+            responses=ERRORS)
+def get_campaign(cid: CampaignId, ledger: LedgerDep, actor: ActorDep):
     return campaign_public(ledger.campaign(cid))
 
 
 @router.post("/{campaign}/turns", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
-             tags=["turns"], summary="Open the next turn (records the dice commitment)")
-def open_turn(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, key: IdempotencyKey):
+             tags=["turns"], summary="Open the next turn (records the dice commitment)", responses=ERRORS)
+def open_turn(cid: CampaignId, ledger: LedgerDep, actor: Permit("open_turn"), key: IdempotencyKey):
     return appended(ledger.open_turn(cid, actor=actor, idempotency_key=key))
 
 
 @router.post("/{campaign}/turns/{turn}/close", response_model=schemas.Appended, tags=["turns"],
-             summary="Close the open turn (reveals its dice seed)")
-def close_turn(cid: CampaignId, turn: int, ledger: LedgerDep, actor: ActorDep, key: IdempotencyKey):
+             summary="Close the open turn (reveals its dice seed)", responses=ERRORS)
+def close_turn(cid: CampaignId, turn: Annotated[int, Path(ge=1, le=2**31)], ledger: LedgerDep, actor: Permit("close_turn"), key: IdempotencyKey):
     state = ledger.campaign(cid)
     if not state.turn_open or state.turn != turn:
         raise StateConflict(f"turn {turn} is not the open turn", field="turn")

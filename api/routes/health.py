@@ -1,20 +1,53 @@
-"""Liveness and readiness."""
+"""Liveness, readiness and metrics (no token needed: they tell nothing about campaigns)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from typing import Any
+
+from fastapi import APIRouter, Request, Response
+from pydantic import BaseModel, Field
 
 from api.deps import LedgerDep
+from api.observability import metrics_body
 
 router = APIRouter(tags=["operations"])
 
 
-@router.get("/health", response_model=dict[str, str])
+class Health(BaseModel):
+    status: str = Field(examples=["ok"])
+
+
+class Ready(BaseModel):
+    status: str = Field(examples=["ready"])
+    store: str = Field(examples=["sqlite"])
+    head: int = Field(description="Latest notification id of the store", examples=[1234])
+    projections_lag: int = Field(description="Events the projection runner is behind (0 when none runs)",
+                                 examples=[0])
+    projections: dict[str, Any] = Field(default_factory=dict, description="Lag per projection, when reported")
+
+
+@router.get("/health", response_model=Health, summary="Liveness: the process answers")
 def health():
-    return {"status": "ok"}
+    return Health(status="ok")
 
 
-@router.get("/ready", response_model=dict[str, str])
-def ready(ledger: LedgerDep):
-    ledger.recorder.max_notification_id()  # the store answers
-    return {"status": "ready", "store": ledger.settings.backend}
+@router.get("/ready", response_model=Ready, summary="Readiness: the store answers; projection lag")
+def ready(request: Request, ledger: LedgerDep):
+    head = ledger.recorder.max_notification_id() or 0  # raises if the store does not answer
+    # The projection runner (projections/runner.py), when this process runs one, at app.state.projection_runner:
+    # its status() gives each view's position; without one there is nothing to lag behind (0).
+    runner = getattr(request.app.state, "projection_runner", None)
+    per: dict[str, Any] = {}
+    total = 0
+    if runner is not None:
+        status = runner.status()
+        per = {name: max(0, status["head"] - position) for name, position in status["positions"].items()}
+        total = int(status["lag"])
+    return Ready(status="ready", store=ledger.settings.backend, head=head, projections_lag=total, projections=per)
+
+
+@router.get("/metrics", summary="Prometheus metrics", response_class=Response,
+            responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}})
+def metrics():
+    body, content_type = metrics_body()
+    return Response(body, media_type=content_type)

@@ -1,20 +1,40 @@
-"""Dice, rulings, treasury entries and corrections: what a game master records."""
+"""Dice, rulings, treasury entries and corrections: what a game master (or a player, for dice) records."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, status
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query, status
 
 from api import schemas
-from api.deps import ActorDep, CampaignId, IdempotencyKey, LedgerDep
+from api.deps import ActorDep, CampaignId, CampaignStateDep, IdempotencyKey, LedgerDep, Permit
+from api.errors import ERRORS
 from api.routes.views import appended, ctx, event_public, vis
-from ledger.domain.errors import EventNotFound
+from ledger.access import can_see, visible
+from ledger.application import Actor
+from ledger.domain.errors import EventNotFound, Forbidden
 from ledger.domain.events import RulingRecorded
 
-router = APIRouter(prefix="/campaigns/{campaign}", tags=["records"])
+router = APIRouter(prefix="/campaigns/{campaign}", tags=["records"], responses=ERRORS)
+PAGE = 1000
 
 
-@router.post("/rolls", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED)
-def roll(body: schemas.RollCreate, cid: CampaignId, ledger: LedgerDep, actor: ActorDep, key: IdempotencyKey):
+def player_dice(actor: Actor, visibility: schemas.VisibilityIn, manual: bool) -> None:
+    """A player rolls only for their own country: server dice, seen by their country at least."""
+    if actor.role != "player":
+        return
+    if manual:
+        raise Forbidden("physical dice are entered by the game master", field="values", rule="access.manual_dice")
+    if visibility.scope == "gm" or (visibility.scope == "countries" and actor.country not in (visibility.countries
+                                                                                            or ())):
+        raise Forbidden(f"a player's dice are public or visible to their own country ({actor.country})",
+                        field="visibility", rule="access.player_visibility")
+
+
+@router.post("/rolls", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Roll server dice, or record physical dice (values)")
+def roll(body: schemas.RollCreate, cid: CampaignId, ledger: LedgerDep, actor: Permit("roll"), key: IdempotencyKey):
+    player_dice(actor, body.visibility, body.values is not None)
     if body.values is not None:
         result = ledger.record_manual_roll(cid, purpose=body.purpose, sides=body.sides, values=body.values,
                                            actor=actor, vis=vis(body.visibility), context=ctx(body.context),
@@ -27,31 +47,48 @@ def roll(body: schemas.RollCreate, cid: CampaignId, ledger: LedgerDep, actor: Ac
 
 @router.post("/rulings", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Resolve a procedure with server dice and record the ruling")
-def record_ruling(body: schemas.RulingCreate, cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
+def record_ruling(body: schemas.RulingCreate, cid: CampaignId, ledger: LedgerDep, actor: Permit("record_ruling"),
                   key: IdempotencyKey):
+    player_dice(actor, body.visibility, body.manual_dice is not None)
     result = ledger.record_ruling(cid, procedure=body.procedure, inputs=body.inputs, manual_dice=body.manual_dice,
                                   actor=actor, vis=vis(body.visibility), context=ctx(body.context),
                                   idempotency_key=key)
     return appended(result)
 
 
-@router.get("/rulings", response_model=list[schemas.EventPublic])
-def list_rulings(cid: CampaignId, ledger: LedgerDep):
-    return [event_public(e) for e in ledger.history(cid) if isinstance(e, RulingRecorded)]
+@router.get("/rulings", response_model=list[schemas.EventPublic],
+            summary="The rulings this caller may see, in order, after a position (paged)")
+def list_rulings(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep,
+                 after: Annotated[int, Query(ge=0, le=2**53)] = 0, limit: Annotated[int, Query(ge=1, le=5000)] = 500):
+    # Pages of the history rather than the whole of it: a long campaign holds hundreds of thousands of events.
+    shown: list = []
+    while len(shown) < limit:
+        page = ledger.history(cid, after=after, limit=PAGE)
+        rulings = [e for e in page if isinstance(e, RulingRecorded)]
+        shown.extend(visible(actor, rulings, state.revealed))
+        if len(page) < PAGE:
+            break
+        after = page[-1].originator_version
+    return [event_public(e) for e in shown[:limit]]
 
 
-@router.get("/rulings/{position}", response_model=schemas.EventPublic)
-def get_ruling(cid: CampaignId, position: int, ledger: LedgerDep):
+@router.get("/rulings/{position}", response_model=schemas.EventPublic,
+            summary="One ruling (404 when hidden from this caller, as if it did not exist)")
+def get_ruling(cid: CampaignId, position: Annotated[int, Path(ge=1, le=2**53)], ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep):
     event = ledger.event_at(cid, position)
+    if not can_see(actor, event, state.revealed):
+        # The same answer as for a missing position: a hidden event's type does not leak.
+        raise EventNotFound(f"campaign has no event at position {position}", field="position")
     if not isinstance(event, RulingRecorded):
         raise EventNotFound(f"the event at position {position} is a {type(event).__name__}, not a ruling",
                             field="position")
     return event_public(event)
 
 
-@router.post("/treasury", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED)
-def record_treasury(body: schemas.TreasuryCreate, cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
-                    key: IdempotencyKey):
+@router.post("/treasury", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Record a treasury entry on an ERS line")
+def record_treasury(body: schemas.TreasuryCreate, cid: CampaignId, ledger: LedgerDep,
+                    actor: Permit("record_treasury"), key: IdempotencyKey):
     result = ledger.record_treasury_entry(cid, country=body.country, line=body.line, amount=body.amount,
                                           reason=body.reason, turn=body.turn, source=body.source, actor=actor,
                                           vis=vis(body.visibility), context=ctx(body.context),
@@ -59,9 +96,10 @@ def record_treasury(body: schemas.TreasuryCreate, cid: CampaignId, ledger: Ledge
     return appended(result)
 
 
-@router.post("/corrections", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED)
-def record_correction(body: schemas.CorrectionCreate, cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
-                      key: IdempotencyKey):
+@router.post("/corrections", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Record a correction of an earlier event (the original stays)")
+def record_correction(body: schemas.CorrectionCreate, cid: CampaignId, ledger: LedgerDep,
+                      actor: Permit("record_correction"), key: IdempotencyKey):
     result = ledger.record_correction(cid, corrects=body.corrects, reason=body.reason,
                                       replacement=body.replacement, actor=actor, vis=vis(body.visibility),
                                       idempotency_key=key)

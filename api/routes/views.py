@@ -8,6 +8,7 @@ from ledger.domain.campaign import CampaignState
 from ledger.domain.events import LedgerEvent
 
 from api import schemas
+from api.observability import count_appended
 
 
 def campaign_public(s: CampaignState) -> schemas.CampaignPublic:
@@ -27,6 +28,8 @@ def event_public(e: LedgerEvent) -> schemas.EventPublic:
 
 
 def appended(result: AppendedResult) -> schemas.Appended:
+    if not result.replayed:  # a replay appended nothing
+        count_appended(result.events)
     return schemas.Appended.model_validate(result.to_json())
 
 

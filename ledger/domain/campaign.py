@@ -19,7 +19,7 @@ from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
 
 COUNTRY_RE = re.compile(r"^[A-Z]{2,4}$")
-ERS_LINE_RE = re.compile(r"^[ABC]([1-9]|[1-4][0-9])$")
+ERS_LINE_RE = re.compile(r"^[ABC]([1-9]|[1-4][0-9])(_pct)?$")  # _pct: a percentage sub-box (A15_pct)
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
 
 
@@ -45,6 +45,10 @@ class CampaignState:
     turn_open: bool = False
     commitment: str | None = None
     next_roll: int = 0  # next server roll index of the open turn
+    phases_closed: tuple[str, ...] = ()  # phases of the open turn already closed (ledger/phases.py)
+    # Access (ledger/tokens.py, ledger/access.py): live tokens by sha256, and positions made public later.
+    tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
+    revealed: tuple[int, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -57,6 +61,8 @@ class CampaignState:
         d["id"] = UUID(d["id"])
         d["countries"] = tuple(d["countries"])
         d["game_masters"] = tuple(d["game_masters"])
+        d["phases_closed"] = tuple(d.get("phases_closed", ()))  # absent from older snapshots
+        d["revealed"] = tuple(d.get("revealed", ()))
         return cls(**d)
 
     # -- guards ---------------------------------------------------------------
@@ -95,9 +101,12 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
             settings=dict(event.settings),
         )
     elif isinstance(event, ev.TurnOpened):
-        state = replace(state, turn=event.turn, turn_open=True, commitment=event.commitment, next_roll=0)
+        state = replace(state, turn=event.turn, turn_open=True, commitment=event.commitment, next_roll=0,
+                        phases_closed=())
     elif isinstance(event, ev.TurnClosed):
         state = replace(state, turn_open=False)
+    elif isinstance(event, ev.PhaseClosed):
+        state = replace(state, phases_closed=(*state.phases_closed, event.phase))
     elif isinstance(event, ev.DiceRolled):
         if event.index is not None:
             state = replace(state, next_roll=event.index + 1)
@@ -105,6 +114,13 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         indices = [d["index"] for d in _ruling_dice(event.ruling) if d.get("index") is not None]
         if indices:
             state = replace(state, next_roll=max(indices) + 1)
+    elif isinstance(event, ev.TokenIssued):
+        token = {"id": event.token_id, "role": event.role, "country": event.country, "holder": event.holder}
+        state = replace(state, tokens={**state.tokens, event.sha256: token})
+    elif isinstance(event, ev.TokenRevoked):
+        state = replace(state, tokens={h: t for h, t in state.tokens.items() if t["id"] != event.token_id})
+    elif isinstance(event, ev.VisibilityRevealed):
+        state = replace(state, revealed=(*state.revealed, event.revealed))
     return replace(state, version=event.originator_version, head_hash=event.hash)
 
 

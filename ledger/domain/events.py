@@ -106,3 +106,85 @@ class CampaignSnapshot(DomainEvent):
     """Write-side state at a position, so a long campaign loads in one read."""
 
     state: dict[str, Any]
+
+
+class ScenarioImported(LedgerEvent):
+    """The starting position of a campaign, recorded right after its creation.
+
+    ``scenario`` is the validated, normalised scenario (ledger.scenario.Scenario
+    as JSON): countries with treasuries and stability, the inflation box,
+    provinces and sea zones, adjacency, starting stacks and leaders, wars.
+    """
+
+    name: str
+    source: str  # file name or label the scenario came from
+    sha256: str  # of the scenario text as supplied
+    scenario: dict[str, Any]
+
+
+class StackMoved(LedgerEvent):
+    stack: str
+    origin: str
+    destination: str
+    reason: str
+
+
+class ControlChanged(LedgerEvent):
+    province: str
+    controller: str
+    previous: str | None
+    reason: str
+
+
+class MarkerPlaced(LedgerEvent):
+    province: str
+    marker: str  # Pillage+, Pillage-, Revolt, Siegework...
+    reason: str
+
+
+class MarkerRemoved(LedgerEvent):
+    province: str
+    marker: str
+    reason: str
+
+
+class WarDeclared(LedgerEvent):
+    attackers: list[str]
+    defenders: list[str]
+    reason: str
+
+
+class TokenIssued(LedgerEvent):
+    """An access token of the campaign was issued (GM-only; only its sha256 is kept, never the token)."""
+
+    token_id: str  # first 16 hex digits of sha256, used to name and revoke it
+    sha256: str  # of the whole token string, hex
+    role: str  # "gm" | "player" | "observer"
+    country: str | None  # the player's country
+    holder: str  # who holds it (a name, recorded as the actor id of their events)
+
+
+class TokenRevoked(LedgerEvent):
+    token_id: str
+    reason: str
+
+
+class VisibilityRevealed(LedgerEvent):
+    """A hidden event (GM-only or some countries) becomes public from here on; the original is unchanged."""
+
+    revealed: int  # position of the event made public
+    reason: str
+
+
+class PhaseClosed(LedgerEvent):
+    """A phase of the sequence of play is over for this turn (ledger/phases.py).
+
+    ``ers`` holds, per country, the ERS lines this phase completes as computed
+    when it closed (A8 after diplomacy, A13 before the exchequer test, A31
+    after peace, A33 at the end), or ``{"error": ...}`` when the sheet could not be
+    computed; the budget projection compares them with what it recomputes.
+    """
+
+    turn: int
+    phase: str
+    ers: dict[str, Any]

@@ -16,6 +16,7 @@ import pytest
 from tests.conftest import PG_DSN
 
 pytestmark = pytest.mark.e2e
+ADMIN = "e2e-admin-token"
 
 
 def free_port() -> int:
@@ -28,6 +29,7 @@ def free_port() -> int:
 def server_env(store, tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
     env["LEDGER_DATA_DIR"] = str(tmp_path / "data")
+    env["LEDGER_ADMIN_TOKEN"] = ADMIN
     schema = None
     if store == "postgres":
         schema = f"e2e_{uuid.uuid4().hex[:10]}"
@@ -69,9 +71,15 @@ def cli(env: dict, *args: str) -> subprocess.CompletedProcess:
 
 def test_a_turn_played_over_http_verifies_its_dice_and_chain(server, server_env):
     with httpx.Client(base_url=server, timeout=10) as http:
+        anonymous = http.post("/campaigns", json={"slug": "e2e", "name": "E2E", "countries": ["ENG"]})
+        assert anonymous.status_code == 401  # an admin token is configured: no open development mode
+        http.headers["Authorization"] = f"Bearer {ADMIN}"
         r = http.post("/campaigns", json={"slug": "e2e", "name": "E2E", "ruleset": "eu",
                                           "countries": ["ENG", "FRA"]})
         assert r.status_code == 201, r.text
+        issued = http.post("/campaigns/e2e/tokens", json={"role": "gm", "holder": "gina"})
+        assert issued.status_code == 201, issued.text
+        http.headers["Authorization"] = f"Bearer {issued.json()['token']}"
         assert http.post("/campaigns/e2e/turns").status_code == 201
         rolled = http.post("/campaigns/e2e/rolls", json={"purpose": "initiative", "sides": 10},
                            headers={"Idempotency-Key": "roll-1"})
@@ -86,9 +94,10 @@ def test_a_turn_played_over_http_verifies_its_dice_and_chain(server, server_env)
         dice = http.get("/campaigns/e2e/turns/1/dice/verify").json()
         assert dice == {"turn": 1, "checked": 1, "manual": 0, "ok": True, "mismatches": []}
         chain = http.get("/campaigns/e2e/verify").json()
-        assert chain["intact"] and chain["count"] == 4
+        assert chain["intact"] and chain["count"] == 5
         events = http.get("/campaigns/e2e/events").json()
-        assert [e["position"] for e in events] == [1, 2, 3, 4]
+        assert [e["position"] for e in events] == [1, 2, 3, 4, 5]
+        assert [e["actor"]["id"] for e in events] == ["admin", "admin", "gina", "gina", "gina"]
         assert events[-1]["hash"] == chain["head_hash"]
 
     verified = cli(server_env, "verify", "e2e")
@@ -98,7 +107,7 @@ def test_a_turn_played_over_http_verifies_its_dice_and_chain(server, server_env)
 
 
 def test_the_sample_campaign_is_served_and_verifies(server, server_env):
-    with httpx.Client(base_url=server, timeout=10) as http:
+    with httpx.Client(base_url=server, timeout=10, headers={"Authorization": f"Bearer {ADMIN}"}) as http:
         sample = http.get("/campaigns/sample").json()
         assert sample["countries"] == ["ENG", "FRA"] and sample["turn"] == 2 and sample["turn_open"]
     assert cli(server_env, "verify", "sample").returncode == 0

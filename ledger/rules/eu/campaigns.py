@@ -137,18 +137,21 @@ def resolve_campaign(inputs: CampaignInputs, dice: DiceSource) -> Ruling:
         detail = {"campaign": in_force, "ticks": 1}
         if covered != "none":
             detail["difference_over"] = covered
-        if already != "none" and campaign(already)["ers_line"] and inputs.country_status == "major":
-            # The extended campaign's first tick moves to the upgraded line.
+        if covered != "none" and campaign(covered)["ers_line"]:
+            # An upgrade pays the difference as whole ticks (the sheet counts ticks, DECISIONS.md
+            # "ERS effects"): the covered campaign's tick is taken back, the new one ticked.
+            reason = "extended campaign upgraded" if covered == already else "minor's free campaign upgraded"
             effects.append(
                 Effect(
                     kind="ers_tick",
                     country=payer,
-                    ers_line=campaign(already)["ers_line"],
-                    amount=-cost(already),
-                    detail={"campaign": already, "ticks": -1, "reason": "extended campaign upgraded"},
+                    ers_line=campaign(covered)["ers_line"],
+                    amount=-cost(covered),
+                    detail={"campaign": covered, "ticks": -1, "reason": reason},
                 )
             )
-            effects.append(Effect(kind="ers_tick", country=payer, ers_line=line, amount=cost(in_force), detail={"campaign": in_force, "ticks": 1, "reason": "extended campaign upgraded"}))
+            effects.append(Effect(kind="ers_tick", country=payer, ers_line=line, amount=cost(in_force),
+                                  detail={**detail, "reason": reason}))
         else:
             effects.append(Effect(kind="ers_tick", country=payer, ers_line=line, amount=due, detail=detail))
     rights = interception_rights(in_force)

@@ -101,9 +101,10 @@ def resolve_inflation(inputs: InflationInputs, dice: DiceSource) -> Ruling:
         rate = country_rate(new_box, c.produces_american_gold)
         loss = inflation_loss(c.royal_treasury, rate, inputs.minimum_loss)
         losses[c.country] = {"percent": rate, "loss": loss, "limited": not c.produces_american_gold}
-        effects.append(Effect(kind="ers_entry", country=c.country, ers_line="A32_pct", amount=rate))
-        effects.append(Effect(kind="ducats", country=c.country, ers_line="A32", amount=-loss,
-                              detail={"reason": "inflation", "percent": rate, "of": abs(c.royal_treasury)}))
+        # A32 is derived on the sheet (A32_pct of |A31|): only the percentage is entered; the loss
+        # computed here from the A31 given is in the outcome (DECISIONS.md "ERS effects").
+        effects.append(Effect(kind="ers_entry", country=c.country, ers_line="A32_pct", amount=rate,
+                              detail={"reason": "inflation", "loss_on_given_A31": loss}))
     steps.append(Step(name="losses", outcome={"countries": losses}))
     return EU.ruling(
         "I4",

@@ -664,6 +664,13 @@ class RetreatInputs(_Inputs):
     other_attrition_modifiers: list[GMModifier] = Field(default_factory=list, max_length=20)
     gm_attrition_result: str | None = Field(None, max_length=40, description="Attrition reading, if resolved")
     attrition: LandAttritionRoll | None = Field(None, description="The stack, to roll its attrition here")
+    builder: Country | None = Field(None, description="Presidio: the country building it, who pays B46")
+
+    @model_validator(mode="after")
+    def _builder(self) -> RetreatInputs:
+        if self.case == "presidio" and not self.builder:
+            raise ValueError("builder: a presidio is paid by the country building it (ERS B46)")
+        return self
 
 
 def _attrition(
@@ -762,7 +769,8 @@ def resolve_mandatory_retreat(i: RetreatInputs, dice: DiceSource) -> Ruling:
         effects = [
             Effect(kind="fortress_level_changed", target=i.stack, amount=Fraction(i.target_presidio_level),
                    detail={"presidio": True, "from": i.current_presidio_level}),
-            Effect(kind="ducats", ers_line="B46", amount=Fraction(i.cost_ducats), detail={"expense": "presidio build"}),
+            Effect(kind="ducats", country=i.builder, ers_line="B46", amount=Fraction(i.cost_ducats),
+                   detail={"expense": "presidio build"}),
         ]
     return EU.ruling(c, i, outcome={"presidio_allowed": allowed, "reasons": reasons}, effects=tuple(effects),
                      summary=f"Presidio in {i.stack}: " + ("built" if allowed else "; ".join(reasons)))

@@ -102,15 +102,16 @@ def test_minor_at_war_has_a_free_simple_campaign_each_round_and_the_controller_p
     free = m8(land="active", country_status="minor_at_war", controller="ESP")
     assert free.outcome["ducats_paid"] == 0 and ticks(free) == []
     up = m8(land="major", country_status="minor_at_war", controller="ESP")
-    assert up.outcome["ducats_paid"] == 30 and ticks(up) == [("B42", 30)]
-    assert [e.country for e in up.effects if e.kind == "ers_tick"] == ["ESP"]
+    # whole ticks on the controller's sheet: the free active tick taken back, a major one ticked
+    assert up.outcome["ducats_paid"] == 30 and ticks(up) == [("B41", -20), ("B42", 50)]
+    assert [e.country for e in up.effects if e.kind == "ers_tick"] == ["ESP", "ESP"]
 
 
 def test_minor_in_limited_intervention_one_simple_a_turn_then_passive_each_round():
     first = m8(land="active", country_status="minor_limited_intervention", controller="ESP")
     assert first.outcome["ducats_paid"] == 0
     later = m8(land="active", country_status="minor_limited_intervention", controller="ESP", simple_campaign_used_this_turn=True)
-    assert later.outcome["ducats_paid"] == 10 and ticks(later) == [("B41", 10)]
+    assert later.outcome["ducats_paid"] == 10 and ticks(later) == [("B40", -10), ("B41", 20)]
     passive = m8(land="passive", country_status="minor_limited_intervention", controller="ESP", simple_campaign_used_this_turn=True)
     assert passive.outcome["ducats_paid"] == 0
 
@@ -134,4 +135,7 @@ def test_paid_is_never_more_than_the_larger_campaign_and_ticks_sum_to_it(land, s
     r = m8(land=land, sea=sea, extended_from=extended)
     assert r.outcome["ducats_paid"] <= max(campaigns.cost(land), campaigns.cost(sea))
     assert sum(amount for _, amount in ticks(r)) == r.outcome["ducats_paid"]
+    # every tick is a whole tick of its line (the sheet counts ticks)
+    per_tick = {"B40": 10, "B41": 20, "B42": 50, "B43": 100}
+    assert all(int(e.amount) == e.detail["ticks"] * per_tick[e.ers_line] for e in r.effects if e.kind == "ers_tick")
     r.model_dump(mode="json")

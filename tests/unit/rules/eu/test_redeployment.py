@@ -342,10 +342,17 @@ def test_continued_siege_keeps_only_a_siegework_minus():
 )
 def test_presidio_building_conditions(extra, allowed):
     base = {"case": "presidio", "stack": "Oran", "anchor_province": True, "military_control": True,
-            "cost_ducats": 25}
+            "cost_ducats": 25, "builder": "SPA"}
     ruling = EU.get("R5").resolve({**base, **extra}, FixedDice([]))
     assert ruling.outcome["presidio_allowed"] is allowed
     assert (("ducats", "B46", Fraction(25), None) in _kinds(ruling)) is allowed
+    assert all(e.country == "SPA" for e in ruling.effects if e.kind == "ducats")
+
+
+def test_presidio_names_the_builder_who_pays_b46():
+    with pytest.raises(ValueError, match="builder"):
+        EU.get("R5").resolve({"case": "presidio", "stack": "Oran", "anchor_province": True,
+                              "military_control": True, "cost_ducats": 25}, FixedDice([]))
 
 
 # --------------------------------------------------------------------------- R6

@@ -1,0 +1,60 @@
+"""Who is calling: ``Authorization: Bearer <token>`` to a ``Caller``.
+
+- the admin token (``LEDGER_ADMIN_TOKEN``): role ``admin`` on every campaign;
+- a campaign token (``ledger/tokens.py``): its role in its own campaign;
+- no token: 401, except in local development (``LEDGER_ENV=development`` with no
+  admin token configured) for a client on 127.0.0.1 or ::1, which acts as the
+  admin named by ``X-Ledger-Actor`` (the behaviour before tokens existed).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from uuid import UUID
+
+from fastapi import Request
+
+from ledger import tokens
+from ledger.application import Actor, Ledger
+from ledger.config import Settings
+from ledger.domain.errors import Forbidden, Unauthorized
+
+LOOPBACK = frozenset({"127.0.0.1", "::1"})
+BEARER_HEADER = "Authorization"
+
+
+@dataclass(frozen=True)
+class Caller:
+    actor: Actor
+    campaign: UUID | None  # the token's campaign; None: every campaign (admin, local development)
+    token_id: str | None = None
+
+
+def open_development(settings: Settings) -> bool:
+    """Whether callers without a token are let in (from loopback only)."""
+    return settings.env == "development" and not settings.admin_token
+
+
+def authenticate(request: Request, settings: Settings, ledger: Ledger) -> Caller:
+    header = request.headers.get("authorization")
+    if header is None:
+        client = request.client.host if request.client else ""
+        if open_development(settings) and client in LOOPBACK:
+            name = (request.headers.get("x-ledger-actor") or "local")[:100]
+            return Caller(Actor(name, "admin"), None)
+        raise Unauthorized("a bearer token is required (Authorization: Bearer <token>)", field=BEARER_HEADER)
+    scheme, _, raw = header.partition(" ")
+    raw = raw.strip()
+    if scheme.lower() != "bearer" or not raw:
+        raise Unauthorized("the Authorization header must be 'Bearer <token>'", field=BEARER_HEADER)
+    if tokens.admin_matches(settings.admin_token, raw):
+        return Caller(Actor("admin", "admin"), None)
+    grant = tokens.authenticate(ledger, raw)
+    if grant is None:
+        raise Unauthorized("unknown or revoked token", field=BEARER_HEADER)
+    return Caller(grant.actor, grant.campaign, grant.token_id)
+
+
+def check_campaign(caller: Caller, cid: UUID) -> None:
+    if caller.campaign is not None and caller.campaign != cid:
+        raise Forbidden("this token belongs to another campaign", field=BEARER_HEADER)

@@ -1,0 +1,100 @@
+"""Who may see which event, and who may write what: pure functions, no I/O.
+
+Every read path (HTTP routes, projections, exports) filters with ``can_see``;
+every write route checks ``may_write``. Both take the caller as an ``Actor``
+(id, role, country) and nothing else from the request.
+
+Roles, per campaign:
+- ``gm``: the campaign's game master; sees everything, may do everything.
+- ``player``: plays one country; sees public events, events visible to their
+  country, and hidden events the GM later revealed; may request dice for their
+  own country only if the campaign's setting ``players_may_roll`` is true.
+- ``observer``: sees public (and revealed) events; writes nothing.
+- ``admin``: the operator's bootstrap token (``LEDGER_ADMIN_TOKEN``); every
+  campaign, every right: it creates campaigns and issues their first tokens.
+- ``system``: the ledger itself (CLI, sample data); never an HTTP caller.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from ledger.application import Actor
+
+ROLES = ("gm", "player", "observer")  # what a campaign token can carry
+ALL_SEEING = frozenset({"gm", "admin", "system"})
+TOKEN_EVENTS = frozenset({"TokenIssued", "TokenRevoked"})  # always GM-only, never revealable
+
+# (role, action) -> True (allowed), False (refused), or the name of a campaign
+# setting that must be true. A pair not listed is refused; ("gm", "*") means
+# every action, including those other modules add later.
+WRITES: dict[tuple[str, str], bool | str] = {
+    ("admin", "*"): True,
+    ("system", "*"): True,
+    ("gm", "*"): True,
+    ("gm", "create_campaign"): False,  # a GM token is bound to its campaign: new campaigns need the admin
+    ("player", "roll"): "players_may_roll",
+    ("player", "record_ruling"): "players_may_roll",
+    ("observer", "*"): False,
+}
+
+# Every write action of the HTTP API, with what it does (the README table is built from this).
+ACTIONS: dict[str, str] = {
+    "create_campaign": "create a campaign (admin only: no campaign exists yet)",
+    "open_turn": "open the next turn (dice commitment)",
+    "close_turn": "close the open turn (reveals the seed)",
+    "roll": "roll server dice (physical dice: GM only)",
+    "record_ruling": "resolve a procedure with server dice and record it (physical dice: GM only)",
+    "record_treasury": "record a treasury entry",
+    "record_correction": "record a correction",
+    "reveal": "make a hidden event public",
+    "issue_token": "issue an access token",
+    "revoke_token": "revoke an access token",
+    "list_tokens": "list the live tokens (ids, roles, holders; never the secrets)",
+}
+
+
+def may_write(actor: Actor, action: str, settings: Mapping[str, Any] | None = None) -> bool:
+    """Whether ``actor`` may perform ``action`` in a campaign with these settings."""
+    rule = WRITES.get((actor.role, action), WRITES.get((actor.role, "*"), False))
+    if isinstance(rule, str):
+        return bool((settings or {}).get(rule, False))
+    return rule
+
+
+def _field(event: Any, name: str, key: str | None = None) -> Any:
+    if isinstance(event, Mapping):
+        return event.get(key or name)
+    return getattr(event, name)
+
+
+def can_see(actor: Actor, event: Any, revealed: Collection[int] = ()) -> bool:
+    """Whether ``actor`` may see ``event`` (a LedgerEvent, or its public JSON with ``position``).
+
+    ``revealed``: positions a later ``VisibilityRevealed`` made public (the
+    campaign state's ``revealed``).
+    """
+    if actor.role in ALL_SEEING:
+        return True
+    vis = _field(event, "visibility") or {}
+    scope = vis.get("scope", "public")
+    if scope == "public":
+        return True
+    if _field(event, "originator_version", "position") in revealed:
+        return True
+    return scope == "countries" and actor.role == "player" and actor.country in (vis.get("countries") or ())
+
+
+def visible(actor: Actor, events: list[Any], revealed: Collection[int] = ()) -> list[Any]:
+    """The events of ``events`` that ``actor`` may see, in order."""
+    if actor.role in ALL_SEEING:
+        return list(events)
+    shown = frozenset(revealed)
+    return [e for e in events if can_see(actor, e, shown)]
+
+
+def revealable(event: Any) -> bool:
+    """A token's record stays GM-only for good; every other hidden event may be revealed."""
+    type_name = event.get("type") if isinstance(event, Mapping) else type(event).__name__
+    return type_name not in TOKEN_EVENTS

@@ -1,0 +1,111 @@
+"""``ledger ers`` and ``ledger phase close``: the sheet as it looks on paper, and the sequence of play."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from projections.budget import Cell, Sheet
+
+phase_app = typer.Typer(help="Close the phases of the open turn, in the sequence of play.", no_args_is_help=True)
+
+SHEETS = {"A": "Sheet A — Royal Treasury", "B": "Sheet B — Income and expenses", "C": "Sheet C — Loans"}
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(phase_app, name="phase")
+    app.command("ers")(ers)
+
+
+def ers(campaign: str, country: str, turn: int,
+        as_json: Annotated[bool, typer.Option("--json", help="The sheet as JSON, with lineage")] = False) -> None:
+    """Print COUNTRY's Economic Record Sheet of TURN, sheets A, B and C."""
+    from ledger import cli as base
+    from ledger import phases
+    from ledger.domain.errors import InvalidInput
+    from projections.budget import sheet_json
+
+    with base.ledger_app() as ledger:
+        cid = base.cid_of(ledger, campaign)
+        state = ledger.campaign(cid)
+        state.require_country(country)
+        if not 1 <= turn <= state.turn:
+            raise InvalidInput(f"turn {turn} has not been opened (current turn {state.turn})", field="turn")
+        sheet = phases.campaign_budget(ledger, cid).sheet(country, turn)
+        assert sheet is not None  # every opened turn of a campaign country has one
+        if as_json:
+            base.emit(sheet_json(sheet))
+            return
+        for table in paper_tables(sheet, state.name or state.slug):
+            base.out.print(table)
+        if sheet.unbooked:
+            base.out.print("[yellow]entries the sheet could not take:[/yellow]")
+            for u in sheet.unbooked:
+                base.out.print(f"  {u['line']} {u['amount']:+d} (positions {u['positions']}): {u['reason']}")
+        if sheet.error:
+            base.err.print(f"[red]sheet not computable:[/red] {sheet.error['message']}")
+            raise typer.Exit(1)
+
+
+def paper_tables(sheet: Sheet, campaign: str) -> list[Table]:
+    """Three tables laid out like the printed sheets: the percentage in its box beside the amount."""
+    if sheet.cells is None:
+        return []
+    cells = sheet.cells
+    phases = ", ".join(sheet.phases_closed) or "none"
+    tables = []
+    for letter, title in SHEETS.items():
+        t = Table(title=f"{sheet.country} · turn {sheet.turn} · {title}",
+                  caption=f"{campaign} — phases closed: {phases}" if letter == "C" else None,
+                  title_justify="left", show_lines=False)
+        t.add_column("Line", justify="right", style="bold")
+        t.add_column("Name")
+        t.add_column("%", justify="right")
+        t.add_column("Ducats", justify="right")
+        t.add_column("From")
+        for c in cells.values():
+            if c.sheet != letter or c.code.endswith("_pct"):
+                continue
+            pct = cells.get(f"{c.code}_pct")
+            t.add_row(c.code, c.name, f"{pct.value}%" if pct else "", _amount(c), _origin(c, pct),
+                      style="bold" if c.code in ("A8", "A13", "A25", "A31", "A33") else None)
+        tables.append(t)
+    return tables
+
+
+def _amount(c: Cell) -> str:
+    text = f"{c.ticks} × {c.value // c.ticks if c.ticks else 0} = {c.value}" if c.ticks else str(c.value)
+    if c.alert:
+        text = f"[red]{text}[/red]"
+    if c.at_close and not c.at_close["matches"]:
+        text += f" [yellow](was {c.at_close['value']} at close)[/yellow]"
+    return text
+
+
+def _origin(c: Cell, pct: Cell | None) -> str:
+    positions = list(c.events) + (list(pct.events) if pct else [])
+    if c.kind == "entered" and positions:
+        return "entered #" + ", #".join(str(p) for p in positions)
+    if c.kind == "entered" and c.defaulted and c.formula and c.formula != "0":
+        return f"default {c.formula}"
+    if c.kind == "entered":
+        return ""
+    return f"= {c.formula}" if c.formula else ""
+
+
+@phase_app.command("close")
+def phase_close(campaign: str, phase: str,
+                actor: Annotated[str, typer.Option("--actor", help="Who records")] = "gm",
+                key: Annotated[Optional[str], typer.Option("--idempotency-key")] = None) -> None:
+    """Close PHASE of the open turn (events, diplomacy, incomes, military, redeployment, exchequer, peace,
+    interphase), in order and once."""
+    from ledger import cli as base
+    from ledger import phases
+    from ledger.application import Actor
+
+    with base.ledger_app() as ledger:
+        result = phases.close_phase(ledger, base.cid_of(ledger, campaign), phase, actor=Actor(actor),
+                                    idempotency_key=key)
+        base.emit(result.to_json())

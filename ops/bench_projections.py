@@ -1,0 +1,109 @@
+"""Benchmark of the read side on PostgreSQL: raw read vs full rebuild, peak memory, state-at-N latency.
+
+    . /work/pg.env   # or any LEDGER_POSTGRES_DSN
+    python ops/bench_projections.py --events 300000      # default 300,000; --events 20000 for a quick run
+
+Creates a fresh schema, generates a campaign through the real application
+(ops/generate_campaign.py, seed 1), then measures
+(a) a raw psycopg read of every event row plus orjson decoding,
+(b) a full rebuild of every view (map, victory, timeline),
+and prints both rates and (b)/(a) (target ≥ 0.50), the peak RSS of this
+process (target ≤ 500 MB), and state-at-N latency p50/p95 over 200 random N
+(target p95 ≤ 50 ms). The schema is dropped afterwards unless --keep.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import resource
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import orjson  # noqa: E402
+import psycopg  # noqa: E402
+
+from ledger.application import Ledger  # noqa: E402
+from ledger.config import Settings  # noqa: E402
+from ops.generate_campaign import generate  # noqa: E402
+from projections import replay  # noqa: E402
+from projections.runner import Projector  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=300_000)
+    ap.add_argument("--samples", type=int, default=200)
+    ap.add_argument("--keep", action="store_true")
+    args = ap.parse_args()
+    dsn = os.environ.get("LEDGER_POSTGRES_DSN")
+    if not dsn:
+        sys.exit("set LEDGER_POSTGRES_DSN (e.g. `. /work/pg.env`)")
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    settings = Settings(store="postgres", postgres_dsn=dsn, postgres_schema=schema, pool_size=4)
+    ledger = Ledger(settings)
+    try:
+        t0 = time.perf_counter()
+        head = generate(ledger, "bench", args.events, seed=1, turn_size=1000,
+                        progress=lambda h: print(f"\rgenerating: {h} events", end="", file=sys.stderr))
+        gen = time.perf_counter() - t0
+        print(f"\ngenerated {head} events in {gen:.0f} s through the application ({head / gen:,.0f}/s)")
+        [state] = ledger.campaigns()
+        cid = state.id
+
+        # (a) raw read + decode
+        t0 = time.perf_counter()
+        n = 0
+        with psycopg.connect(dsn) as conn, conn.cursor(name="raw") as cur:
+            cur.itersize = 5000
+            cur.execute(f'SELECT notification_id, originator_id, originator_version, topic, state '
+                        f'FROM "{schema}".ledger_events ORDER BY notification_id')
+            for row in cur:
+                orjson.loads(row[4])
+                n += 1
+        raw = time.perf_counter() - t0
+        raw_rate = n / raw
+
+        # (b) full rebuild
+        projector = Projector(ledger, page=5000)
+        t0 = time.perf_counter()
+        done = projector.rebuild(restart=True)["events"]
+        rebuild = time.perf_counter() - t0
+        rebuild_rate = done / rebuild
+
+        # state at N
+        rng = random.Random(1)
+        lat = []
+        for _ in range(args.samples):
+            at = rng.randint(1, head)
+            t0 = time.perf_counter()
+            replay.state_at(ledger, projector.db, cid, at)
+            lat.append((time.perf_counter() - t0) * 1000)
+        lat.sort()
+        p50 = statistics.median(lat)
+        p95 = lat[int(0.95 * len(lat)) - 1]
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(f"events: {head} (asked {args.events})")
+        print(f"(a) raw psycopg read + orjson decode: {n} rows in {raw:.2f} s = {raw_rate:,.0f} events/s")
+        print(f"(b) full rebuild (map, victory, timeline): {done} events in {rebuild:.2f} s = "
+              f"{rebuild_rate:,.0f} events/s")
+        print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50)")
+        print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB)")
+        print(f"state at N over {len(lat)} random N: p50 {p50:.1f} ms, p95 {p95:.1f} ms  (target p95 <= 50 ms)")
+    finally:
+        ledger.close()
+        if not args.keep:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+if __name__ == "__main__":
+    main()

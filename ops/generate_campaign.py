@@ -1,0 +1,143 @@
+"""Generate a realistic campaign through the real application, deterministic from a seed.
+
+    python ops/generate_campaign.py --events 20000 --seed 7 --slug gen-7
+
+Uses whatever store the LEDGER_* environment selects. The campaign starts from
+the sample scenario (ledger/scenarios/sample.yaml) and plays turns of about
+``--turn-size`` events: stack moves, control changes, markers, treasury
+entries, and rulings resolved by the ruleset's resolvers (M2 starting round, M8
+campaign choice, M14 interceptions, M19 battles, M13 blockade escapes, E1
+exceptional taxes). Dice are drawn from ``random.Random(seed)`` and entered as
+physical dice, so two runs with the same seed record the same rulings (only
+hashes, times and turn commitments differ).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from ledger import map_commands as mc  # noqa: E402
+from ledger.application import Actor, Ledger  # noqa: E402
+from ledger.config import Settings  # noqa: E402
+from ledger.rules.core import Die, get_ruleset  # noqa: E402
+from ledger.scenario import import_scenario, load_text  # noqa: E402
+
+GM = Actor("gm", "gm")
+LAND = ["Cornwall", "Wessex", "Kent", "Normandie", "Picardie"]
+SEA = ["Manche", "Celtique", "Irlande", "Gascogne"]
+ROUNDS = ["S1", "W1", "S2", "W2", "S3"]
+
+
+def battle(attacker: str, defender: str, rng: random.Random) -> dict:
+    def side(country: str) -> dict:
+        return {"technology": rng.choice(["MED", "REN", "ARQ"]), "ld": rng.randint(2, 10), "army_class": "iv",
+                "class_size": 2, "leader_man": rng.randint(1, 5), "country": country}
+
+    return {"attacker": side(attacker), "defender": side(defender), "terrain": "plain", "period": 2,
+            "attacker_phasing_not_intercepted": False}
+
+
+def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int = 200,
+             progress=None) -> int:
+    rng = random.Random(seed)
+    cid, _ = import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)
+    location = {"ENG-1": "Kent", "FRA-1": "Picardie", "ENG-F1": "Manche"}
+    head = ledger.campaign(cid).version
+    turn = 0
+
+    rules = get_ruleset("eu")
+
+    class SeededDice:
+        """Dice from the generator's rng, so a seed fixes every ruling."""
+
+        def roll(self, purpose: str, sides: int = 10, count: int = 1) -> Die:
+            return Die(purpose=purpose, sides=sides, count=count,
+                       values=tuple(rng.randint(1, sides) for _ in range(count)))
+
+    def ruling(procedure: str, inputs: dict, ctx: dict, _n_dice: int = 0) -> None:
+        # Resolve once with seeded dice to learn them, then record them as the table's physical dice.
+        drawn = rules.get(procedure).resolve(inputs, SeededDice()).all_dice()
+        ledger.record_ruling(cid, procedure=procedure, inputs=inputs, actor=GM, context=ctx,
+                             manual_dice=[list(d.values) for d in drawn] if drawn else None)
+
+    while head < events:
+        ledger.open_turn(cid, actor=GM)
+        turn += 1
+        ruling("M2", {"poor_weather": False}, {"phase": "military"}, 1)
+        start = ledger.campaign(cid).version
+        while ledger.campaign(cid).version - start < turn_size and ledger.campaign(cid).version < events - 2:
+            country = rng.choice(["ENG", "FRA"])
+            ctx = {"phase": "military", "round": rng.choice(ROUNDS), "impulse": country}
+            roll = rng.random()
+            if roll < 0.25:
+                stack = rng.choice(["ENG-1", "FRA-1"])
+                dest = rng.choice([p for p in LAND if p != location[stack]])
+                mc.move_stack(ledger, cid, stack=stack, origin=location[stack], destination=dest, actor=GM,
+                              context=ctx)
+                location[stack] = dest
+            elif roll < 0.32:
+                stack = "ENG-F1"
+                dest = rng.choice([z for z in SEA if z != location[stack]])
+                mc.move_stack(ledger, cid, stack=stack, origin=location[stack], destination=dest, actor=GM,
+                              context=ctx)
+                location[stack] = dest
+            elif roll < 0.40:
+                mc.change_control(ledger, cid, province=rng.choice(LAND), controller=country, actor=GM, context=ctx)
+            elif roll < 0.48:
+                fn = mc.place_marker if rng.random() < 0.6 else mc.remove_marker
+                fn(ledger, cid, province=rng.choice(LAND), marker=rng.choice(["Pillage-", "Revolt", "Siegework"]),
+                   actor=GM, context=ctx)
+            elif roll < 0.62:
+                ledger.record_treasury_entry(cid, country=country, line="A9", amount=rng.randint(1, 40),
+                                             reason="looting", actor=GM, context=ctx)
+            elif roll < 0.72:
+                ruling("M8", {"country": country, "land": rng.choice(["passive", "active"])}, ctx, 0)
+            elif roll < 0.84:
+                where = location["FRA-1" if country == "ENG" else "ENG-1"]
+                ruling("M14", {"interceptor_man": rng.randint(0, 6), "target_man": rng.randint(0, 6),
+                               "last_campaign": "active", "bad_weather": rng.random() < 0.3},
+                       {**ctx, "where": where, "stacks": {"interceptor": f"{country}-1",
+                                                          "target": ("FRA-1" if country == "ENG" else "ENG-1")}}, 1)
+            elif roll < 0.92:
+                other = "FRA" if country == "ENG" else "ENG"
+                ruling("M19", battle(country, other, rng), {**ctx, "where": location[f"{other}-1"],
+                       "stacks": {"attacker": f"{country}-1", "defender": f"{other}-1"}})
+            else:
+                ruling("M13", {"direction": "exit", "moving_man": rng.randint(0, 4), "blockader_man": rng.randint(0, 4),
+                               "moving_nd": rng.randint(1, 8), "blockader_nd": rng.randint(1, 8),
+                               "blockader_all_nwd": True, "blockader_technology": "GAL"},
+                       {**ctx, "where": location["ENG-F1"], "stacks": {"moving stack": "ENG-F1"}}, 1)
+        ruling("E1", {"country": "FRA", "adm": rng.randint(0, 9), "stability": 0}, {"phase": "economic"}, 1)
+        ledger.close_turn(cid, actor=GM)
+        head = ledger.campaign(cid).version
+        if progress:
+            progress(head)
+    return head
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--events", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--slug", default=None)
+    ap.add_argument("--turn-size", type=int, default=200)
+    args = ap.parse_args()
+    ledger = Ledger(Settings())
+    t0 = time.perf_counter()
+    try:
+        n = generate(ledger, args.slug or f"gen-{args.seed}", args.events, args.seed, args.turn_size,
+                     progress=lambda h: print(f"\r{h} events", end="", file=sys.stderr))
+    finally:
+        ledger.close()
+    secs = time.perf_counter() - t0
+    print(f"\ngenerated {n} events in {secs:.1f} s ({n / secs:,.0f} events/s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,266 @@
+"""Budget read model: the ERS of every country and turn, each cell with its lineage.
+
+``budget(events)`` is a pure function of one campaign's history (domain events
+or ``projections.records.Record``s, in order). It gathers the treasury entries
+(corrections applied), sums them per country, turn and line, and lets
+``ledger.rules.eu.ers.compute_sheet`` derive the rest, turn after turn (A1 is
+last turn's A33, loans follow their schedule). Every entered cell lists the
+positions of the events that produced it; every derived cell the lines it is
+computed from. One pass over the events, then one ``compute_sheet`` per
+country and turn: a 300,000-event campaign costs the pass plus a few hundred
+sheets (ops/bench_budget.py).
+
+Conventions (ledger/rules/eu/DECISIONS.md, "ERS effects"): an entry carries
+what the paper sheet carries (ticks on B40–B43, the percentage on ``_pct``
+boxes); entries on a line add up, except on percentage and modifier boxes,
+where the latest entry stands. A correction (``CorrectionRecorded``) of a
+treasury entry replaces its ``amount`` (and, if given, ``line``, ``turn``,
+``country``); a correction without replacement strikes the entry.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ledger.rules.core import RulesError
+from ledger.rules.eu.ers import LineValue, SheetDefinition, compute_sheet, ers_definition
+
+#: Event types the budget reads; every other event is skipped unread.
+RELEVANT = frozenset(
+    {"CampaignCreated", "ScenarioImported", "TurnOpened", "TreasuryEntryRecorded", "CorrectionRecorded",
+     "PhaseClosed"}
+)
+SET_UNITS = frozenset({"percent", "modifier"})
+_CORRECTABLE = frozenset({"amount", "line", "turn", "country"})
+
+
+@dataclass(frozen=True)
+class Cell:
+    code: str
+    name: str
+    sheet: str
+    kind: str  # "entered" | "derived"
+    unit: str
+    value: int
+    ticks: int | None
+    formula: str | None
+    sources: tuple[str, ...]  # lines it is computed from ("A33[t-1]": last turn's)
+    events: tuple[int, ...]  # positions of the events that produced it (entries, corrections, scenario)
+    defaulted: bool
+    alert: str | None
+    at_close: dict[str, Any] | None = None  # the value recorded when its phase closed
+
+
+@dataclass(frozen=True)
+class Sheet:
+    country: str
+    turn: int
+    cells: dict[str, Cell] | None  # None when the sheet cannot be computed (see error)
+    error: dict[str, Any] | None = None
+    unbooked: tuple[dict[str, Any], ...] = ()  # entries the sheet could not take, with why
+    phases_closed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Budget:
+    countries: tuple[str, ...]
+    turns: int
+    sheets: dict[tuple[str, int], Sheet]
+    corrections_unapplied: tuple[dict[str, Any], ...] = ()
+    position: int = 0
+
+    def sheet(self, country: str, turn: int) -> Sheet | None:
+        return self.sheets.get((country, turn))
+
+
+@dataclass
+class _Entry:
+    position: int
+    country: str
+    turn: int
+    line: str
+    amount: int
+    reason: str
+    events: tuple[int, ...] = field(default=())
+
+
+def _view(e: Any) -> tuple[str, int, Mapping[str, Any]]:
+    """(type, position, fields) of a domain event or a projections Record."""
+    data = getattr(e, "data", None)
+    if isinstance(data, dict):
+        return e.type, e.position, data
+    return type(e).__name__, e.originator_version, vars(e)
+
+
+def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None) -> Budget:
+    """Every country's ERS for every opened turn of one campaign."""
+    defn = definition or ers_definition()
+    countries: tuple[str, ...] = ()
+    settings: Mapping[str, Any] = {}
+    start: dict[str, tuple[int, int]] = {}  # country -> (starting treasury, scenario position)
+    turns = 0
+    position = 0
+    entries: dict[int, _Entry] = {}
+    corrections: dict[int, tuple[int, Any]] = {}  # corrected position -> (correction position, replacement)
+    phases: dict[int, list[str]] = defaultdict(list)
+    closes: dict[tuple[int, str, str], dict[str, Any]] = {}
+    for e in events:
+        kind, pos, d = _view(e)
+        position = pos
+        if kind not in RELEVANT:
+            continue
+        if kind == "TreasuryEntryRecorded":
+            entries[pos] = _Entry(pos, d["country"], d["turn"], d["line"], d["amount"], d["reason"], (pos,))
+        elif kind == "CorrectionRecorded":
+            corrections[d["corrects"]] = (pos, d.get("replacement"))
+        elif kind == "TurnOpened":
+            turns = max(turns, d["turn"])
+        elif kind == "PhaseClosed":
+            phases[d["turn"]].append(d["phase"])
+            for country, lines in (d.get("ers") or {}).items():
+                for code, value in lines.items():
+                    if code != "error":
+                        closes[(d["turn"], country, code)] = {"phase": d["phase"], "position": pos, "value": value}
+        elif kind == "CampaignCreated":
+            countries, settings = tuple(d["countries"]), d.get("settings") or {}
+        elif kind == "ScenarioImported":
+            for c in d["scenario"].get("countries", []):
+                start[c["code"]] = (c["treasury"], pos)
+
+    unapplied = _apply_corrections(entries, corrections)
+
+    # Group the entries per country and turn: line -> (amount, positions).
+    grouped: dict[tuple[str, int], dict[str, tuple[int, tuple[int, ...]]]] = defaultdict(dict)
+    unbooked: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    known = set(defn.codes)
+    for entry in entries.values():
+        key = (entry.country, entry.turn)
+        if entry.amount is None:  # struck by a correction
+            continue
+        if entry.line not in known:
+            unbooked[key].append(_unbooked(entry, f"{entry.line} is not a line of the sheet"))
+            continue
+        d = defn.get(entry.line)
+        if d.kind == "derived" and not d.carry:
+            unbooked[key].append(_unbooked(entry, f"{entry.line} is computed by the sheet ({d.formula})"))
+            continue
+        lines = grouped[key]
+        if entry.line in lines and d.unit not in SET_UNITS:
+            amount, positions = lines[entry.line]
+            lines[entry.line] = (amount + entry.amount, positions + entry.events)
+        else:  # first entry, or a box whose latest entry stands (positions ascend)
+            lines[entry.line] = (entry.amount, entry.events)
+
+    period_starts = set(settings.get("period_start_turns") or ())
+    variants = tuple(settings.get("ers_variants") or ())
+    # Sheets for the opened turns only: a correction may name any turn, and an entry for a turn that was
+    # never opened has no sheet to go on.
+    last_turn = turns
+    sheets: dict[tuple[str, int], Sheet] = {}
+    for country in countries:
+        history: list[dict[str, LineValue] | None] = []  # computed sheets, oldest first
+        broken: int | None = None
+        for turn in range(1, last_turn + 1):
+            key = (country, turn)
+            lines = dict(grouped.get(key, {}))
+            skipped = list(unbooked.get(key, ()))
+            previous = history[-1] if history else None
+            if previous is None and turn == 1 and "A1" not in lines and country in start:
+                treasury, where = start[country]
+                lines["A1"] = (treasury, (where,))
+            if previous is not None:
+                for code in [c for c in lines if defn.get(c).carry]:
+                    amount, positions = lines.pop(code)
+                    skipped.append({"positions": list(positions), "line": code, "amount": amount,
+                                    "reason": f"{code} is carried from turn {turn - 1}'s sheet"})
+            base = {"country": country, "turn": turn, "unbooked": tuple(skipped),
+                    "phases_closed": tuple(phases.get(turn, ()))}
+            if broken is not None:
+                sheets[key] = Sheet(cells=None, error={"message": f"turn {broken}'s sheet could not be computed",
+                                                       "field": None}, **base)
+                history.append(None)
+                continue
+            earlier = tuple(reversed(history[-3:-1])) if len(history) > 1 else ()
+            try:
+                computed = compute_sheet({c: v for c, (v, _) in lines.items()}, previous, earlier=earlier,
+                                         period_start=turn in period_starts, variants=variants, definition=defn)
+            except RulesError as exc:
+                sheets[key] = Sheet(cells=None, error={"message": str(exc), "field": exc.field}, **base)
+                broken = turn
+                history.append(None)
+                continue
+            history.append(computed)
+            cells = {}
+            for code, lv in computed.items():
+                d = defn.get(code)
+                cells[code] = Cell(
+                    code=code, name=lv.name, sheet=lv.sheet, kind=lv.kind, unit=d.unit, value=lv.value,
+                    ticks=lv.ticks, formula=lv.formula, sources=lv.sources,
+                    events=lines[code][1] if lv.entered else (), defaulted=lv.defaulted, alert=lv.alert,
+                    at_close=_at_close(closes.get((turn, country, code)), lv.value),
+                )
+            sheets[key] = Sheet(cells=cells, **base)
+    return Budget(countries=countries, turns=last_turn, sheets=sheets, corrections_unapplied=tuple(unapplied),
+                  position=position)
+
+
+def _apply_corrections(entries: dict[int, _Entry], corrections: dict[int, tuple[int, Any]]) -> list[dict[str, Any]]:
+    """Apply the latest correction of each treasury entry in place; list those that do not fit."""
+    unapplied = []
+    for corrected, (pos, replacement) in corrections.items():
+        entry = entries.get(corrected)
+        if entry is None:
+            continue  # a correction of some other event: not the budget's
+        if replacement is None:
+            entry.amount = None  # type: ignore[assignment]
+            entry.events += (pos,)
+            continue
+        problem = _bad_replacement(replacement)
+        if problem:
+            unapplied.append({"position": pos, "corrects": corrected, "reason": problem})
+            continue
+        for k, v in replacement.items():
+            setattr(entry, k, v)
+        entry.events += (pos,)
+    return unapplied
+
+
+def _bad_replacement(r: Any) -> str | None:
+    if not isinstance(r, dict) or not r:
+        return "the replacement of a treasury entry is an object with amount (and line, turn, country)"
+    extra = set(r) - _CORRECTABLE
+    if extra:
+        return f"a treasury entry has no field(s) {sorted(extra)}"
+    for k in ("amount", "turn"):
+        if k in r and (isinstance(r[k], bool) or not isinstance(r[k], int)):
+            return f"{k} must be a whole number"
+    for k in ("line", "country"):
+        if k in r and not isinstance(r[k], str):
+            return f"{k} must be text"
+    return None
+
+
+def _unbooked(entry: _Entry, reason: str) -> dict[str, Any]:
+    return {"positions": list(entry.events), "line": entry.line, "amount": entry.amount, "reason": reason}
+
+
+def _at_close(recorded: dict[str, Any] | None, value: int) -> dict[str, Any] | None:
+    if recorded is None:
+        return None
+    return {**recorded, "matches": recorded["value"] == value}
+
+
+def sheet_json(s: Sheet) -> dict[str, Any]:
+    """A sheet as JSON: every line with code, name, amount, entered or derived, sources."""
+    lines = []
+    for c in (s.cells or {}).values():
+        lines.append({
+            "code": c.code, "name": c.name, "sheet": c.sheet, "kind": c.kind, "unit": c.unit, "amount": c.value,
+            "ticks": c.ticks, "formula": c.formula, "sources": list(c.sources), "events": list(c.events),
+            "defaulted": c.defaulted, "alert": c.alert, "at_close": c.at_close,
+        })
+    return {"country": s.country, "turn": s.turn, "lines": lines, "error": s.error, "unbooked": list(s.unbooked),
+            "phases_closed": list(s.phases_closed)}

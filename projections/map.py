@@ -1,0 +1,187 @@
+"""Map read model: provinces and sea zones, stacks, leaders, sieges, discoveries.
+
+``apply(doc, record)`` is pure bookkeeping on one campaign's document (a plain
+dict, stored as JSON by the view store). The map starts from ``ScenarioImported``
+and changes by the game master's map events (``StackMoved``, ``ControlChanged``,
+``MarkerPlaced``/``MarkerRemoved``) and by the effects inside recorded rulings
+(``ld_lost``, ``marker_*``, ``control_changed``, ``leader_killed``, ``discovery``,
+``fortress_level_changed``).
+
+A ruling's effect names its target the way the rules see it ("attacker",
+"moving stack"); the recording's context may map those roles to map names
+(``context.stacks = {"attacker": "FRA-1"}``, ``context.where = "Picardie"``).
+An effect whose target still cannot be placed on the map is kept in
+``unplaced`` with its position, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from projections.records import Record, num, plain
+
+NAME = "map"
+UNIT_LOSS = {"ld_lost": "LD", "nd_lost": "ND", "ntd_lost": "NTD"}
+FLIP = {"Pillage+": "Pillage-", "Pillage-": "Pillage+", "Revolt": "Revolt+", "Revolt+": "Revolt",
+        "Siegework": "Siegework+", "Siegework+": "Siegework"}
+
+
+def empty() -> dict[str, Any]:
+    return {"scenario": None, "provinces": {}, "adjacency": [], "stacks": {}, "leaders": {}, "sieges": {},
+            "discoveries": {}, "unplaced": [], "position": 0, "turn": None}
+
+
+def _scenario(doc: dict[str, Any], s: dict[str, Any]) -> None:
+    doc["scenario"] = s["name"]
+    for p in s["provinces"]:
+        doc["provinces"][p["name"]] = {
+            "kind": "province", "terrain": p["terrain"], "owner": p["owner"], "controller": p["controller"],
+            "income": p["income"], "fortress": p["fortress"], "coastal": p["coastal"], "area": p["area"],
+            "markers": list(p["markers"]),
+        }
+    for z in s["sea_zones"]:
+        doc["provinces"][z["name"]] = {"kind": "sea", "area": z["area"], "markers": []}
+    doc["adjacency"] = [list(a) for a in s["adjacency"]]
+    for st in s["stacks"]:
+        doc["stacks"][st["id"]] = {"country": st["country"], "location": st["location"], "units": dict(st["units"]),
+                                   "leaders": [ld["name"] for ld in st["leaders"]]}
+        for ld in st["leaders"]:
+            doc["leaders"][ld["name"]] = {
+                "country": st["country"], "kind": ld["kind"], "stack": st["id"], "status": "active",
+                "values": {k: ld[k] for k in ("fire", "shock", "manoeuvre", "siege")},
+            }
+    doc["discoveries"] = {c["code"]: [] for c in s["countries"]}
+
+
+def _stack_of(doc: dict[str, Any], target: str | None, ctx: dict[str, Any]) -> str | None:
+    if target in doc["stacks"]:
+        return target
+    mapped = (ctx.get("stacks") or {}).get(target or "")
+    return mapped if mapped in doc["stacks"] else None
+
+
+def _place_of(doc: dict[str, Any], target: str | None, ctx: dict[str, Any]) -> str | None:
+    if target in doc["provinces"]:
+        return target
+    where = ctx.get("where")
+    return where if where in doc["provinces"] else None
+
+
+def _unplaced(doc: dict[str, Any], r: Record, effect: dict[str, Any]) -> None:
+    doc["unplaced"].append({"position": r.position, "kind": effect["kind"], "target": effect.get("target"),
+                            "country": effect.get("country"), "amount": effect.get("amount")})
+
+
+def _effect(doc: dict[str, Any], r: Record, e: dict[str, Any], ctx: dict[str, Any]) -> None:
+    kind = e["kind"]
+    if kind in UNIT_LOSS:
+        stack = _stack_of(doc, e.get("target"), ctx)
+        if stack is None:
+            return _unplaced(doc, r, e)
+        units = doc["stacks"][stack]["units"]
+        unit = UNIT_LOSS[kind]
+        left = max(num(units.get(unit, 0)) - num(e.get("amount")), num(0))
+        units[unit] = plain(left)
+    elif kind in ("marker_placed", "marker_removed", "marker_flipped"):
+        place = _place_of(doc, e.get("target"), ctx)
+        marker = e.get("marker")
+        if place is None or not marker:
+            return _unplaced(doc, r, e)
+        markers = doc["provinces"][place]["markers"]
+        if kind == "marker_placed":
+            markers.append(marker)
+        elif marker in markers:
+            i = markers.index(marker)
+            if kind == "marker_removed":
+                markers.pop(i)
+            else:
+                markers[i] = (e.get("detail") or {}).get("to_marker") or FLIP.get(marker, marker)
+        if marker.startswith("Siegework"):
+            _siege_from_markers(doc, place, r.position)
+    elif kind == "control_changed":
+        place = _place_of(doc, e.get("target"), ctx)
+        if place is None or not e.get("country"):
+            return _unplaced(doc, r, e)
+        doc["provinces"][place]["controller"] = e["country"]
+        doc["sieges"].pop(place, None)
+    elif kind == "fortress_level_changed":
+        place = _place_of(doc, e.get("target"), ctx)
+        level = (e.get("detail") or {}).get("new_level")
+        if place is None or level is None:
+            return _unplaced(doc, r, e)
+        doc["provinces"][place]["fortress"] = level
+    elif kind in ("leader_killed", "leader_captured"):
+        leader = doc["leaders"].get(e.get("target") or "")
+        if leader is None:
+            return _unplaced(doc, r, e)
+        leader["status"] = "killed" if kind == "leader_killed" else "captured"
+        stack = doc["stacks"].get(leader["stack"] or "")
+        if stack and e["target"] in stack["leaders"]:
+            stack["leaders"].remove(e["target"])
+        leader["stack"] = None
+    elif kind == "discovery":
+        country, zone = e.get("country"), e.get("target")
+        if not country or not zone:
+            return _unplaced(doc, r, e)
+        known = doc["discoveries"].setdefault(country, [])
+        if zone not in known:
+            known.append(zone)
+
+
+def _siege_from_markers(doc: dict[str, Any], place: str, position: int) -> None:
+    works = [m for m in doc["provinces"][place]["markers"] if m.startswith("Siegework")]
+    if works:
+        siege = doc["sieges"].setdefault(place, {"since": position, "besiegers": []})
+        siege["siegeworks"] = works
+    else:
+        doc["sieges"].pop(place, None)
+
+
+def apply(doc: dict[str, Any], r: Record) -> None:
+    t, d = r.type, r.data
+    doc["position"] = r.position
+    if t == "ScenarioImported":
+        _scenario(doc, d["scenario"])
+    elif t == "TurnOpened":
+        doc["turn"] = d["turn"]
+    elif t == "StackMoved":
+        stack = doc["stacks"].get(d["stack"])
+        if stack is not None:
+            stack["location"] = d["destination"]
+    elif t == "ControlChanged":
+        p = doc["provinces"].get(d["province"])
+        if p is not None:
+            p["controller"] = d["controller"]
+            doc["sieges"].pop(d["province"], None)
+    elif t in ("MarkerPlaced", "MarkerRemoved"):
+        p = doc["provinces"].get(d["province"])
+        if p is not None:
+            if t == "MarkerPlaced":
+                p["markers"].append(d["marker"])
+            elif d["marker"] in p["markers"]:
+                p["markers"].remove(d["marker"])
+            if d["marker"].startswith("Siegework"):
+                _siege_from_markers(doc, d["province"], r.position)
+    elif t == "RulingRecorded":
+        ctx = r.context
+        ruling = d["ruling"]
+        if d["procedure"] == "M21":
+            _siege_ruling(doc, r, ruling, ctx)
+        for e in ruling.get("effects") or ():
+            _effect(doc, r, e, ctx)
+
+
+def _siege_ruling(doc: dict[str, Any], r: Record, ruling: dict[str, Any], ctx: dict[str, Any]) -> None:
+    place = _place_of(doc, None, ctx)
+    if place is None:
+        return
+    outcome = ruling.get("outcome") or {}
+    siege = doc["sieges"].setdefault(place, {"since": r.position, "besiegers": []})
+    besieger = _stack_of(doc, "besieger", ctx)
+    if besieger and besieger not in siege["besiegers"]:
+        siege["besiegers"].append(besieger)
+    siege["last_ruling"] = r.position
+    siege["last_action"] = (ruling.get("inputs") or {}).get("action")
+    siege["last_outcome"] = ruling.get("summary") or ""
+    if outcome.get("action") == "capture" or outcome.get("captured") or outcome.get("fortress_taken"):
+        doc["sieges"].pop(place, None)

@@ -1,0 +1,124 @@
+"""State as of any position N, differences between two positions, and reads of the views.
+
+``state_at``: the latest per-turn checkpoint at or before N (written by the map
+and victory views at every ``TurnOpened``), then the campaign's events after it
+up to N, applied by the same functions the views use. So the answer equals a
+rebuild from the first event up to N, at the cost of one turn of events.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+import orjson
+
+from ledger.domain.errors import InvalidInput
+from projections import map as map_model
+from projections import timeline as timeline_model
+from projections import victory as victory_model
+from projections.records import Record, from_row
+from projections.store import ViewDB
+
+MODELS = {"map": map_model, "victory": victory_model}
+
+
+def _records(ledger: Any, cid: UUID, gt: int, lte: int) -> list[Record]:
+    rows = ledger.recorder.select_events(cid, gt=gt or None, lte=lte)
+    return [from_row(cid, s.originator_version, s.topic, s.state) for s in rows]
+
+
+def _check_position(ledger: Any, cid: UUID, n: int, name: str = "at") -> int:
+    head = ledger.campaign(cid).version
+    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= head:
+        raise InvalidInput(f"position {n} is not in the history (0..{head})", field=name)
+    return head
+
+
+def state_at(ledger: Any, db: ViewDB, cid: UUID, n: int) -> dict[str, Any]:
+    _check_position(ledger, cid, n)
+    docs: dict[str, dict[str, Any]] = {}
+    since: dict[str, int] = {}
+    with db.reading() as cur:
+        for name, model in MODELS.items():
+            cur.execute(db.sql("SELECT position, doc FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
+                               "AND position <= ? ORDER BY position DESC LIMIT 1"), (name, str(cid), n))
+            row = cur.fetchone()
+            docs[name] = orjson.loads(bytes(row["doc"])) if row else model.empty()
+            since[name] = int(row["position"]) if row else 0
+    for r in _records(ledger, cid, min(since.values()), n):
+        for name, model in MODELS.items():
+            if r.position > since[name]:
+                model.apply(docs[name], r)
+    return {"campaign": str(cid), "position": n, "checkpoint": min(since.values()), **docs}
+
+
+def state_from_scratch(ledger: Any, cid: UUID, n: int) -> dict[str, Any]:
+    """The same state by replaying every event from the first (what the tests compare against)."""
+    docs = {name: model.empty() for name, model in MODELS.items()}
+    for r in _records(ledger, cid, 0, n):
+        for name, model in MODELS.items():
+            model.apply(docs[name], r)
+    return {"campaign": str(cid), "position": n, **docs}
+
+
+def diff_docs(a: Any, b: Any, path: str = "") -> list[dict[str, Any]]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        out = []
+        for k in sorted(set(a) | set(b), key=str):
+            if k in ("position",):
+                continue
+            out += diff_docs(a.get(k), b.get(k), f"{path}.{k}" if path else str(k))
+        return out
+    return [] if a == b else [{"path": path, "from": a, "to": b}]
+
+
+def diff(ledger: Any, db: ViewDB, cid: UUID, a: int, b: int) -> dict[str, Any]:
+    _check_position(ledger, cid, a, "from")
+    _check_position(ledger, cid, b, "to")
+    if a > b:
+        raise InvalidInput(f"from ({a}) must not be after to ({b})", field="from")
+    sa, sb = state_at(ledger, db, cid, a), state_at(ledger, db, cid, b)
+    changes = [c for name in MODELS for c in diff_docs(sa[name], sb[name], name)]
+    return {"campaign": str(cid), "from": a, "to": b, "changes": changes}
+
+
+def current(db: ViewDB, cid: UUID, view: str) -> dict[str, Any]:
+    with db.reading() as cur:
+        cur.execute(db.sql("SELECT doc FROM {proj_docs} WHERE view = ? AND campaign = ?"), (view, str(cid)))
+        row = cur.fetchone()
+    return orjson.loads(bytes(row["doc"])) if row else MODELS[view].empty()
+
+
+def awards(db: ViewDB, cid: UUID) -> list[dict[str, Any]]:
+    with db.reading() as cur:
+        cur.execute(db.sql("SELECT position, effect, country, turn, points, reason FROM {proj_awards} "
+                           "WHERE campaign = ? ORDER BY position, effect"), (str(cid),))
+        return [{"position": int(r["position"]), "effect": r["effect"], "country": r["country"], "turn": r["turn"],
+                 "points": r["points"], "reason": r["reason"]} for r in cur.fetchall()]
+
+
+def timeline(db: ViewDB, cid: UUID, turn: int | None = None, gt: int = 0, lte: int | None = None
+             ) -> list[dict[str, Any]]:
+    sql = "SELECT position, turn, type, summary, context, visibility FROM {proj_timeline} WHERE campaign = ?"
+    params: list[Any] = [str(cid)]
+    if turn is not None:
+        sql += " AND turn = ?"
+        params.append(turn)
+    if gt:
+        sql += " AND position > ?"
+        params.append(gt)
+    if lte is not None:
+        sql += " AND position <= ?"
+        params.append(lte)
+    with db.reading() as cur:
+        cur.execute(db.sql(sql + " ORDER BY position"), tuple(params))
+        return [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
+                 "context": orjson.loads(r["context"]), "visibility": orjson.loads(r["visibility"])}
+                for r in cur.fetchall()]
+
+
+def timeline_rows(records: list[Record]) -> list[dict[str, Any]]:
+    """Timeline rows computed directly from records (rebuild-free, used by replay tools)."""
+    doc = timeline_model.empty()
+    return [timeline_model.row(doc, r) for r in records]

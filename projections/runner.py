@@ -1,0 +1,185 @@
+"""Follow the notification log and keep the views up to date; rebuild them from the first event.
+
+``Projector.catch_up`` pulls pages of the global notification log (both
+stores) from the lowest tracking position and applies each page to the views
+that are behind, in one transaction per page (see projections.store for why
+that is exactly-once). ``ProjectionRunner`` runs it in a background thread:
+on PostgreSQL it sleeps on LISTEN/NOTIFY (the recorder notifies its channel on
+every write), on SQLite it polls. ``ledger project --follow`` runs the same
+loop as a process of its own.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from psycopg.sql import SQL, Identifier
+
+from projections.records import from_row
+from projections.store import TrackingConflict, ViewDB
+from projections.views import VIEW_CLASSES, View
+
+PAGE = 2000
+
+
+class Projector:
+    def __init__(self, ledger: Any, views: list[str] | None = None, page: int = PAGE):
+        self.ledger = ledger
+        self.recorder = ledger.recorder
+        self.db = ViewDB(self.recorder)
+        self.views: list[View] = [VIEW_CLASSES[n](self.db) for n in (views or list(VIEW_CLASSES))]
+        self.page = page
+        self.lock = threading.Lock()  # one batch at a time per process; other processes: the tracking rows
+
+    @property
+    def names(self) -> list[str]:
+        return [v.name for v in self.views]
+
+    def positions(self) -> dict[str, int]:
+        return {k: p for k, (p, _) in self.db.read_positions(self.names).items()}
+
+    def lag(self) -> int:
+        return max(0, self.db.head() - min(self.positions().values()))
+
+    def step(self, fail_after_write: Callable[[], None] | None = None) -> int:
+        """Apply one page of the log; returns how many events it read (0: caught up)."""
+        with self.lock:
+            try:
+                return self._step(fail_after_write)
+            except BaseException:
+                for v in self.views:
+                    v.forget()
+                raise
+
+    def _step(self, fail_after_write: Callable[[], None] | None) -> int:
+        start = min(self.positions().values())
+        notes = self.recorder.select_notifications(start, self.page, inclusive_of_start=False)
+        if not notes:
+            return 0
+        records = [from_row(n.originator_id, n.originator_version, n.topic, n.state, n.id) for n in notes]
+        upto = notes[-1].id
+        with self.db.transaction() as cur:
+            current = self.db.positions(cur, self.names, lock=True)
+            for v in self.views:
+                pos = current[v.name][0]
+                if pos >= upto:
+                    continue
+                for r in records:
+                    if r.notification_id > pos:
+                        v.handle(cur, r)
+                v.flush(cur)
+                self.db.advance(cur, v.name, pos, upto)
+            if fail_after_write:
+                fail_after_write()  # tests: a crash after the writes, before COMMIT
+        for v in self.views:
+            v.committed()
+        return len(notes)
+
+    def catch_up(self, progress: Callable[[int], None] | None = None, stop: threading.Event | None = None) -> int:
+        total = 0
+        while not (stop and stop.is_set()):
+            try:
+                n = self.step()
+            except TrackingConflict:
+                continue  # another runner advanced: re-read from its committed position
+            if not n:
+                break
+            total += n
+            if progress:
+                progress(n)
+        return total
+
+    def rebuild(self, progress: Callable[[int], None] | None = None, *, restart: bool = False) -> dict[str, Any]:
+        """Empty the views and project every event again; resumes an interrupted rebuild.
+
+        The reset (rows deleted, tracking at 0, ``rebuilding`` flag) is one
+        transaction; the flag is cleared once caught up. Run again after a
+        crash, a rebuild continues from the last committed page instead of
+        starting over, so it neither loses nor double-counts anything.
+        """
+        with self.lock, self.db.transaction() as cur:
+            current = self.db.positions(cur, self.names, lock=True)
+            resumed = {n: p for n, (p, flag) in current.items() if flag and not restart}
+            for v in self.views:
+                if v.name in resumed:
+                    continue
+                v.reset(cur)
+                cur.execute(self.db.sql("UPDATE {proj_tracking} SET position = 0, rebuilding = 1 WHERE view = ?"),
+                            (v.name,))
+        for v in self.views:
+            v.forget()
+        count = self.catch_up(progress)
+        with self.db.transaction() as cur:
+            for v in self.views:
+                cur.execute(self.db.sql("UPDATE {proj_tracking} SET rebuilding = 0 WHERE view = ?"), (v.name,))
+        return {"views": self.names, "events": count, "resumed_from": resumed}
+
+
+class ProjectionRunner:
+    """A background thread that keeps the views caught up (the embedded default)."""
+
+    def __init__(self, ledger: Any, views: list[str] | None = None, poll: float = 0.2):
+        self.projector = Projector(ledger, views)
+        self.poll = poll
+        self.stop_event = threading.Event()
+        self.wake = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.last_error: str | None = None
+        self.processed = 0
+
+    def start(self) -> ProjectionRunner:
+        self.thread = threading.Thread(target=self._run, name="projection-runner", daemon=True)
+        self.thread.start()
+        if self.projector.db.postgres:
+            threading.Thread(target=self._listen, name="projection-listen", daemon=True).start()
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.stop_event.set()
+        self.wake.set()
+        if self.thread:
+            self.thread.join(timeout)
+
+    def catch_up(self) -> int:
+        """Bring the views up to the head now (what a read that must see its own writes calls)."""
+        return self.projector.catch_up()
+
+    def status(self) -> dict[str, Any]:
+        positions = self.projector.positions()
+        head = self.projector.db.head()
+        return {"head": head, "positions": positions, "lag": max(0, head - min(positions.values())),
+                "running": bool(self.thread and self.thread.is_alive()), "processed": self.processed,
+                "last_error": self.last_error}
+
+    @property
+    def lag(self) -> int:
+        return self.projector.lag()
+
+    def _run(self) -> None:
+        while not self.stop_event.is_set():
+            try:
+                self.processed += self.projector.catch_up(stop=self.stop_event)
+                self.last_error = None
+            except Exception as e:  # keep following: a transient store error must not kill the thread
+                self.last_error = f"{type(e).__name__}: {e}"
+            self.wake.wait(self.poll if not self.projector.db.postgres else 5.0)
+            self.wake.clear()
+
+    def _listen(self) -> None:
+        """LISTEN on the recorder's channel: every append wakes the runner at once."""
+        ds = self.projector.db.datastore
+        channel = self.projector.recorder.channel_name
+        while not self.stop_event.is_set():
+            try:
+                kwargs = {k: v for k, v in ds.pool.kwargs.items() if k != "row_factory"}
+                with psycopg.connect(**kwargs, autocommit=True) as conn:
+                    conn.execute(SQL("LISTEN {0}").format(Identifier(channel)))
+                    while not self.stop_event.is_set():
+                        for _ in conn.notifies(timeout=1.0, stop_after=1):
+                            self.wake.set()
+            except Exception:  # reconnect after a moment
+                time.sleep(1.0)

@@ -1,0 +1,120 @@
+"""View tables on SQLite and PostgreSQL, written with their tracking rows in one transaction.
+
+Exactly-once without the library's ProcessRecorder: each view has one row in
+``proj_tracking`` (the last notification id it has applied). A batch of events
+is applied in memory and written — view rows, checkpoints and the new tracking
+position — in a single transaction whose tracking update is conditional on the
+position it started from (``UPDATE ... WHERE position = <old>``). If another
+runner got there first, or the process dies before COMMIT, nothing of the batch
+is kept and it is applied again from the committed position: no event is ever
+counted twice, none is skipped.
+
+The tables live beside the events (same SQLite file; same PostgreSQL schema)
+and are reached through the ledger recorder's own datastore and pool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from eventsourcing.postgres import PostgresDatastore
+
+DOC_TABLES = ("proj_docs", "proj_checkpoints")
+
+
+class TrackingConflict(Exception):
+    """Another runner advanced a view first: this batch is rolled back and re-read."""
+
+
+class ViewDB:
+    """The view tables of one store. ``ph`` is the driver's placeholder."""
+
+    def __init__(self, recorder: Any):
+        self.datastore = recorder.datastore
+        self.postgres = isinstance(self.datastore, PostgresDatastore)
+        self.ph = "%s" if self.postgres else "?"
+        self.schema = self.datastore.schema if self.postgres else None
+        self.events_table = recorder.events_table_name
+        self.create_tables()
+
+    def t(self, name: str) -> str:
+        return f'"{self.schema}".{name}' if self.postgres else name
+
+    def sql(self, text: str) -> str:
+        """Statements are written with ``?`` and table names in braces: ``{proj_docs}``."""
+        names = {n: self.t(n) for n in ("proj_tracking", "proj_docs", "proj_checkpoints", "proj_timeline",
+                                        "proj_awards", "events")}
+        names["events"] = self.t(self.events_table)
+        text = text.format(**names)
+        return text.replace("?", "%s") if self.postgres else text
+
+    @contextmanager
+    def transaction(self) -> Iterator[Any]:
+        if self.postgres:
+            with self.datastore.transaction(commit=True) as cur:
+                yield cur
+        else:
+            with self.datastore.transaction(commit=True) as cur:
+                yield cur
+
+    @contextmanager
+    def reading(self) -> Iterator[Any]:
+        with self.datastore.transaction(commit=False) as cur:
+            yield cur
+
+    def rowcount(self, cur: Any) -> int:
+        return cur.rowcount if self.postgres else cur.sqlite_cursor.rowcount
+
+    def create_tables(self) -> None:
+        blob = "bytea" if self.postgres else "BLOB"
+        big = "bigint" if self.postgres else "INTEGER"
+        statements = [
+            f"CREATE TABLE IF NOT EXISTS {{proj_tracking}} (view text PRIMARY KEY, position {big} NOT NULL, "
+            "rebuilding integer NOT NULL DEFAULT 0)",
+            f"CREATE TABLE IF NOT EXISTS {{proj_docs}} (view text NOT NULL, campaign text NOT NULL, "
+            f"position {big} NOT NULL, doc {blob} NOT NULL, PRIMARY KEY (view, campaign))",
+            f"CREATE TABLE IF NOT EXISTS {{proj_checkpoints}} (view text NOT NULL, campaign text NOT NULL, "
+            f"turn integer, position {big} NOT NULL, doc {blob} NOT NULL, PRIMARY KEY (view, campaign, position))",
+            f"CREATE TABLE IF NOT EXISTS {{proj_timeline}} (campaign text NOT NULL, position {big} NOT NULL, "
+            "turn integer, type text NOT NULL, summary text NOT NULL, context text NOT NULL, "
+            "visibility text NOT NULL, PRIMARY KEY (campaign, position))",
+            f"CREATE TABLE IF NOT EXISTS {{proj_awards}} (campaign text NOT NULL, position {big} NOT NULL, "
+            "effect integer NOT NULL, country text NOT NULL, turn integer, points text NOT NULL, "
+            "reason text NOT NULL, PRIMARY KEY (campaign, position, effect))",
+        ]
+        with self.transaction() as cur:
+            if self.postgres:
+                # Several processes may start at once: serialise the CREATEs.
+                cur.execute("SELECT pg_advisory_xact_lock(724311)")
+            for s in statements:
+                cur.execute(self.sql(s))
+
+    # -- tracking ------------------------------------------------------------------
+
+    def positions(self, cur: Any, views: list[str], *, lock: bool = False) -> dict[str, tuple[int, bool]]:
+        for v in views:
+            cur.execute(self.sql("INSERT INTO {proj_tracking} (view, position, rebuilding) VALUES (?, 0, 0) "
+                                 "ON CONFLICT (view) DO NOTHING"), (v,))
+        marks = ",".join("?" * len(views))
+        suffix = " FOR UPDATE" if lock and self.postgres else ""
+        cur.execute(self.sql(f"SELECT view, position, rebuilding FROM {{proj_tracking}} WHERE view IN ({marks})"
+                             + suffix), tuple(views))
+        return {r["view"]: (int(r["position"]), bool(r["rebuilding"])) for r in cur.fetchall()}
+
+    def advance(self, cur: Any, view: str, old: int, new: int) -> None:
+        cur.execute(self.sql("UPDATE {proj_tracking} SET position = ? WHERE view = ? AND position = ?"),
+                    (new, view, old))
+        if self.rowcount(cur) != 1:
+            raise TrackingConflict(f"view {view} moved past {old} under this runner")
+
+    def read_positions(self, views: list[str]) -> dict[str, tuple[int, bool]]:
+        with self.transaction() as cur:
+            return self.positions(cur, views)
+
+    def head(self) -> int:
+        with self.reading() as cur:
+            col = "notification_id" if self.postgres else "rowid"
+            cur.execute(self.sql(f"SELECT COALESCE(MAX({col}), 0) AS head FROM {{events}}"))
+            return int(cur.fetchone()["head"])

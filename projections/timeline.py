@@ -1,0 +1,121 @@
+"""Timeline read model: every event of a turn in order, with a one-line human summary.
+
+Example: "Round S2, FRA impulse: interception of ENG stack ENG-1 by FRA at
+Picardie failed (6 + 1 − 2 = 5 < 8)". The only state kept is which country
+each stack belongs to (from the scenario), to name stacks by their country.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from projections.records import Record
+
+NAME = "timeline"
+
+
+def empty() -> dict[str, Any]:
+    return {"stacks": {}, "position": 0}
+
+
+def _signed(v: int) -> str:
+    return f"+ {v}" if v >= 0 else f"− {-v}"
+
+
+def _prefix(ctx: dict[str, Any]) -> str:
+    bits = []
+    if ctx.get("round"):
+        bits.append(f"Round {ctx['round']}")
+    if ctx.get("impulse"):
+        bits.append(f"{ctx['impulse']} impulse")
+    if not bits and ctx.get("phase"):
+        bits.append(f"{str(ctx['phase']).capitalize()} phase")
+    return ", ".join(bits) + ": " if bits else ""
+
+
+def _arithmetic(ruling: dict[str, Any]) -> str:
+    dice = sum(sum(d["values"]) for d in ruling.get("dice") or ())
+    mods = " ".join(_signed(m["value"]) for m in ruling.get("modifiers") or ())
+    return f"{dice}{' ' + mods if mods else ''} = {ruling.get('total')}"
+
+
+def _interception(doc: dict[str, Any], ruling: dict[str, Any], ctx: dict[str, Any]) -> str:
+    out = ruling.get("outcome") or {}
+    stacks = ctx.get("stacks") or {}
+    target, interceptor = stacks.get("target"), stacks.get("interceptor")
+    what = out.get("kind", "interception")
+    if target:
+        what += f" of {doc['stacks'].get(target, '?')} stack {target}"
+    if interceptor:
+        what += f" by {doc['stacks'].get(interceptor, ctx.get('impulse') or '?')}"
+    if ctx.get("where"):
+        what += f" at {ctx['where']}"
+    if not out.get("eligible", True):
+        return f"{what} not allowed ({out.get('reason')})"
+    verdict = "succeeded" if out.get("success") else "failed"
+    if out.get("unmodified_die") == 10:
+        why = "unmodified 10"
+    else:
+        why = f"{_arithmetic(ruling)} {'≥' if out.get('success') else '<'} 8"
+    return f"{what} {verdict} ({why})"
+
+
+def _ruling(doc: dict[str, Any], d: dict[str, Any], ctx: dict[str, Any]) -> str:
+    ruling = d["ruling"]
+    if d["procedure"] in ("M14", "M15"):
+        return _interception(doc, ruling, ctx)
+    text = ruling.get("summary") or ruling.get("title") or ""
+    where = f" at {ctx['where']}" if ctx.get("where") else ""
+    return f"{d['procedure']} {ruling.get('title', '')}{where}: {text}"
+
+
+def summary(doc: dict[str, Any], r: Record) -> str:
+    t, d = r.type, r.data
+    p = _prefix(r.context)
+    if t == "CampaignCreated":
+        return f"Campaign {d['name']!r} created ({', '.join(d['countries'])}; ruleset {d['ruleset']})"
+    if t == "ScenarioImported":
+        s = d["scenario"]
+        return (f"Scenario {d['name']!r} imported: {len(s['provinces'])} provinces, {len(s['sea_zones'])} sea zones, "
+                f"{len(s['stacks'])} stacks")
+    if t == "TurnOpened":
+        return f"Turn {d['turn']} opened (dice commitment {d['commitment'][:12]}…)"
+    if t == "TurnClosed":
+        return f"Turn {d['turn']} closed: seed revealed, {d['rolls']} server rolls"
+    if t == "DiceRolled":
+        how = "physical " if d["manual"] else ""
+        return f"{p}{how}{d['count']}d{d['sides']} → {d['values']} ({d['purpose']})"
+    if t == "RulingRecorded":
+        return p + _ruling(doc, d, r.context)
+    if t == "TreasuryEntryRecorded":
+        return f"{p}{d['country']}: {d['amount']:+d} ducats on {d['line']} (turn {d['turn']}: {d['reason']})"
+    if t == "CorrectionRecorded":
+        return f"{p}correction of position {d['corrects']}: {d['reason']}"
+    if t == "StackMoved":
+        return f"{p}stack {d['stack']} moved {d['origin']} → {d['destination']} ({d['reason']})"
+    if t == "ControlChanged":
+        prev = f" from {d['previous']}" if d.get("previous") else ""
+        return f"{p}{d['province']} now controlled by {d['controller']}{prev} ({d['reason']})"
+    if t == "MarkerPlaced":
+        return f"{p}{d['marker']} marker placed in {d['province']} ({d['reason']})"
+    if t == "MarkerRemoved":
+        return f"{p}{d['marker']} marker removed from {d['province']} ({d['reason']})"
+    if t == "WarDeclared":
+        return f"{p}war: {', '.join(d['attackers'])} against {', '.join(d['defenders'])} ({d['reason']})"
+    if t == "TokenIssued":
+        return f"access token issued ({d.get('role')})"
+    if t == "TokenRevoked":
+        return "access token revoked"
+    if t == "VisibilityRevealed":
+        return f"position {d.get('revealed')} made public"
+    return f"{p}{t}"
+
+
+def row(doc: dict[str, Any], r: Record) -> dict[str, Any]:
+    """The timeline row of an event (and the stack owners the scenario declares)."""
+    if r.type == "ScenarioImported":
+        doc["stacks"] = {s["id"]: s["country"] for s in r.data["scenario"]["stacks"]}
+    doc["position"] = r.position
+    ctx = r.context
+    return {"position": r.position, "turn": ctx.get("turn"), "type": r.type, "summary": summary(doc, r),
+            "context": ctx, "visibility": r.data.get("visibility") or {"scope": "public"}}

@@ -1,0 +1,143 @@
+"""The tracked views: each applies records in memory and writes what changed in the batch's transaction.
+
+A document view (map, victory) keeps one JSON document per campaign, rewritten
+once per batch, plus a checkpoint of the document at every ``TurnOpened`` (what
+state-as-of-N starts from). The victory view also writes one row per award;
+the timeline view one row per event. ``reset`` empties a view for a rebuild.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from projections import map as map_model
+from projections import timeline as timeline_model
+from projections import victory as victory_model
+from projections.records import Record
+from projections.store import ViewDB
+
+
+class View:
+    name: str
+    model: Any
+
+    def __init__(self, db: ViewDB):
+        self.db = db
+        self.docs: dict[str, dict[str, Any]] = {}
+        self.dirty: set[str] = set()
+        self.checkpoints: list[tuple[str, int | None, int, bytes]] = []
+        self.rows: list[tuple] = []
+
+    # -- documents, cached across batches while this runner owns the tracking row
+    def doc(self, cur: Any, campaign: str) -> dict[str, Any]:
+        doc = self.docs.get(campaign)
+        if doc is None:
+            cur.execute(self.db.sql("SELECT doc FROM {proj_docs} WHERE view = ? AND campaign = ?"),
+                        (self.name, campaign))
+            row = cur.fetchone()
+            doc = orjson.loads(bytes(row["doc"])) if row else self.model.empty()
+            self.docs[campaign] = doc
+        return doc
+
+    def handle(self, cur: Any, r: Record) -> None:
+        doc = self.doc(cur, r.campaign)
+        self.apply(doc, r)
+        self.dirty.add(r.campaign)
+        if r.type == "TurnOpened":
+            self.checkpoints.append((r.campaign, r.data.get("turn"), r.position, orjson.dumps(doc)))
+
+    def apply(self, doc: dict[str, Any], r: Record) -> None:
+        self.model.apply(doc, r)
+
+    def flush(self, cur: Any) -> None:
+        if self.dirty:
+            cur.executemany(
+                self.db.sql("INSERT INTO {proj_docs} (view, campaign, position, doc) VALUES (?, ?, ?, ?) "
+                            "ON CONFLICT (view, campaign) DO UPDATE SET position = excluded.position, "
+                            "doc = excluded.doc"),
+                [(self.name, c, self.docs[c]["position"], orjson.dumps(self.docs[c])) for c in sorted(self.dirty)],
+            )
+        if self.checkpoints:
+            cur.executemany(
+                self.db.sql("INSERT INTO {proj_checkpoints} (view, campaign, turn, position, doc) "
+                            "VALUES (?, ?, ?, ?, ?)"),
+                [(self.name, *cp) for cp in self.checkpoints],
+            )
+        self.flush_rows(cur)
+
+    def flush_rows(self, cur: Any) -> None:
+        pass
+
+    def committed(self) -> None:
+        self.dirty.clear()
+        self.checkpoints.clear()
+        self.rows.clear()
+
+    def forget(self) -> None:
+        """After a rollback: the cached documents may hold uncommitted changes."""
+        self.docs.clear()
+        self.committed()
+
+    def reset(self, cur: Any) -> None:
+        for table in ("proj_docs", "proj_checkpoints"):
+            cur.execute(self.db.sql(f"DELETE FROM {{{table}}} WHERE view = ?"), (self.name,))
+        self.forget()
+
+
+class MapView(View):
+    name = "map"
+    model = map_model
+
+
+class VictoryView(View):
+    name = "victory"
+    model = victory_model
+
+    def apply(self, doc: dict[str, Any], r: Record) -> None:
+        for a in victory_model.apply(doc, r):
+            self.rows.append((r.campaign, r.position, a["effect"], a["country"], a["turn"], str(a["points"]),
+                              a["reason"]))
+
+    def flush_rows(self, cur: Any) -> None:
+        if self.rows:
+            cur.executemany(self.db.sql("INSERT INTO {proj_awards} (campaign, position, effect, country, turn, "
+                                        "points, reason) VALUES (?, ?, ?, ?, ?, ?, ?)"), self.rows)
+
+    def reset(self, cur: Any) -> None:
+        super().reset(cur)
+        cur.execute(self.db.sql("DELETE FROM {proj_awards}"))
+
+
+class TimelineView(View):
+    name = "timeline"
+    model = timeline_model
+
+    def handle(self, cur: Any, r: Record) -> None:
+        doc = self.doc(cur, r.campaign)
+        row = timeline_model.row(doc, r)
+        if r.type == "ScenarioImported":
+            self.dirty.add(r.campaign)  # the stack owners: the only state this view keeps
+        self.rows.append((r.campaign, r.position, row["turn"], row["type"], row["summary"],
+                          orjson.dumps(row["context"]).decode(), orjson.dumps(row["visibility"]).decode()))
+
+    def flush_rows(self, cur: Any) -> None:
+        if not self.rows:
+            return
+        if self.db.postgres:
+            # COPY: a rebuild writes one row per event, the bulk of its writes.
+            with cur.copy(self.db.sql("COPY {proj_timeline} (campaign, position, turn, type, summary, context, "
+                                      "visibility) FROM STDIN")) as copy:
+                for row in self.rows:
+                    copy.write_row(row)
+        else:
+            cur.executemany(self.db.sql("INSERT INTO {proj_timeline} (campaign, position, turn, type, summary, "
+                                        "context, visibility) VALUES (?, ?, ?, ?, ?, ?, ?)"), self.rows)
+
+    def reset(self, cur: Any) -> None:
+        super().reset(cur)
+        cur.execute(self.db.sql("DELETE FROM {proj_timeline}"))
+
+
+VIEW_CLASSES: dict[str, type[View]] = {v.name: v for v in (MapView, VictoryView, TimelineView)}
