@@ -197,6 +197,10 @@ def main() -> None:
         print(f"{base} campaign {slug}: {args.clients} clients, {args.seconds:.0f} s, "
               f"{args.append_share:.0%} appends, reads: {', '.join(k for k, _ in reads)}"
               + (f", store {args.store}, {args.workers} worker(s)" if proc else ""))
+        # The ceiling of this client and machine: /health does no work, so its rate bounds every other figure.
+        lat, _, took = asyncio.run(drive(base, token, slug, [("health", "/health")], args.clients, 3.0, 0.0))
+        print(f"calibration: GET /health {len(lat['health']) / took:.0f} req/s, "
+              f"p99 {pct(lat['health'], 99) * 1e3:.1f} ms (client and server on the same {os.cpu_count()} cores)")
         report(*asyncio.run(drive(base, token, slug, reads, args.clients, args.seconds, args.append_share)))
     finally:
         if proc is not None:
