@@ -93,7 +93,7 @@ def main() -> None:
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"events: {head} (asked {args.events})")
         print(f"(a) raw psycopg read + orjson decode: {n} rows in {raw:.2f} s = {raw_rate:,.0f} events/s")
-        print(f"(b) full rebuild (map, victory, timeline): {done} events in {rebuild:.2f} s = "
+        print(f"(b) full rebuild (map, victory, timeline, budget): {done} events in {rebuild:.2f} s = "
               f"{rebuild_rate:,.0f} events/s")
         print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50)")
         print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB)")

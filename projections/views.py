@@ -3,7 +3,8 @@
 A document view (map, victory) keeps one JSON document per campaign, rewritten
 once per batch, plus a checkpoint of the document at every ``TurnOpened`` (what
 state-as-of-N starts from). The victory view also writes one row per award;
-the timeline view one row per event. ``reset`` empties a view for a rebuild.
+the timeline view one row per event; the budget view one row per ERS line
+(projections.budget_view). ``reset`` empties a view for a rebuild.
 """
 
 from __future__ import annotations
@@ -12,9 +13,11 @@ from typing import Any
 
 import orjson
 
+from projections import budget_view
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
+from projections.budget import RELEVANT
 from projections.records import Record
 from projections.store import ViewDB
 
@@ -140,4 +143,80 @@ class TimelineView(View):
         cur.execute(self.db.sql("DELETE FROM {proj_timeline}"))
 
 
-VIEW_CLASSES: dict[str, type[View]] = {v.name: v for v in (MapView, VictoryView, TimelineView)}
+class BudgetView(View):
+    name = budget_view.NAME
+    model = budget_view  # the document: the relevant events (handle keeps it, not model.apply)
+
+    def __init__(self, db: ViewDB):
+        super().__init__(db)
+        budget_view.create_tables(db)
+        self.lines_table, self.sheets_table = db.t("proj_budget"), db.t("proj_budget_sheets")
+        self.sheets: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}  # the stored answer, per campaign
+        self.changed: set[str] = set()  # campaigns whose relevant events changed in this batch
+        self._pending: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}  # written, not yet committed
+
+    def doc(self, cur: Any, campaign: str) -> dict[str, Any]:
+        cached = campaign in self.docs
+        doc = super().doc(cur, campaign)
+        if not cached:
+            # What the stored rows hold: budget() of the stored events (written in the same transactions).
+            self.sheets[campaign] = budget_view.sheets_of(doc)
+        return doc
+
+    def handle(self, cur: Any, r: Record) -> None:
+        doc = self.doc(cur, r.campaign)
+        doc["position"] = r.position
+        self.dirty.add(r.campaign)
+        if r.type in RELEVANT:
+            doc["events"].append([r.type, r.position, budget_view.trim(r)])
+            self.changed.add(r.campaign)
+
+    def flush(self, cur: Any) -> None:
+        super().flush(cur)  # the documents (no checkpoints: the budget is cheap to recompute)
+        ph = self.db.ph
+        for campaign in sorted(self.changed):
+            old = self.sheets.get(campaign, {})
+            new = budget_view.sheets_of(self.docs[campaign])
+            # Only the sheets whose answer changed are rewritten (an entry changes its turn and the later ones).
+            stale = [k for k in old if old[k] != new.get(k)]
+            fresh = [k for k in new if old.get(k) != new[k]]
+            for table in (self.lines_table, self.sheets_table) if stale else ():
+                cur.executemany(f"DELETE FROM {table} WHERE campaign = {ph} AND country = {ph} AND turn = {ph}",
+                                [(campaign, c, t) for c, t in stale])
+            lines, sheets = [], []
+            for key in fresh:
+                s = new[key]
+                sheets.append((campaign, *key, orjson.dumps(
+                    {k: s[k] for k in ("error", "unbooked", "phases_closed")}).decode()))
+                for seq, line in enumerate(s["lines"]):
+                    lines.append((campaign, *key, seq, line["code"], line["amount"], line["kind"],
+                                  orjson.dumps(line["events"]).decode(), orjson.dumps(line["sources"]).decode(),
+                                  orjson.dumps(line).decode()))
+            marks = ", ".join([ph] * 10)
+            if lines:
+                cur.executemany(f"INSERT INTO {self.lines_table} (campaign, country, turn, seq, line, amount, kind, "
+                                f"events, sources, detail) VALUES ({marks})", lines)
+            if sheets:
+                cur.executemany(f"INSERT INTO {self.sheets_table} (campaign, country, turn, sheet) "
+                                f"VALUES ({ph}, {ph}, {ph}, {ph})", sheets)
+            self._pending[campaign] = new
+
+    def committed(self) -> None:
+        self.sheets.update(self._pending)
+        self._pending.clear()
+        self.changed.clear()
+        super().committed()
+
+    def forget(self) -> None:
+        self.sheets.clear()
+        self._pending.clear()
+        self.changed.clear()
+        super().forget()
+
+    def reset(self, cur: Any) -> None:
+        super().reset(cur)
+        cur.execute(f"DELETE FROM {self.lines_table}")
+        cur.execute(f"DELETE FROM {self.sheets_table}")
+
+
+VIEW_CLASSES: dict[str, type[View]] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView)}

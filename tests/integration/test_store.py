@@ -139,8 +139,8 @@ def test_a_forced_edit_with_the_trigger_dropped_is_located_by_verify(ledger, set
     table = events_table(settings)
     if settings.backend == "sqlite":
         raw_execute(settings, f"DROP TRIGGER {table}_no_update")
-        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), '35', '95') AS BLOB) "
-                              "WHERE originator_version = 3")
+        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), '\"amount\":35', "
+                              "'\"amount\":95') AS BLOB) WHERE originator_version = 3")
     else:
         raw_execute(settings, f"DROP TRIGGER {table}_immutable ON {table}")
         raw_execute(settings, f"UPDATE {table} SET state = convert_to(replace(convert_from(state, 'UTF8'), "

@@ -1,0 +1,96 @@
+"""The budget as a stored view: one row per campaign, country, turn and ERS line, with its lineage.
+
+``projections.budget.budget`` stays the one definition of the numbers; this
+view (``projections.views.BudgetView``) only stores its answer. A derived line depends on the whole sheet and on
+earlier turns, so the view does not patch lines: it keeps, per campaign, the
+events the budget reads (``RELEVANT``, trimmed to the fields it reads) in the
+campaign's ``proj_docs`` document, recomputes ``budget`` once per batch for the
+campaigns whose relevant events changed, and rewrites only the sheets whose
+JSON differs from the previous answer. Those writes share the batch's
+transaction and tracking row (projections.store), so they are exactly-once
+like the other views.
+
+``proj_budget``: one row per line (amount, entered/derived, lineage: the
+positions of the events an entered line comes from, the lines a derived one is
+computed from, and the full line as JSON); ``proj_budget_sheets``: the rest of
+the sheet (error, unbooked entries, closed phases).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from projections.budget import RELEVANT, budget, sheet_json
+from projections.records import Record
+from projections.store import ViewDB
+
+NAME = "budget"
+
+#: The fields ``budget`` reads from each relevant event: the stored document stays small.
+_KEEP = {
+    "TreasuryEntryRecorded": ("country", "turn", "line", "amount", "reason"),
+    "CorrectionRecorded": ("corrects", "replacement"),
+    "TurnOpened": ("turn",),
+    "PhaseClosed": ("turn", "phase", "ers"),
+    "CampaignCreated": ("countries", "settings"),
+}
+
+
+def trim(r: Record) -> dict[str, Any]:
+    if r.type == "ScenarioImported":
+        countries = (r.data.get("scenario") or {}).get("countries", [])
+        return {"scenario": {"countries": [{"code": c["code"], "treasury": c["treasury"]} for c in countries]}}
+    return {k: r.data[k] for k in _KEEP[r.type] if k in r.data}
+
+
+def empty() -> dict[str, Any]:
+    return {"position": 0, "events": []}  # events: [type, position, trimmed fields]
+
+
+def records(doc: dict[str, Any]) -> list[Record]:
+    return [Record("", pos, kind, data) for kind, pos, data in doc["events"]]
+
+
+def sheets_of(doc: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
+    """Every sheet of the campaign as JSON, keyed by (country, turn)."""
+    return {key: sheet_json(s) for key, s in budget(records(doc)).sheets.items()}
+
+
+def create_tables(db: ViewDB) -> None:
+    big = "bigint" if db.postgres else "INTEGER"
+    with db.transaction() as cur:
+        if db.postgres:
+            cur.execute("SELECT pg_advisory_xact_lock(724311)")
+        cur.execute(db.sql(
+            f"CREATE TABLE IF NOT EXISTS {db.t('proj_budget')} (campaign text NOT NULL, country text NOT NULL, "
+            f"turn integer NOT NULL, seq integer NOT NULL, line text NOT NULL, amount {big} NOT NULL, "
+            "kind text NOT NULL, events text NOT NULL, sources text NOT NULL, detail text NOT NULL, "
+            "PRIMARY KEY (campaign, country, turn, line))"))
+        cur.execute(db.sql(
+            f"CREATE TABLE IF NOT EXISTS {db.t('proj_budget_sheets')} (campaign text NOT NULL, "
+            "country text NOT NULL, turn integer NOT NULL, sheet text NOT NULL, "
+            "PRIMARY KEY (campaign, country, turn))"))
+
+
+def stored_sheet(db: ViewDB, campaign: str, country: str, turn: int, head: int) -> dict[str, Any] | None:
+    """The stored sheet as ``sheet_json`` gives it, or None when the view is behind ``head`` (or has no such sheet).
+
+    The document's position is read first: the rows read after it are at least as new.
+    """
+    ph = db.ph
+    with db.reading() as cur:
+        cur.execute(db.sql("SELECT position FROM {proj_docs} WHERE view = ? AND campaign = ?"), (NAME, campaign))
+        row = cur.fetchone()
+        if row is None or int(row["position"]) != head:
+            return None
+        cur.execute(f"SELECT sheet FROM {db.t('proj_budget_sheets')} WHERE campaign = {ph} AND country = {ph} "
+                    f"AND turn = {ph}", (campaign, country, turn))
+        sheet = cur.fetchone()
+        if sheet is None:
+            return None
+        cur.execute(f"SELECT detail FROM {db.t('proj_budget')} WHERE campaign = {ph} AND country = {ph} "
+                    f"AND turn = {ph} ORDER BY seq", (campaign, country, turn))
+        lines = [orjson.loads(r["detail"]) for r in cur.fetchall()]
+    return {"country": country, "turn": turn, "lines": lines, **orjson.loads(sheet["sheet"])}
