@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import random
-import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -52,7 +51,6 @@ from ledger.store.recorders import Extras, IdempotencyRecord, TurnSeed
 
 MAX_ATTEMPTS = 20
 PUBLIC = {"scope": "public"}
-ROLES = ("admin", "gm", "player", "observer", "system")
 
 
 @dataclass(frozen=True)
@@ -172,7 +170,6 @@ class Ledger(Application[UUID]):
         super().__init__(env={**self.settings.event_env(), **(env or {})})
         self._heads: LRUCache[UUID, CampaignState] = LRUCache(maxsize=self.settings.head_cache_size)
         self._seeds: dict[tuple[UUID, int], bytes] = {}
-        self._lock = threading.Lock()
 
     # ------------------------------------------------------------ write side
 

@@ -114,6 +114,3 @@ def verify_rows(rows: Iterable[StoredRow]) -> ChainReport:
         count += 1
     return ChainReport(True, count, prev)
 
-
-def utc_iso(ts: datetime) -> str:
-    return orjson.loads(orjson.dumps(ts))

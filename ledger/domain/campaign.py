@@ -111,7 +111,7 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         if event.index is not None:
             state = replace(state, next_roll=event.index + 1)
     elif isinstance(event, ev.RulingRecorded):
-        indices = [d["index"] for d in _ruling_dice(event.ruling) if d.get("index") is not None]
+        indices = [d["index"] for d in ruling_dice(event.ruling) if d.get("index") is not None]
         if indices:
             state = replace(state, next_roll=max(indices) + 1)
     elif isinstance(event, ev.TokenIssued):
@@ -124,7 +124,8 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
     return replace(state, version=event.originator_version, head_hash=event.hash)
 
 
-def _ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:
+def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every die of a recorded ruling (top level and steps), in draw order."""
     dice = list(ruling.get("dice") or [])
     for step in ruling.get("steps") or []:
         dice.extend(step.get("dice") or [])
@@ -136,7 +137,3 @@ def project_campaign(state: CampaignState | None, events: Iterable[Any]) -> Camp
         state = _apply(state, event)
     return state
 
-
-def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every die of a recorded ruling (top level and steps), in draw order."""
-    return _ruling_dice(ruling)

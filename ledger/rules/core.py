@@ -393,6 +393,3 @@ def parse_loss(cell: str) -> Loss:
     amount = Fraction(int(m["whole"] or 0)) + (_VULGAR[m["frac"]] if m["frac"] else 0)
     return Loss(amount, len(m["stars"]))
 
-
-def fraction_text(value: Fraction | int) -> str:
-    return str(Fraction(value))
