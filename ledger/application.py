@@ -441,8 +441,9 @@ class Ledger(Application[UUID]):
                 source: Any = _ManualDice(manual_dice)
             else:
                 source = d.dice
+            given, carried = _carry(d.state, rs.id, proc, inputs)
             try:
-                ruling = proc.resolve(inputs, source)
+                ruling = proc.resolve(given, source)
             except RulesError as e:
                 raise InvalidInput(str(e), field=f"inputs.{e.field}" if e.field else "inputs", rule=e.rule) from None
             except ValueError as e:  # pydantic ValidationError is a ValueError
@@ -450,6 +451,8 @@ class Ledger(Application[UUID]):
             if manual_dice is not None and source.unused:
                 raise InvalidInput(f"{source.unused} manual dice were not used by {procedure}", field="manual_dice")
             doc = ruling.model_dump(mode="json")
+            if carried:  # which inputs came from an earlier ruling, for the auditor
+                doc["carried"] = carried
             position = d.add(ev.RulingRecorded, vis, procedure=procedure, ruleset=rs.id,
                              ruleset_version=rs.version, ruling=doc)
             # The treasury entries its effects imply, in the same transaction (ledger/economy.py).
@@ -614,11 +617,22 @@ class Ledger(Application[UUID]):
                 differences.append({"position": e.originator_version, "procedure": e.procedure,
                                     "status": "error", "reason": str(err)})
                 continue
+            if "carried" in recorded:  # not computed: the inputs hold the carried values
+                again["carried"] = recorded["carried"]
             if canonical_json(again) != canonical_json(recorded):
                 changed = sorted(k for k in set(again) | set(recorded) if again.get(k) != recorded.get(k))
                 differences.append({"position": e.originator_version, "procedure": e.procedure,
                                     "status": "differs", "reason": f"fields differ: {', '.join(changed)}"})
         return differences
+
+
+def _carry(state: Any, ruleset: str, proc: Any, inputs: Any) -> tuple[Any, dict[str, int]]:
+    """Fill the inputs a procedure carries from its previous ruling when the request leaves them out."""
+    previous = state.carried.get(f"{ruleset}:{proc.code}")
+    if not proc.carry or previous is None or not isinstance(inputs, dict):
+        return inputs, {}
+    filled = {f: previous["values"][f] for f in proc.carry if f not in inputs and f in previous["values"]}
+    return {**inputs, **filled}, {f: previous["position"] for f in filled}
 
 
 class _ManualDice:

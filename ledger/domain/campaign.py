@@ -49,6 +49,9 @@ class CampaignState:
     # Access (ledger/tokens.py, ledger/access.py): live tokens by sha256, and positions made public later.
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
     revealed: tuple[int, ...] = ()
+    # Inputs a procedure carries to its next ruling (core.Procedure.carry):
+    # "ruleset:code" -> {"position": p, "values": {field: value}}.
+    carried: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -114,6 +117,11 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         indices = [d["index"] for d in ruling_dice(event.ruling) if d.get("index") is not None]
         if indices:
             state = replace(state, next_roll=max(indices) + 1)
+        carry = (event.ruling.get("outcome") or {}).get("carry")
+        if isinstance(carry, dict):
+            key = f"{event.ruleset}:{event.procedure}"
+            state = replace(state, carried={**state.carried, key: {"position": event.originator_version,
+                                                                     "values": carry}})
     elif isinstance(event, ev.TokenIssued):
         token = {"id": event.token_id, "role": event.role, "country": event.country, "holder": event.holder}
         state = replace(state, tokens={**state.tokens, event.sha256: token})

@@ -249,6 +249,10 @@ class Procedure:
     seed: str
     inputs: type[BaseModel]
     resolver: Callable[[BaseModel, DiceSource], Ruling]
+    #: Input fields a campaign carries from this procedure's previous ruling
+    #: (its ``outcome["carry"]``) when a request leaves them out, e.g. a weather
+    #: result that forces the next turn's weather.
+    carry: tuple[str, ...] = ()
 
     def resolve(self, inputs: dict[str, Any] | BaseModel, dice: DiceSource) -> Ruling:
         model = inputs if isinstance(inputs, self.inputs) else self.inputs.model_validate(inputs)
@@ -266,14 +270,17 @@ class Ruleset:
     procedures: dict[str, Procedure] = field(default_factory=dict)
 
     def procedure(
-        self, code: str, *, title: str, seed: str, inputs: type[BaseModel]
+        self, code: str, *, title: str, seed: str, inputs: type[BaseModel], carry: tuple[str, ...] = ()
     ) -> Callable[[Callable[..., Ruling]], Callable[..., Ruling]]:
         """Register a resolver: ``@EU.procedure("M14", title=..., seed=..., inputs=...)``."""
 
         def register(fn: Callable[..., Ruling]) -> Callable[..., Ruling]:
             if code in self.procedures:
                 raise RuntimeError(f"procedure {self.id}:{code} registered twice")
-            self.procedures[code] = Procedure(self.id, code, title, seed, inputs, fn)
+            unknown = [f for f in carry if f not in inputs.model_fields]
+            if unknown:
+                raise RuntimeError(f"procedure {self.id}:{code} carries unknown inputs {unknown}")
+            self.procedures[code] = Procedure(self.id, code, title, seed, inputs, fn, tuple(carry))
             return fn
 
         return register

@@ -23,3 +23,15 @@ def resolve_check(inputs: CheckInputs, dice: DiceSource) -> Ruling:
     return CHECK.ruling("T1", inputs, dice=(die,), modifiers=mods, total=total,
                         table_cell=TableCell(table="target", row=str(total), value=total >= inputs.target),
                         outcome={"success": total >= inputs.target})
+
+
+class CountInputs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    count: int = Field(default=0, ge=0)
+
+
+@CHECK.procedure("T2", title="Count the rulings of a series", seed="tests", inputs=CountInputs, carry=("count",))
+def resolve_count(inputs: CountInputs, dice: DiceSource) -> Ruling:
+    die = dice.roll("count")
+    return CHECK.ruling("T2", inputs, dice=(die,), total=die.total,
+                        outcome={"count": inputs.count, "carry": {"count": inputs.count + 1}})

@@ -207,6 +207,31 @@ def test_a_ruling_is_resolved_with_server_dice_and_recomputes(ledger):
     assert ledger.verify_dice(cid, 1).ok
 
 
+def test_a_carried_input_comes_from_the_previous_ruling_of_the_procedure_and_survives_a_restart(settings):
+    """core.Procedure.carry: a field left out of the request is taken from the last ruling's outcome["carry"]."""
+    app = Ledger(settings)
+    try:
+        cid = new_campaign(app)
+        app.open_turn(cid, actor=GM)
+        first = app.record_ruling(cid, procedure="T2", inputs={}, actor=GM)
+        assert first.data["ruling"]["outcome"]["count"] == 0 and "carried" not in first.data["ruling"]
+        second = app.record_ruling(cid, procedure="T2", inputs={}, actor=GM)
+        assert second.data["ruling"]["inputs"] == {"count": 1}
+        assert second.data["ruling"]["carried"] == {"count": first.events[0]["position"]}
+        explicit = app.record_ruling(cid, procedure="T2", inputs={"count": 7}, actor=GM)
+        assert explicit.data["ruling"]["inputs"] == {"count": 7} and "carried" not in explicit.data["ruling"]
+        assert app.recompute(cid) == []
+    finally:
+        app.close()
+    fresh = Ledger(settings)  # the carried value is part of the state rebuilt from the events
+    try:
+        again = fresh.record_ruling(cid, procedure="T2", inputs={}, actor=GM)
+        assert again.data["ruling"]["inputs"] == {"count": 8}
+        assert again.data["ruling"]["carried"] == {"count": explicit.events[0]["position"]}
+    finally:
+        fresh.close()
+
+
 def test_a_ruling_with_impossible_inputs_appends_nothing(ledger):
     cid = new_campaign(ledger)
     ledger.open_turn(cid, actor=GM)
