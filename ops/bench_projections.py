@@ -40,23 +40,30 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=300_000)
     ap.add_argument("--samples", type=int, default=200)
-    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("--keep", action="store_true", help="keep the schema (print its name) for --reuse")
+    ap.add_argument("--reuse", metavar="SCHEMA", help="measure a campaign kept by an earlier --keep run")
     args = ap.parse_args()
     dsn = os.environ.get("LEDGER_POSTGRES_DSN")
     if not dsn:
         sys.exit("set LEDGER_POSTGRES_DSN (e.g. `. /work/pg.env`)")
-    schema = f"bench_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
+    schema = args.reuse or f"bench_{uuid.uuid4().hex[:8]}"
+    if not args.reuse:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
     settings = Settings(store="postgres", postgres_dsn=dsn, postgres_schema=schema, pool_size=4)
     ledger = Ledger(settings)
     try:
-        t0 = time.perf_counter()
-        head = generate(ledger, "bench", args.events, seed=1, turn_size=1000,
-                        progress=lambda h: print(f"\rgenerating: {h} events", end="", file=sys.stderr))
-        gen = time.perf_counter() - t0
-        print(f"\ngenerated {head} events in {gen:.0f} s through the application ({head / gen:,.0f}/s)")
-        [state] = ledger.campaigns()
+        if args.reuse:
+            [state] = ledger.campaigns()
+            head = state.version
+            print(f"reusing schema {schema}: {head} events")
+        else:
+            t0 = time.perf_counter()
+            head = generate(ledger, "bench", args.events, seed=1, turn_size=1000,
+                            progress=lambda h: print(f"\rgenerating: {h} events", end="", file=sys.stderr))
+            gen = time.perf_counter() - t0
+            print(f"\ngenerated {head} events in {gen:.0f} s through the application ({head / gen:,.0f}/s)")
+            [state] = ledger.campaigns()
         cid = state.id
 
         # (a) raw read + decode
@@ -100,7 +107,9 @@ def main() -> None:
         print(f"state at N over {len(lat)} random N: p50 {p50:.1f} ms, p95 {p95:.1f} ms  (target p95 <= 50 ms)")
     finally:
         ledger.close()
-        if not args.keep:
+        if args.keep or args.reuse:
+            print(f"schema kept: {schema} (python ops/bench_projections.py --reuse {schema})")
+        else:
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 

@@ -20,10 +20,13 @@ treasury entry replaces its ``amount`` (and, if given, ``line``, ``turn``,
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+import orjson
 
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import LineValue, SheetDefinition, compute_sheet, ers_definition
@@ -95,42 +98,74 @@ def _view(e: Any) -> tuple[str, int, Mapping[str, Any]]:
     return type(e).__name__, e.originator_version, vars(e)
 
 
-def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None) -> Budget:
-    """Every country's ERS for every opened turn of one campaign."""
-    defn = definition or ers_definition()
+#: ``budget(..., memo=...)``: (country, turn) -> (inputs key, token, Sheet, computed lines). A sheet whose
+#: inputs (its entries, unbooked entries, closed phases, recorded closing values, options) and whose
+#: previous sheets (by token) are unchanged is taken from the memo instead of being computed again, so a
+#: view that recomputes the budget after every batch pays only for the turns that changed.
+Memo = dict[tuple[str, int], tuple[Any, int, "Sheet", dict[str, LineValue]]]
+_tokens = itertools.count(1)
+
+
+@dataclass
+class Inputs:
+    """What the budget reads from one campaign's history, gathered event by event (``add``).
+
+    A view keeps one per campaign and adds each new event; ``compute`` never changes it.
+    """
+
     countries: tuple[str, ...] = ()
-    settings: Mapping[str, Any] = {}
-    start: dict[str, tuple[int, int]] = {}  # country -> (starting treasury, scenario position)
-    turns = 0
-    position = 0
-    entries: dict[int, _Entry] = {}
-    corrections: dict[int, tuple[int, Any]] = {}  # corrected position -> (correction position, replacement)
-    phases: dict[int, list[str]] = defaultdict(list)
-    closes: dict[tuple[int, str, str], dict[str, Any]] = {}
-    for e in events:
-        kind, pos, d = _view(e)
-        position = pos
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    start: dict[str, tuple[int, int]] = field(default_factory=dict)  # country -> (treasury, scenario position)
+    turns: int = 0
+    position: int = 0
+    entries: dict[int, _Entry] = field(default_factory=dict)
+    corrections: dict[int, tuple[int, Any]] = field(default_factory=dict)  # corrected -> (position, replacement)
+    phases: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    closes: dict[tuple[int, str, str], dict[str, Any]] = field(default_factory=dict)
+    closed_codes: dict[tuple[int, str], list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    def add(self, kind: str, pos: int, d: Mapping[str, Any]) -> bool:
+        """Take one event; False when the budget does not read this kind."""
+        self.position = pos
         if kind not in RELEVANT:
-            continue
+            return False
         if kind == "TreasuryEntryRecorded":
-            entries[pos] = _Entry(pos, d["country"], d["turn"], d["line"], d["amount"], d["reason"], (pos,))
+            self.entries[pos] = _Entry(pos, d["country"], d["turn"], d["line"], d["amount"], d["reason"], (pos,))
         elif kind == "CorrectionRecorded":
-            corrections[d["corrects"]] = (pos, d.get("replacement"))
+            self.corrections[d["corrects"]] = (pos, d.get("replacement"))
         elif kind == "TurnOpened":
-            turns = max(turns, d["turn"])
+            self.turns = max(self.turns, d["turn"])
         elif kind == "PhaseClosed":
-            phases[d["turn"]].append(d["phase"])
+            self.phases[d["turn"]].append(d["phase"])
             for country, lines in (d.get("ers") or {}).items():
                 for code, value in lines.items():
                     if code != "error":
-                        closes[(d["turn"], country, code)] = {"phase": d["phase"], "position": pos, "value": value}
+                        self.closes[(d["turn"], country, code)] = {"phase": d["phase"], "position": pos,
+                                                                   "value": value}
+                        self.closed_codes[(d["turn"], country)].append(code)
         elif kind == "CampaignCreated":
-            countries, settings = tuple(d["countries"]), d.get("settings") or {}
+            self.countries, self.settings = tuple(d["countries"]), d.get("settings") or {}
         elif kind == "ScenarioImported":
             for c in d["scenario"].get("countries", []):
-                start[c["code"]] = (c["treasury"], pos)
+                self.start[c["code"]] = (c["treasury"], pos)
+        return True
 
-    unapplied = _apply_corrections(entries, corrections)
+
+def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None, memo: Memo | None = None) -> Budget:
+    """Every country's ERS for every opened turn of one campaign."""
+    inputs = Inputs()
+    for e in events:
+        inputs.add(*_view(e))
+    return compute(inputs, definition=definition, memo=memo)
+
+
+def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: Memo | None = None) -> Budget:
+    """The sheets from gathered inputs (``memo``: see ``Memo``)."""
+    defn = definition or ers_definition()
+    countries, settings, start, turns, position = (inputs.countries, inputs.settings, inputs.start, inputs.turns,
+                                                   inputs.position)
+    phases, closes, closed_codes = inputs.phases, inputs.closes, inputs.closed_codes
+    entries, unapplied = _apply_corrections(inputs.entries, inputs.corrections)
 
     # Group the entries per country and turn: line -> (amount, positions).
     grouped: dict[tuple[str, int], dict[str, tuple[int, tuple[int, ...]]]] = defaultdict(dict)
@@ -162,6 +197,7 @@ def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None) 
     sheets: dict[tuple[str, int], Sheet] = {}
     for country in countries:
         history: list[dict[str, LineValue] | None] = []  # computed sheets, oldest first
+        tokens: list[int] = []  # memo tokens of those sheets (0: not memoised)
         broken: int | None = None
         for turn in range(1, last_turn + 1):
             key = (country, turn)
@@ -182,7 +218,20 @@ def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None) 
                 sheets[key] = Sheet(cells=None, error={"message": f"turn {broken}'s sheet could not be computed",
                                                        "field": None}, **base)
                 history.append(None)
+                tokens.append(0)
                 continue
+            inputs_key = None
+            if memo is not None and 0 not in tokens[-3:]:
+                here = {c: closes[(turn, country, c)] for c in closed_codes.get((turn, country), ())}
+                inputs_key = (tuple(sorted(lines.items())), orjson.dumps(skipped), base["phases_closed"],
+                              orjson.dumps(here, option=orjson.OPT_SORT_KEYS), turn in period_starts, variants,
+                              tuple(tokens[-3:]))
+                hit = memo.get(key)
+                if hit is not None and hit[0] == inputs_key:
+                    sheets[key] = hit[2]
+                    history.append(hit[3])
+                    tokens.append(hit[1])
+                    continue
             earlier = tuple(reversed(history[-3:-1])) if len(history) > 1 else ()
             try:
                 computed = compute_sheet({c: v for c, (v, _) in lines.items()}, previous, earlier=earlier,
@@ -191,6 +240,7 @@ def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None) 
                 sheets[key] = Sheet(cells=None, error={"message": str(exc), "field": exc.field}, **base)
                 broken = turn
                 history.append(None)
+                tokens.append(0)
                 continue
             history.append(computed)
             cells = {}
@@ -203,29 +253,32 @@ def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None) 
                     at_close=_at_close(closes.get((turn, country, code)), lv.value),
                 )
             sheets[key] = Sheet(cells=cells, **base)
+            token = next(_tokens) if inputs_key is not None else 0
+            tokens.append(token)
+            if inputs_key is not None:
+                memo[key] = (inputs_key, token, sheets[key], computed)
     return Budget(countries=countries, turns=last_turn, sheets=sheets, corrections_unapplied=tuple(unapplied),
                   position=position)
 
 
-def _apply_corrections(entries: dict[int, _Entry], corrections: dict[int, tuple[int, Any]]) -> list[dict[str, Any]]:
-    """Apply the latest correction of each treasury entry in place; list those that do not fit."""
+def _apply_corrections(entries: dict[int, _Entry], corrections: dict[int, tuple[int, Any]]
+                       ) -> tuple[dict[int, _Entry], list[dict[str, Any]]]:
+    """The entries with the latest correction of each applied (corrected ones are copies); those that do not fit."""
     unapplied = []
+    out = dict(entries)
     for corrected, (pos, replacement) in corrections.items():
         entry = entries.get(corrected)
         if entry is None:
             continue  # a correction of some other event: not the budget's
         if replacement is None:
-            entry.amount = None  # type: ignore[assignment]
-            entry.events += (pos,)
+            out[corrected] = replace(entry, amount=None, events=entry.events + (pos,))
             continue
         problem = _bad_replacement(replacement)
         if problem:
             unapplied.append({"position": pos, "corrects": corrected, "reason": problem})
             continue
-        for k, v in replacement.items():
-            setattr(entry, k, v)
-        entry.events += (pos,)
-    return unapplied
+        out[corrected] = replace(entry, **replacement, events=entry.events + (pos,))
+    return out, unapplied
 
 
 def _bad_replacement(r: Any) -> str | None:

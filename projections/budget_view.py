@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from projections.budget import RELEVANT, budget, sheet_json
+from projections.budget import RELEVANT, Inputs, Memo, budget, compute, sheet_json
 from projections.records import Record
 from projections.store import ViewDB
 
@@ -51,6 +51,27 @@ def empty() -> dict[str, Any]:
 
 def records(doc: dict[str, Any]) -> list[Record]:
     return [Record("", pos, kind, data) for kind, pos, data in doc["events"]]
+
+
+class Cache:
+    """One campaign's budget in memory: its gathered inputs, the sheet memo, the JSON of each memoised sheet."""
+
+    def __init__(self, doc: dict[str, Any]):
+        self.inputs = Inputs()
+        for r in records(doc):
+            self.inputs.add(r.type, r.position, r.data)
+        self.memo: Memo = {}
+        self.json: dict[tuple[str, int], tuple[Any, dict[str, Any]]] = {}
+
+    def sheets(self) -> dict[tuple[str, int], dict[str, Any]]:
+        """Every sheet as JSON; only the sheets whose inputs changed are computed and serialised again."""
+        out = {}
+        for key, s in compute(self.inputs, memo=self.memo).sheets.items():
+            seen = self.json.get(key)
+            if seen is None or seen[0] is not s:
+                seen = self.json[key] = (s, sheet_json(s))
+            out[key] = seen[1]
+        return out
 
 
 def sheets_of(doc: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:

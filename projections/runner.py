@@ -56,14 +56,15 @@ class Projector:
                 raise
 
     def _step(self, fail_after_write: Callable[[], None] | None) -> int:
-        start = min(self.positions().values())
-        notes = self.recorder.select_notifications(start, self.page, inclusive_of_start=False)
-        if not notes:
-            return 0
-        records = [from_row(n.originator_id, n.originator_version, n.topic, n.state, n.id) for n in notes]
-        upto = notes[-1].id
         with self.db.transaction() as cur:
             current = self.db.positions(cur, self.names, lock=True)
+            start = min(p for p, _ in current.values())
+            rows = self.db.read_events(cur, start, self.page)
+            if not rows:
+                return 0
+            records = [from_row(campaign, position, topic, state, nid)
+                       for nid, campaign, position, topic, state in rows]
+            upto = rows[-1][0]
             for v in self.views:
                 pos = current[v.name][0]
                 if pos >= upto:
@@ -77,7 +78,7 @@ class Projector:
                 fail_after_write()  # tests: a crash after the writes, before COMMIT
         for v in self.views:
             v.committed()
-        return len(notes)
+        return len(rows)
 
     def catch_up(self, progress: Callable[[int], None] | None = None, stop: threading.Event | None = None) -> int:
         total = 0

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from uuid import UUID
 
 from eventsourcing.postgres import PostgresDatastore
 
@@ -112,6 +113,28 @@ class ViewDB:
     def read_positions(self, views: list[str]) -> dict[str, tuple[int, bool]]:
         with self.transaction() as cur:
             return self.positions(cur, views)
+
+    def read_events(self, cur: Any, after: int, limit: int) -> list[tuple[int, Any, int, str, bytes]]:
+        """(notification id, campaign, position, topic, stored bytes) of the next events of the log.
+
+        Read as plain tuples in the batch's own transaction: no library Notification objects.
+        """
+        if self.postgres:
+            from psycopg.rows import tuple_row
+
+            dict_rows, cur.row_factory = cur.row_factory, tuple_row  # the rest of the batch reads dict rows
+            try:
+                cur.execute(f"SELECT notification_id, originator_id, originator_version, topic, state FROM "
+                            f"{self.t(self.events_table)} WHERE notification_id > %s ORDER BY notification_id "
+                            "LIMIT %s", (after, limit))
+                return cur.fetchall()
+            finally:
+                cur.row_factory = dict_rows
+        cur.execute(f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table} "
+                    "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
+        ids: dict[str, str] = {}  # SQLite keeps ids as bare hex: give them the uuid text the views key on
+        return [(r[0], ids.get(r[1]) or ids.setdefault(r[1], str(UUID(r[1]))), r[2], r[3], r[4])
+                for r in cur.fetchall()]
 
     def head(self) -> int:
         with self.reading() as cur:

@@ -22,6 +22,18 @@ from projections.records import Record
 from projections.store import ViewDB
 
 
+def insert_rows(db: ViewDB, cur: Any, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """Bulk insert: COPY on PostgreSQL (a rebuild writes rows by the hundred thousand), executemany on SQLite."""
+    if not rows:
+        return
+    if db.postgres:
+        with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    else:
+        cur.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
+
+
 class View:
     name: str
     model: Any
@@ -104,9 +116,8 @@ class VictoryView(View):
                               a["reason"]))
 
     def flush_rows(self, cur: Any) -> None:
-        if self.rows:
-            cur.executemany(self.db.sql("INSERT INTO {proj_awards} (campaign, position, effect, country, turn, "
-                                        "points, reason) VALUES (?, ?, ?, ?, ?, ?, ?)"), self.rows)
+        insert_rows(self.db, cur, self.db.t("proj_awards"),
+                    ("campaign", "position", "effect", "country", "turn", "points", "reason"), self.rows)
 
     def reset(self, cur: Any) -> None:
         super().reset(cur)
@@ -126,17 +137,8 @@ class TimelineView(View):
                           orjson.dumps(row["context"]).decode(), orjson.dumps(row["visibility"]).decode()))
 
     def flush_rows(self, cur: Any) -> None:
-        if not self.rows:
-            return
-        if self.db.postgres:
-            # COPY: a rebuild writes one row per event, the bulk of its writes.
-            with cur.copy(self.db.sql("COPY {proj_timeline} (campaign, position, turn, type, summary, context, "
-                                      "visibility) FROM STDIN")) as copy:
-                for row in self.rows:
-                    copy.write_row(row)
-        else:
-            cur.executemany(self.db.sql("INSERT INTO {proj_timeline} (campaign, position, turn, type, summary, "
-                                        "context, visibility) VALUES (?, ?, ?, ?, ?, ?, ?)"), self.rows)
+        insert_rows(self.db, cur, self.db.t("proj_timeline"),
+                    ("campaign", "position", "turn", "type", "summary", "context", "visibility"), self.rows)
 
     def reset(self, cur: Any) -> None:
         super().reset(cur)
@@ -154,13 +156,15 @@ class BudgetView(View):
         self.sheets: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}  # the stored answer, per campaign
         self.changed: set[str] = set()  # campaigns whose relevant events changed in this batch
         self._pending: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}  # written, not yet committed
+        self.caches: dict[str, budget_view.Cache] = {}  # per campaign, in step with self.docs
 
     def doc(self, cur: Any, campaign: str) -> dict[str, Any]:
         cached = campaign in self.docs
         doc = super().doc(cur, campaign)
         if not cached:
             # What the stored rows hold: budget() of the stored events (written in the same transactions).
-            self.sheets[campaign] = budget_view.sheets_of(doc)
+            self.caches[campaign] = budget_view.Cache(doc)
+            self.sheets[campaign] = self.caches[campaign].sheets()
         return doc
 
     def handle(self, cur: Any, r: Record) -> None:
@@ -168,7 +172,9 @@ class BudgetView(View):
         doc["position"] = r.position
         self.dirty.add(r.campaign)
         if r.type in RELEVANT:
-            doc["events"].append([r.type, r.position, budget_view.trim(r)])
+            trimmed = budget_view.trim(r)
+            doc["events"].append([r.type, r.position, trimmed])
+            self.caches[r.campaign].inputs.add(r.type, r.position, trimmed)
             self.changed.add(r.campaign)
 
     def flush(self, cur: Any) -> None:
@@ -176,10 +182,10 @@ class BudgetView(View):
         ph = self.db.ph
         for campaign in sorted(self.changed):
             old = self.sheets.get(campaign, {})
-            new = budget_view.sheets_of(self.docs[campaign])
+            new = self.caches[campaign].sheets()
             # Only the sheets whose answer changed are rewritten (an entry changes its turn and the later ones).
-            stale = [k for k in old if old[k] != new.get(k)]
-            fresh = [k for k in new if old.get(k) != new[k]]
+            stale = [k for k in old if old[k] is not new.get(k) and old[k] != new.get(k)]
+            fresh = [k for k in new if old.get(k) is not new[k] and old.get(k) != new[k]]
             for table in (self.lines_table, self.sheets_table) if stale else ():
                 cur.executemany(f"DELETE FROM {table} WHERE campaign = {ph} AND country = {ph} AND turn = {ph}",
                                 [(campaign, c, t) for c, t in stale])
@@ -192,13 +198,9 @@ class BudgetView(View):
                     lines.append((campaign, *key, seq, line["code"], line["amount"], line["kind"],
                                   orjson.dumps(line["events"]).decode(), orjson.dumps(line["sources"]).decode(),
                                   orjson.dumps(line).decode()))
-            marks = ", ".join([ph] * 10)
-            if lines:
-                cur.executemany(f"INSERT INTO {self.lines_table} (campaign, country, turn, seq, line, amount, kind, "
-                                f"events, sources, detail) VALUES ({marks})", lines)
-            if sheets:
-                cur.executemany(f"INSERT INTO {self.sheets_table} (campaign, country, turn, sheet) "
-                                f"VALUES ({ph}, {ph}, {ph}, {ph})", sheets)
+            insert_rows(self.db, cur, self.lines_table, ("campaign", "country", "turn", "seq", "line", "amount",
+                                                         "kind", "events", "sources", "detail"), lines)
+            insert_rows(self.db, cur, self.sheets_table, ("campaign", "country", "turn", "sheet"), sheets)
             self._pending[campaign] = new
 
     def committed(self) -> None:
@@ -208,6 +210,7 @@ class BudgetView(View):
         super().committed()
 
     def forget(self) -> None:
+        self.caches.clear()  # they may hold uncommitted events, like the documents
         self.sheets.clear()
         self._pending.clear()
         self.changed.clear()

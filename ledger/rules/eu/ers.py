@@ -70,6 +70,10 @@ class SheetDefinition:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_code", {d.code: d for d in self.lines})
+        object.__setattr__(self, "_codes", tuple(d.code for d in self.lines))
+        # Line references per formula, worked out once (compute_sheet runs per country and turn).
+        object.__setattr__(self, "_refs", {})
+        object.__setattr__(self, "_plans", {})
 
     def get(self, code: str) -> LineDef:
         try:
@@ -79,7 +83,7 @@ class SheetDefinition:
 
     @property
     def codes(self) -> tuple[str, ...]:
-        return tuple(d.code for d in self.lines)
+        return self._codes  # type: ignore[attr-defined]
 
 
 class LineValue(BaseModel):
@@ -103,6 +107,7 @@ class LineValue(BaseModel):
 # --------------------------------------------------------------------------- expressions
 
 
+@cache  # formulas are few and the trees are only read: parse each once
 def _parse(expr: str, where: str) -> ast.expr:
     try:
         tree = ast.parse(expr, mode="eval").body
@@ -392,6 +397,55 @@ def compute_sheet(
             )
     history: list[Mapping[str, Any] | None] = [previous, *earlier]
 
+    # The plan (each line's expression, its sources, the evaluation order) depends only on which lines are
+    # entered and on the flags: worked out once per shape, since a budget computes hundreds of sheets.
+    shape = (frozenset(entered), previous is None, period_start, variants)
+    planned = defn._plans.get(shape)  # type: ignore[attr-defined]
+    if planned is None:
+        planned = _plan(defn, entered, previous, period_start, variants)
+        defn._plans[shape] = planned  # type: ignore[attr-defined]
+    plan, sources, order = planned
+
+    values: dict[str, int] = {}
+    for code in order:
+        d = defn.get(code)
+        expr, tree, was_entered, _ = plan[code]
+        if tree is None:
+            raw = entered[code]
+            values[code] = raw * d.ducats_per_tick if d.ducats_per_tick else raw
+        else:
+            values[code] = _evaluate(defn, tree, values, history, code)
+
+    result: dict[str, LineValue] = {}
+    for d in defn.lines:
+        expr, tree, was_entered, defaulted = plan[d.code]
+        value = values[d.code]
+        _check_bounds(defn, d, value, values, history)
+        result[d.code] = LineValue.model_construct(  # values computed here: no validation needed
+            code=d.code,
+            name=d.name,
+            sheet=d.sheet,
+            kind=d.kind,
+            value=value,
+            formula=expr,
+            sources=sources[d.code],
+            entered=was_entered,
+            defaulted=defaulted,
+            ticks=entered.get(d.code) if d.ducats_per_tick and was_entered else None,
+            alert=d.alert_if_negative if d.alert_if_negative and value < 0 else None,
+        )
+    return result
+
+
+
+def _plan(
+    defn: SheetDefinition,
+    entered: Mapping[str, int],
+    previous: Mapping[str, Any] | None,
+    period_start: bool,
+    variants: tuple[str, ...],
+) -> tuple[dict[str, tuple[str | None, ast.expr | None, bool, bool]], dict[str, tuple[str, ...]], list[str]]:
+    """Each line's expression this turn, the lines it reads, and an order in which to evaluate them."""
     # Decide, for each line, the expression that gives its value this turn.
     plan: dict[str, tuple[str | None, ast.expr | None, bool, bool]] = {}
     for d in defn.lines:
@@ -431,40 +485,14 @@ def compute_sheet(
         if tree is None:
             deps[code], sources[code] = [], ()
             continue
-        cur, old = _references(defn, tree, code)
+        refs = defn._refs.get((expr, code))  # type: ignore[attr-defined]
+        if refs is None:
+            refs = defn._refs[(expr, code)] = _references(defn, tree, code)  # type: ignore[attr-defined]
+        cur, old = refs
         deps[code] = cur
         sources[code] = tuple(cur) + tuple(f"{c}[t-{n}]" for c, n in old)
 
-    values: dict[str, int] = {}
-    for code in _dependency_order(defn.codes, deps):
-        d = defn.get(code)
-        expr, tree, was_entered, _ = plan[code]
-        if tree is None:
-            raw = entered[code]
-            values[code] = raw * d.ducats_per_tick if d.ducats_per_tick else raw
-        else:
-            values[code] = _evaluate(defn, tree, values, history, code)
-
-    result: dict[str, LineValue] = {}
-    for d in defn.lines:
-        expr, tree, was_entered, defaulted = plan[d.code]
-        value = values[d.code]
-        _check_bounds(defn, d, value, values, history)
-        result[d.code] = LineValue(
-            code=d.code,
-            name=d.name,
-            sheet=d.sheet,
-            kind=d.kind,
-            value=value,
-            formula=expr,
-            sources=sources[d.code],
-            entered=was_entered,
-            defaulted=defaulted,
-            ticks=entered.get(d.code) if d.ducats_per_tick and was_entered else None,
-            alert=d.alert_if_negative if d.alert_if_negative and value < 0 else None,
-        )
-    return result
-
+    return plan, sources, _dependency_order(defn.codes, deps)
 
 def _check_bounds(
     defn: SheetDefinition,
