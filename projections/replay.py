@@ -14,6 +14,7 @@ from uuid import UUID
 import orjson
 
 from ledger.domain.errors import InvalidInput
+from projections import corrections
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
@@ -46,19 +47,21 @@ def state_at(ledger: Any, db: ViewDB, cid: UUID, n: int) -> dict[str, Any]:
             row = cur.fetchone()
             docs[name] = orjson.loads(bytes(row["doc"])) if row else model.empty()
             since[name] = int(row["position"]) if row else 0
+    history = lambda upto: _records(ledger, cid, 0, upto)  # noqa: E731 (read only when a correction comes)
     for r in _records(ledger, cid, min(since.values()), n):
         for name, model in MODELS.items():
             if r.position > since[name]:
-                model.apply(docs[name], r)
+                docs[name], _ = corrections.apply(model, docs[name], r, history)
     return {"campaign": str(cid), "position": n, "checkpoint": min(since.values()), **docs}
 
 
 def state_from_scratch(ledger: Any, cid: UUID, n: int) -> dict[str, Any]:
     """The same state by replaying every event from the first (what the tests compare against)."""
     docs = {name: model.empty() for name, model in MODELS.items()}
-    for r in _records(ledger, cid, 0, n):
+    records = _records(ledger, cid, 0, n)
+    for r in records:
         for name, model in MODELS.items():
-            model.apply(docs[name], r)
+            docs[name], _ = corrections.apply(model, docs[name], r, lambda upto: records[:upto])
     return {"campaign": str(cid), "position": n, **docs}
 
 

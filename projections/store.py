@@ -136,6 +136,21 @@ class ViewDB:
         return [(r[0], ids.get(r[1]) or ids.setdefault(r[1], str(UUID(r[1]))), r[2], r[3], r[4])
                 for r in cur.fetchall()]
 
+    def read_campaign(self, cur: Any, campaign: str, upto: int) -> list[Any]:
+        """One campaign's records at positions 1..upto (a correction folds them again)."""
+        from projections.records import from_row
+
+        cid = UUID(campaign)
+        if self.postgres:
+            cur.execute(f"SELECT originator_version AS v, topic, state FROM {self.t(self.events_table)} "
+                        "WHERE originator_id = %s AND originator_version <= %s ORDER BY originator_version",
+                        (cid, upto))
+        else:
+            cur.execute(f"SELECT originator_version AS v, topic, state FROM {self.events_table} "
+                        "WHERE originator_id = ? AND originator_version <= ? ORDER BY originator_version",
+                        (cid.hex, upto))
+        return [from_row(campaign, r["v"], r["topic"], r["state"]) for r in cur.fetchall()]
+
     def head(self) -> int:
         with self.reading() as cur:
             col = "notification_id" if self.postgres else "rowid"

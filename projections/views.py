@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from projections import budget_view
+from projections import budget_view, corrections
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
@@ -58,13 +58,21 @@ class View:
 
     def handle(self, cur: Any, r: Record) -> None:
         doc = self.doc(cur, r.campaign)
-        self.apply(doc, r)
+        if r.type == "CorrectionRecorded":  # fold the campaign again, the corrected events replaced
+            doc, awards = corrections.apply(self.model, doc, r, lambda n: self.db.read_campaign(cur, r.campaign, n))
+            self.docs[r.campaign] = doc
+            self.refolded(r.campaign, awards or [])
+        else:
+            self.apply(doc, r)
         self.dirty.add(r.campaign)
         if r.type == "TurnOpened":
             self.checkpoints.append((r.campaign, r.data.get("turn"), r.position, orjson.dumps(doc)))
 
     def apply(self, doc: dict[str, Any], r: Record) -> None:
         self.model.apply(doc, r)
+
+    def refolded(self, campaign: str, awards: corrections.Awards) -> None:
+        """After a correction: the rows this view keeps besides the document, for the whole campaign."""
 
     def flush(self, cur: Any) -> None:
         if self.dirty:
@@ -110,14 +118,33 @@ class VictoryView(View):
     name = "victory"
     model = victory_model
 
+    def __init__(self, db: ViewDB):
+        super().__init__(db)
+        self.cleared: set[str] = set()  # campaigns whose award rows are all written again (a correction)
+
     def apply(self, doc: dict[str, Any], r: Record) -> None:
         for a in victory_model.apply(doc, r):
-            self.rows.append((r.campaign, r.position, a["effect"], a["country"], a["turn"], str(a["points"]),
-                              a["reason"]))
+            self.rows.append(self._row(r.campaign, r.position, a))
+
+    @staticmethod
+    def _row(campaign: str, position: int, a: dict[str, Any]) -> tuple:
+        return (campaign, position, a["effect"], a["country"], a["turn"], str(a["points"]), a["reason"])
+
+    def refolded(self, campaign: str, awards: corrections.Awards) -> None:
+        self.rows = [row for row in self.rows if row[0] != campaign] + [
+            self._row(campaign, pos, a) for pos, a in awards]
+        self.cleared.add(campaign)
 
     def flush_rows(self, cur: Any) -> None:
+        if self.cleared:
+            cur.executemany(self.db.sql("DELETE FROM {proj_awards} WHERE campaign = ?"),
+                            [(c,) for c in sorted(self.cleared)])
         insert_rows(self.db, cur, self.db.t("proj_awards"),
                     ("campaign", "position", "effect", "country", "turn", "points", "reason"), self.rows)
+
+    def committed(self) -> None:
+        self.cleared.clear()
+        super().committed()
 
     def reset(self, cur: Any) -> None:
         super().reset(cur)

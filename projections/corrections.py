@@ -1,0 +1,79 @@
+"""Corrections on the document views (map, victory): the history folded again as the corrections say.
+
+A ``CorrectionRecorded`` never edits the event it corrects: the views read the
+original as it was replaced. ``replacement`` replaces top-level fields of the
+corrected event's payload; for a ruling, a ``ruling`` object in the
+replacement is merged into the recorded ruling one level deep, so a game master
+can restate its ``effects`` or ``outcome`` without copying the rest. A correction
+without replacement strikes the event. The budget reads treasury-entry
+corrections its own way (projections.budget).
+
+After a correction the document is folded again from the first event, the
+corrected events replaced: a correction may reach back to any position, and
+every later event then builds on the corrected state. Corrections are rare (a
+dispute settled), so the cost, one pass over the campaign, is paid rarely.
+"As of N" stays what the ledger said at N: a correction recorded after N does
+not change the state at N.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from projections.records import Record
+
+#: (position, award) pairs for the victory view's rows; map awards nothing.
+Awards = list[tuple[int, dict[str, Any]]]
+History = Callable[[int], Iterable[Record]]  # the campaign's records at positions 1..n
+
+
+def corrected(r: Record, replacement: Any) -> Record | None:
+    """The record as a correction says it should have been; None when struck."""
+    if replacement is None:
+        return None
+    if not isinstance(replacement, dict):
+        return r  # not a replacement these views can read: the original stands (the timeline shows both)
+    data = dict(r.data)
+    for k, v in replacement.items():
+        if k == "ruling" and isinstance(v, dict) and isinstance(data.get("ruling"), dict):
+            data["ruling"] = {**data["ruling"], **v}
+        else:
+            data[k] = v
+    return Record(r.campaign, r.position, r.type, data, r.notification_id)
+
+
+def corrections_of(doc: dict[str, Any]) -> dict[int, Any]:
+    return {int(k): v for k, v in (doc.get("corrections") or {}).items()}
+
+
+def apply(model: Any, doc: dict[str, Any], r: Record, history: History) -> tuple[dict[str, Any], Awards | None]:
+    """Apply one record; returns the document (a new one after a correction) and, after a correction,
+    every award of the campaign again (None: only this record's awards changed, as ``model.apply`` returned)."""
+    if r.type != "CorrectionRecorded":
+        out = model.apply(doc, r)
+        return doc, [(r.position, a) for a in out] if out else []
+    fixes = {**corrections_of(doc), int(r.data["corrects"]): r.data.get("replacement")}
+    new, awards = refold(model, history(r.position - 1), fixes)
+    new["position"] = r.position
+    new["corrections"] = {str(k): v for k, v in sorted(fixes.items())}
+    return new, awards
+
+
+def refold(model: Any, records: Iterable[Record], fixes: dict[int, Any]) -> tuple[dict[str, Any], Awards]:
+    """Fold records from an empty document, with the corrected events replaced (or skipped when struck)."""
+    doc = model.empty()
+    awards: Awards = []
+    for e in records:
+        if e.type == "CorrectionRecorded":
+            doc["position"] = e.position  # already in ``fixes``
+            continue
+        if e.position in fixes:
+            fixed = corrected(e, fixes[e.position])
+            if fixed is None:
+                doc["position"] = e.position
+                continue
+            e = fixed
+        out = model.apply(doc, e)
+        awards.extend((e.position, a) for a in out or ())
+    return doc, awards
