@@ -121,6 +121,11 @@ EFFECT_KINDS = frozenset(
         "casus_belli",  # a casus belli granted (detail: temporary, valid_turns)
         "dti_changed",  # domestic trade index change (amount signed)
         "ers_entry",  # a value written on an entered ERS line (ers_line, amount: %, ticks or ducats)
+        "pf_lost",  # pfc: strength points (PF) lost by a side (target) or a unit
+        "morale_test",  # pfc: an immediate, mandatory morale test of the target
+        "formation_moved",  # his: a formation placed in another space (detail: from_space, reason)
+        "cp_spent",  # his: command points spent on an action (amount)
+        "withdrew_into_fortifications",  # his: units and leaders go inside the space's fortifications
         "note",
     }
 )
