@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 
 class Strict(BaseModel):
@@ -21,6 +21,13 @@ class ContextIn(Strict):
     phase: str | None = Field(default=None, max_length=40, examples=["military"])
     round: str | None = Field(default=None, max_length=10, examples=["S2"])
     impulse: str | None = Field(default=None, max_length=40, examples=["FRA"])
+    # Where a ruling happened and which stacks its roles name: the map view places its effects with them.
+    where: str | None = Field(default=None, min_length=1, max_length=80, examples=["Picardie"],
+                              description="Province or sea zone of the ruling")
+    stacks: dict[Annotated[str, StringConstraints(min_length=1, max_length=40)],
+                 Annotated[str, StringConstraints(min_length=1, max_length=40)]] | None = Field(default=None, max_length=12, examples=[{"attacker": "ENG-1",
+                                                                                  "defender": "FRA-1"}],
+                                          description="The ruling's roles (attacker, moving stack...) → stack ids")
 
 
 class CampaignCreate(Strict):

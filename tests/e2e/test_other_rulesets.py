@@ -8,6 +8,8 @@ recompute; the weather's Rain★ is carried into the next C6 ruling.
 from __future__ import annotations
 
 from ledger.domain.campaign import campaign_id
+from ledger.sample import GM
+from ledger.scenario import import_scenario, load_text
 from tests.e2e.test_access import ADMIN, make_client
 
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
@@ -77,3 +79,22 @@ def test_a_his_interception_rolls_2d6_and_a_restriction_is_a_422_naming_the_fiel
     assert bad.json()["error"]["field"] == "inputs.attempts[0].across_pass"
     assert bad.json()["error"]["rule"] == "his:H2"
     assert ledger.campaign(campaign_id(slug)).version == before
+
+
+def test_a_ruling_context_names_where_it_happened_and_the_stacks_its_roles_mean(settings, ledger):
+    """The map places a ruling's effects with context.where and context.stacks (projections.map)."""
+    client = make_client(settings, ledger)
+    cid, _ = import_scenario(ledger, load_text("sample"), slug="ctx", actor=GM)
+    assert client.post("/campaigns/ctx/turns", headers=AUTH).status_code == 201
+    body = {"procedure": "M13", "inputs": {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd": 4,
+                                           "blockader_nd": 6, "blockader_all_nwd": True,
+                                           "blockader_technology": "GAL"},
+            "context": {"phase": "military", "where": "Manche", "stacks": {"moving stack": "ENG-F1"}}}
+    r = client.post("/campaigns/ctx/rulings", json=body, headers=AUTH)
+    assert r.status_code == 201, r.text
+    position = r.json()["events"][0]["position"]
+    assert ledger.event_at(cid, position).context["stacks"] == {"moving stack": "ENG-F1"}
+    assert ledger.event_at(cid, position).context["where"] == "Manche"
+    too_long = {**body, "context": {"where": "x" * 81}}
+    bad = client.post("/campaigns/ctx/rulings", json=too_long, headers=AUTH)
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "context.where"
