@@ -127,14 +127,16 @@ class ViewDB:
                 cur.execute(f"SELECT notification_id, originator_id, originator_version, topic, state FROM "
                             f"{self.t(self.events_table)} WHERE notification_id > %s ORDER BY notification_id "
                             "LIMIT %s", (after, limit))
-                return cur.fetchall()
+                rows = cur.fetchall()
             finally:
                 cur.row_factory = dict_rows
-        cur.execute(f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table} "
-                    "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
-        ids: dict[str, str] = {}  # SQLite keeps ids as bare hex: give them the uuid text the views key on
-        return [(r[0], ids.get(r[1]) or ids.setdefault(r[1], str(UUID(r[1]))), r[2], r[3], r[4])
-                for r in cur.fetchall()]
+        else:
+            cur.execute(f"SELECT rowid, originator_id, originator_version, topic, state FROM {self.events_table} "
+                        "WHERE rowid > ? ORDER BY rowid LIMIT ?", (after, limit))
+            rows = cur.fetchall()
+        # The views key campaigns on the uuid text (SQLite keeps bare hex, psycopg gives UUIDs): convert once.
+        ids: dict[Any, str] = {}
+        return [(r[0], ids.get(r[1]) or ids.setdefault(r[1], str(UUID(str(r[1])))), r[2], r[3], r[4]) for r in rows]
 
     def read_campaign(self, cur: Any, campaign: str, upto: int) -> list[Any]:
         """One campaign's records at positions 1..upto (a correction folds them again)."""
