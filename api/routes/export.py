@@ -1,0 +1,82 @@
+"""Downloads of the economic history: tables (CSV, JSON, Parquet) and charts (SVG, PNG).
+
+``GET /campaigns/{id}/export/{table}.{fmt}`` and ``GET /campaigns/{id}/charts/{kind}.{fmt}``,
+filtered by ``country`` and ``turns=A..B``. Visibility is the ERS route's
+(api/routes/economy.py): every reader gets the sheets and tracks computed from
+the events they may see (``ledger.access.can_see``), so a hidden entry stays
+out of a player's or an observer's numbers, positions and hashes.
+
+The answer depends only on the caller's view of the history up to the head:
+its ETag is derived from the head position, the caller's role and country and
+the request, so a client that already holds it gets 304 without a re-read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Annotated
+
+from fastapi import APIRouter, Query, Request, Response
+
+from api.deps import ActorDep, CampaignId, CampaignStateDep, LedgerDep
+from ledger.application import Actor
+from projections import charts, export
+from projections.history import gather
+
+router = APIRouter(prefix="/campaigns/{campaign}", tags=["export"])
+
+CountryQuery = Annotated[str | None, Query(description="Only this country (ERS, stability, victory)")]
+TurnsQuery = Annotated[str | None, Query(description="Turn range: A..B, A.., ..B or A", examples=["1..3"])]
+
+
+def _etag(request: Request, actor: Actor, head: int) -> str:
+    key = f"{request.url.path}?{request.url.query}|{head}|{actor.role}|{actor.country}"
+    return '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
+
+
+def _not_modified(request: Request, etag: str) -> Response | None:
+    if etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
+        return Response(status_code=304, headers={"ETag": etag})
+    return None
+
+
+_HEADERS = {"Cache-Control": "private, no-cache"}  # revalidate: the ETag answers cheaply
+
+
+@router.get("/export/{table}.{fmt}", summary="The ERS (long or wide), inflation, stability or victory history "
+            "as CSV, JSON or Parquet", response_class=Response,
+            responses={200: {"content": {t.split(";")[0]: {} for t in export.MEDIA_TYPES.values()}}})
+def export_table(table: str, fmt: str, request: Request, cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
+                 state: CampaignStateDep, country: CountryQuery = None, turns: TurnsQuery = None) -> Response:
+    export.check_table(table)
+    export.check_format(fmt)
+    if country is not None:
+        state.require_country(country)
+    span = export.parse_turns(turns, state.turn) if turns else None
+    etag = _etag(request, actor, state.version)
+    if (cached := _not_modified(request, etag)) is not None:
+        return cached
+    history = gather(ledger, cid, actor)
+    body = export.encode(table, fmt, export.rows(history, table, country, span))
+    name = export.filename(history.campaign, table, fmt, country, span)
+    return Response(body, media_type=export.MEDIA_TYPES[fmt],
+                    headers={"Content-Disposition": f'attachment; filename="{name}"', "ETag": etag, **_HEADERS})
+
+
+@router.get("/charts/{kind}.{fmt}", summary="A chart of the economic history: treasury, income, inflation, "
+            "victory, or one country's ERS (country=)", response_class=Response,
+            responses={200: {"content": {m: {} for m in charts.MEDIA_TYPES.values()}}})
+def chart(kind: str, fmt: str, request: Request, cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
+          state: CampaignStateDep, country: CountryQuery = None, turns: TurnsQuery = None) -> Response:
+    charts.check_kind(kind, country)
+    charts.check_format(fmt)
+    if country is not None:
+        state.require_country(country)
+    span = export.parse_turns(turns, state.turn) if turns else None
+    etag = _etag(request, actor, state.version)
+    if (cached := _not_modified(request, etag)) is not None:
+        return cached
+    series = charts.chart_series(gather(ledger, cid, actor), kind, country, span)
+    name = "-".join([state.slug, kind] + ([country] if country else [])) + "." + fmt
+    return Response(charts.render(series, fmt), media_type=charts.MEDIA_TYPES[fmt],
+                    headers={"Content-Disposition": f'inline; filename="{name}"', "ETag": etag, **_HEADERS})

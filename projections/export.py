@@ -1,0 +1,324 @@
+"""Economic history as tables: the ERS (long and wide), inflation, stability and victory points.
+
+Pure: every function takes a ``projections.history.History`` (the budget, the
+victory document and the event hashes, already filtered for the caller) and
+yields plain rows; the writers turn rows into CSV, JSON or Parquet bytes.
+
+Tables (``TABLES``), one row per:
+- ``ers``: campaign, country, turn and ERS line: amount, entered|derived, and
+  its lineage: ``positions`` (and their ``hashes``) of the events the amount
+  comes from. An entered cell lists its entries (and their corrections, the
+  scenario for turn 1's A1); a derived or defaulted cell the union of the
+  lineage of the lines of the same sheet it is computed from (``sources``). A
+  reference to last turn's sheet (``A33[t-1]``) is named in ``sources`` and
+  not expanded: follow it on the previous turn's row.
+- ``ers-wide``: campaign, country and turn: one column per line, plus the
+  sheet's ``positions`` (every position its cells come from).
+- ``inflation``: turn: the inflation box at its start and end, and the events
+  that moved it. Campaign-wide: ``country`` does not filter it.
+- ``stability``: country and turn: stability at its start and end, and why.
+- ``victory``: country and turn: points awarded in the turn, the running
+  total, and the award events. Points are exact: a whole number, or a
+  fraction as text ("7/3") in CSV and JSON (a double in Parquet).
+
+Turn 0 rows appear only when something happened before the first turn opened.
+A sheet the budget cannot compute (its error is on ``GET .../ers``) has no rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Iterator, Mapping
+from fractions import Fraction
+from typing import Any
+
+import orjson
+
+from ledger.domain.errors import InvalidInput
+from ledger.rules.eu.ers import ers_definition
+from projections.history import History
+from projections.records import num, plain
+
+TABLES = ("ers", "ers-wide", "inflation", "stability", "victory")
+FORMATS = ("csv", "json", "parquet")
+MEDIA_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json",
+               "parquet": "application/vnd.apache.parquet"}
+
+# Column name -> kind: text, int, bool, number (exact VP), ints and texts (lists).
+COLUMNS: dict[str, dict[str, str]] = {
+    "ers": {"campaign": "text", "country": "text", "turn": "int", "line": "text", "name": "text", "amount": "int",
+            "kind": "text", "unit": "text", "defaulted": "bool", "sources": "texts", "positions": "ints",
+            "hashes": "texts"},
+    "inflation": {"campaign": "text", "turn": "int", "start": "int", "end": "int", "positions": "ints",
+                  "hashes": "texts"},
+    "stability": {"campaign": "text", "country": "text", "turn": "int", "start": "int", "end": "int",
+                  "positions": "ints", "hashes": "texts"},
+    "victory": {"campaign": "text", "country": "text", "turn": "int", "points": "number", "total": "number",
+                "positions": "ints", "hashes": "texts"},
+}
+
+
+def columns(table: str) -> dict[str, str]:
+    if table == "ers-wide":
+        lines = {code: "int" for code in ers_definition().codes}
+        return {"campaign": "text", "country": "text", "turn": "int", **lines, "positions": "ints"}
+    return COLUMNS[table]
+
+
+# --------------------------------------------------------------------------- filters
+
+
+def parse_turns(text: str | None, last: int, name: str = "turns") -> tuple[int, int]:
+    """``A..B``, ``A..``, ``..B`` or ``A`` within the opened turns 0..``last`` (else InvalidInput on ``name``)."""
+    if text is None or text == "":
+        return 0, last
+    lo, sep, hi = text.partition("..")
+    try:
+        first = int(lo) if lo.strip() else 0
+        final = int(hi) if hi.strip() else last
+        if not sep:
+            final = first
+    except ValueError:
+        raise InvalidInput(f"turns {text!r}: A..B, A.., ..B or A, with whole turn numbers", field=name) from None
+    if first < 0 or final > last or first > final:
+        raise InvalidInput(f"turns {text!r}: the range must lie within the opened turns 0..{last}, "
+                           "first before last", field=name)
+    return first, final
+
+
+def check_table(table: str) -> str:
+    if table not in TABLES:
+        raise InvalidInput(f"table {table!r}: one of {', '.join(TABLES)}", field="table")
+    return table
+
+
+def check_format(fmt: str) -> str:
+    if fmt not in FORMATS:
+        raise InvalidInput(f"format {fmt!r}: one of {', '.join(FORMATS)}", field="format")
+    return fmt
+
+
+def check_country(history: History, country: str | None) -> str | None:
+    if country is not None and country not in history.countries:
+        raise InvalidInput(f"country {country!r} is not in this campaign ({', '.join(history.countries)})",
+                           field="country")
+    return country
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def lineage(cells: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Per line, the positions its amount comes from (its own events, else its same-sheet sources')."""
+    memo: dict[str, tuple[int, ...]] = {}
+
+    def of(code: str, seen: frozenset[str]) -> tuple[int, ...]:
+        if code in memo:
+            return memo[code]
+        cell = cells[code]
+        if cell.events:
+            found: set[int] = set(cell.events)
+        else:
+            found = set()
+            for src in cell.sources:
+                if src in cells and src not in seen:  # "X[t-1]" names last turn's sheet: not expanded
+                    found.update(of(src, seen | {src}))
+        memo[code] = tuple(sorted(found))
+        return memo[code]
+
+    return {code: of(code, frozenset({code})) for code in cells}
+
+
+def _turns(history: History, turns: tuple[int, int] | None) -> range:
+    first, last = turns if turns is not None else (0, history.turns)
+    return range(max(first, 1), last + 1)
+
+
+def _countries(history: History, country: str | None) -> tuple[str, ...]:
+    return (country,) if country is not None else history.countries
+
+
+def ers_rows(history: History, country: str | None = None, turns: tuple[int, int] | None = None
+             ) -> Iterator[dict[str, Any]]:
+    """The long ERS: one row per country, turn and line, in sheet order."""
+    for c in _countries(history, country):
+        for t in _turns(history, turns):
+            sheet = history.budget.sheet(c, t)
+            if sheet is None or sheet.cells is None:
+                continue
+            lines = lineage(sheet.cells)
+            for code, cell in sheet.cells.items():
+                positions = lines[code]
+                yield {"campaign": history.campaign, "country": c, "turn": t, "line": code, "name": cell.name,
+                       "amount": cell.value, "kind": cell.kind, "unit": cell.unit, "defaulted": cell.defaulted,
+                       "sources": list(cell.sources), "positions": list(positions),
+                       "hashes": [history.hashes.get(p, "") for p in positions]}
+
+
+def wide(long_rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
+    """Long ERS rows pivoted: one row per country and turn, one column per line, the sheet's positions."""
+    row: dict[str, Any] | None = None
+    positions: set[int] = set()
+    for r in long_rows:
+        key = (r["campaign"], r["country"], r["turn"])
+        if row is None or (row["campaign"], row["country"], row["turn"]) != key:
+            if row is not None:
+                yield {**row, "positions": sorted(positions)}
+            row, positions = {"campaign": key[0], "country": key[1], "turn": key[2]}, set()
+        row[r["line"]] = r["amount"]
+        positions.update(r["positions"])
+    if row is not None:
+        yield {**row, "positions": sorted(positions)}
+
+
+def _track_rows(log: list[dict[str, Any]], start: int, turns: range, with_zero: bool
+                ) -> Iterator[tuple[int, int, int, list[int]]]:
+    """(turn, start, end, positions) of a track from its change log."""
+    by_turn: dict[int, list[dict[str, Any]]] = {}
+    for e in log:
+        by_turn.setdefault(e["turn"] or 0, []).append(e)
+    value = start
+    for t in ([0] if with_zero and by_turn.get(0) else []) + list(range(1, turns.stop)):
+        changes = by_turn.get(t, [])
+        begin = value
+        if changes:
+            value = changes[-1]["to"]
+        if t in turns or t == 0:
+            yield t, begin, value, [e["position"] for e in changes]
+
+
+def _zero_wanted(turns: tuple[int, int] | None) -> bool:
+    return turns is None or turns[0] == 0
+
+
+def inflation_rows(history: History, turns: tuple[int, int] | None = None) -> Iterator[dict[str, Any]]:
+    doc = history.victory
+    log = doc["inflation_log"]
+    start = log[0]["from"] if log else doc["inflation"]  # None: no scenario, no track
+    for t, begin, end, positions in _track_rows(log, start, _turns(history, turns), _zero_wanted(turns)):
+        yield {"campaign": history.campaign, "turn": t, "start": begin, "end": end, "positions": positions,
+               "hashes": [history.hashes.get(p, "") for p in positions]}
+
+
+def stability_rows(history: History, country: str | None = None, turns: tuple[int, int] | None = None
+                   ) -> Iterator[dict[str, Any]]:
+    doc = history.victory
+    for c in _countries(history, country):
+        log = [e for e in doc["stability_log"] if e["country"] == c]
+        start = log[0]["from"] if log else doc["stability"].get(c)
+        for t, begin, end, positions in _track_rows(log, start, _turns(history, turns), _zero_wanted(turns)):
+            yield {"campaign": history.campaign, "country": c, "turn": t, "start": begin, "end": end,
+                   "positions": positions, "hashes": [history.hashes.get(p, "") for p in positions]}
+
+
+def victory_rows(history: History, country: str | None = None, turns: tuple[int, int] | None = None
+                 ) -> Iterator[dict[str, Any]]:
+    wanted = _turns(history, turns)
+    for c in _countries(history, country):
+        awards = [a for a in history.awards if a["country"] == c]
+        by_turn: dict[int, list[dict[str, Any]]] = {}
+        for a in awards:
+            by_turn.setdefault(a["turn"] or 0, []).append(a)
+        total = Fraction(0)
+        zero = [0] if _zero_wanted(turns) and by_turn.get(0) else []
+        for t in zero + list(range(1, wanted.stop)):
+            points = sum((num(a["points"]) for a in by_turn.get(t, [])), Fraction(0))
+            total += points
+            if t in wanted or t == 0:
+                positions = sorted({a["position"] for a in by_turn.get(t, [])})
+                yield {"campaign": history.campaign, "country": c, "turn": t, "points": plain(points),
+                       "total": plain(total), "positions": positions,
+                       "hashes": [history.hashes.get(p, "") for p in positions]}
+
+
+def rows(history: History, table: str, country: str | None = None, turns: tuple[int, int] | None = None
+         ) -> Iterator[dict[str, Any]]:
+    """The rows of ``table`` (one of ``TABLES``), filtered by country and turn range."""
+    check_table(table)
+    check_country(history, country)
+    if table == "ers":
+        return ers_rows(history, country, turns)
+    if table == "ers-wide":
+        return wide(ers_rows(history, country, turns))
+    if table == "inflation":
+        return inflation_rows(history, turns)
+    if table == "stability":
+        return stability_rows(history, country, turns)
+    return victory_rows(history, country, turns)
+
+
+# --------------------------------------------------------------------------- writers
+
+
+def _cell(value: Any, kind: str) -> Any:
+    if kind in ("ints", "texts"):
+        return " ".join(str(v) for v in value)  # one spreadsheet cell; split on spaces to read back
+    if kind == "bool":
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def to_csv(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """UTF-8 CSV with a header row, no index column; lists as space-separated values."""
+    cols = columns(table)
+    buf = io.StringIO(newline="")
+    writer = csv.writer(buf, lineterminator="\r\n")
+    writer.writerow(cols)
+    for r in rows:
+        writer.writerow([_cell(r.get(name), kind) for name, kind in cols.items()])
+    return buf.getvalue().encode("utf-8")
+
+
+def to_json(rows: Iterable[Mapping[str, Any]]) -> bytes:
+    return orjson.dumps(list(rows), default=str)
+
+
+def document(history: History, tables: Iterable[str] = ("ers", "inflation", "stability", "victory"),
+             country: str | None = None, turns: tuple[int, int] | None = None) -> dict[str, Any]:
+    """Every table in one JSON document."""
+    return {"campaign": history.campaign, "position": history.position, "countries": list(history.countries),
+            "turns": history.turns,
+            "tables": {t: list(rows(history, t, country, turns)) for t in tables}}
+
+
+def to_parquet(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """One Parquet file; lists as list columns, victory points as doubles."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    types = {"text": pa.string(), "int": pa.int64(), "bool": pa.bool_(), "number": pa.float64(),
+             "ints": pa.list_(pa.int64()), "texts": pa.list_(pa.string())}
+    cols = columns(table)
+    data: dict[str, list[Any]] = {name: [] for name in cols}
+    for r in rows:
+        for name, kind in cols.items():
+            v = r.get(name)
+            data[name].append(float(num(v)) if kind == "number" and v is not None else v)
+    schema = pa.schema([(name, types[kind]) for name, kind in cols.items()])
+    out = io.BytesIO()
+    pq.write_table(pa.table(data, schema=schema), out)
+    return out.getvalue()
+
+
+def encode(table: str, fmt: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
+    check_format(fmt)
+    if fmt == "csv":
+        return to_csv(table, rows)
+    if fmt == "json":
+        return to_json(rows)
+    return to_parquet(table, rows)
+
+
+def filename(campaign: str, table: str, fmt: str, country: str | None = None,
+             turns: tuple[int, int] | None = None) -> str:
+    parts = [campaign, table]
+    if country:
+        parts.append(country)
+    if turns is not None:
+        parts.append(f"turns{turns[0]}-{turns[1]}")
+    return "-".join(parts) + "." + fmt

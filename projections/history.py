@@ -1,0 +1,87 @@
+"""A campaign's economic history as one caller may see it: the input of exports and charts.
+
+``gather`` reads the campaign's stored rows once, decodes only the events the
+budget and the victory view read, keeps those the caller may see
+(``ledger.access.can_see``, the rule of every read path: a game master sees
+everything; a player or an observer gets the budget and the tracks computed
+from the events visible to them, as ``GET .../ers/{country}/{turn}`` and
+``GET .../victory`` do), and returns the budget, the victory document with its
+awards, and the hash of every event kept (the lineage columns name them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from uuid import UUID
+
+import orjson
+
+from ledger.access import ALL_SEEING, can_see
+from ledger.application import Actor
+from projections import budget as budget_model
+from projections import victory as victory_model
+from projections.records import Record, type_of
+
+#: The event types the victory document reads (projections/victory.py).
+VICTORY_TYPES = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "RulingRecorded"})
+READ = budget_model.RELEVANT | VICTORY_TYPES
+
+
+@dataclass(frozen=True)
+class History:
+    campaign: str  # the slug
+    countries: tuple[str, ...]
+    turns: int  # opened turns
+    position: int  # the head the history was read at
+    budget: budget_model.Budget
+    victory: dict[str, Any]  # projections.victory document
+    awards: list[dict[str, Any]]  # {position, effect, country, turn, points, reason}
+    hashes: dict[int, str] = field(default_factory=dict)  # position -> event hash, for the events read
+
+
+def replay_victory(records: list[Record]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The victory document and its awards (each with its event position), from records in order."""
+    doc = victory_model.empty()
+    awards: list[dict[str, Any]] = []
+    for r in records:
+        for a in victory_model.apply(doc, r):
+            awards.append({"position": r.position, **a})
+    return doc, awards
+
+
+def from_records(campaign: str, countries: tuple[str, ...], turns: int, records: list[Record]) -> History:
+    """The history of records already filtered for the caller (pure: what ``gather`` ends with)."""
+    position = records[-1].position if records else 0
+    doc, awards = replay_victory([r for r in records if r.type in VICTORY_TYPES])
+    bud = budget_model.budget([r for r in records if r.type in budget_model.RELEVANT])
+    hashes = {r.position: r.data.get("hash", "") for r in records}
+    return History(campaign, countries, turns, position, bud, doc, awards, hashes)
+
+
+def gather(ledger: Any, cid: UUID, actor: Actor, progress: Callable[[int], None] | None = None) -> History:
+    """Read the campaign once; ``progress(n)`` is told of every page of ``n`` rows read."""
+    state = ledger.campaign(cid)  # CampaignNotFound for an unknown campaign
+    revealed = frozenset(state.revealed)
+    sees_all = actor.role in ALL_SEEING
+    records: list[Record] = []
+    pending = 0
+    for row in ledger.stored_rows(cid):
+        if row.position > state.version:
+            break  # written after the state was read: the history stays at one head
+        pending += 1
+        if progress is not None and pending == 1000:
+            progress(pending)
+            pending = 0
+        kind = type_of(row.topic)
+        if kind not in READ:
+            continue
+        data = orjson.loads(row.state)
+        if sees_all or can_see(actor, {"visibility": data.get("visibility"), "position": row.position}, revealed):
+            records.append(Record(str(cid), row.position, kind, data))
+    if progress is not None and pending:
+        progress(pending)
+    history = from_records(state.slug, tuple(state.countries), state.turn, records)
+    return History(history.campaign, history.countries, history.turns, state.version, history.budget,
+                   history.victory, history.awards, history.hashes)
