@@ -1,0 +1,268 @@
+"""The web page (``/ui``): campaigns, a turn step by step, charts, and the game master's dispute form.
+
+Server-rendered (Jinja2, ``api/web/templates``) so every page works without
+JavaScript; ``api/web/static/ledger.js`` only adds keyboard shortcuts and
+in-place stepping. Who is calling is resolved exactly as for the API
+(``api.deps``: the same token, read from the ``ledger_token`` cookie the login
+form sets when there is no Authorization header; local development without a
+token acts as admin from loopback), and what is shown is filtered by
+``ledger.access.can_see`` like every read route. The one write, a correction,
+passes the same permission check as ``POST /campaigns/{id}/corrections``
+(``Permit("record_correction")``) and a CSRF token (double submit: a random
+``ledger_csrf`` cookie, SameSite=Strict, that the form repeats).
+"""
+
+from __future__ import annotations
+
+import hmac
+import inspect
+import json
+import secrets
+from pathlib import Path as FilePath
+from typing import Annotated, Any
+from urllib.parse import parse_qs, quote
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+from starlette.concurrency import run_in_threadpool
+
+from api import deps
+from api.routes.views import campaign_public
+from api.security import TOKEN_COOKIE, Caller
+from api.web.turn_view import turn_view, turns, visible_records
+from ledger import tokens
+from ledger.access import may_write
+from ledger.application import Actor, Ledger
+from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerError, Unauthorized
+
+WEB = FilePath(__file__).resolve().parent.parent / "web"
+templates = Jinja2Templates(directory=str(WEB / "templates"))
+router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
+
+CSRF_COOKIE = "ledger_csrf"
+CHART_KINDS = ("treasury", "income", "inflation", "victory")
+EXPORT_TABLES = ("ers", "ers-wide", "inflation", "stability", "victory")
+FORM_BYTES = 20_000
+
+
+def _ledger(request: Request) -> Ledger:
+    return request.app.state.ledger
+
+
+async def _maybe(value: Any) -> Any:
+    """The value of a dependency called directly, whether ``api.deps`` defines it sync or async."""
+    return await value if inspect.isawaitable(value) else value
+
+
+async def _caller(request: Request) -> Caller:
+    return await _maybe(deps.get_caller(request, _ledger(request)))
+
+
+async def _reader(request: Request, campaign: str) -> tuple[Actor, UUID]:
+    """The caller and the campaign, checked as ``ActorDep`` and ``CampaignId`` check them (401/404/403)."""
+    caller = await _caller(request)
+    cid = await _maybe(deps.resolve_campaign(request, _ledger(request), caller, campaign))
+    return caller.actor, cid
+
+
+def _csrf(request: Request) -> str:
+    token = request.cookies.get(CSRF_COOKIE) or getattr(request.state, "new_csrf", None)
+    if not token:
+        token = request.state.new_csrf = secrets.token_urlsafe(24)
+    return token
+
+
+def _secure(request: Request) -> bool:
+    return request.url.scheme == "https"
+
+
+def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
+    context = {"csrf": _csrf(request), "me": getattr(request.state, "actor", None), **context}
+    response = templates.TemplateResponse(request, name, context, status_code=status)
+    if getattr(request.state, "new_csrf", None):
+        response.set_cookie(CSRF_COOKIE, request.state.new_csrf, httponly=True, samesite="strict",
+                            secure=_secure(request), path="/ui")
+    return response
+
+
+def _error(request: Request, exc: LedgerError) -> Response:
+    if isinstance(exc, Unauthorized):
+        here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(f"/ui/login?next={quote(here, safe='')}", status_code=303)
+    return render(request, "error.html", {"error": exc, "kind": type(exc).__name__}, status=exc.status)
+
+
+def _check_csrf(request: Request, form: dict[str, str]) -> None:
+    cookie, sent = request.cookies.get(CSRF_COOKIE, ""), form.get("csrf", "")
+    if not cookie or not sent or not hmac.compare_digest(cookie.encode(), sent.encode()):
+        raise Forbidden("the form's CSRF token does not match: reload the page and submit again", field="csrf",
+                        rule="access.csrf")
+
+
+async def form_data(request: Request) -> dict[str, str]:
+    """A url-encoded form (the only kind these pages send), first value of each field."""
+    kind = request.headers.get("content-type", "").split(";")[0].strip()
+    body = await request.body()
+    if kind != "application/x-www-form-urlencoded" or len(body) > FORM_BYTES:
+        return {"_invalid": "1"}
+    return {k: v[0] for k, v in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True).items()}
+
+
+FormDep = Annotated[dict[str, str], Depends(form_data)]
+
+
+# ------------------------------------------------------------------ login
+
+
+def _safe_next(target: str | None) -> str:
+    return target if target and target.startswith("/ui") and not target.startswith("//") else "/ui"
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_page(request: Request, next: str | None = None):
+    return render(request, "login.html", {"next": _safe_next(next), "message": None})
+
+
+@router.post("/login")
+def login(request: Request, form: FormDep):
+    ledger, settings = _ledger(request), request.app.state.settings
+    target = _safe_next(form.get("next"))
+    try:
+        _check_csrf(request, form)
+    except Forbidden as exc:
+        return render(request, "login.html", {"next": target, "message": exc.message}, status=403)
+    raw = form.get("token", "").strip()
+    known = bool(raw) and (tokens.admin_matches(settings.admin_token, raw) or tokens.authenticate(ledger, raw))
+    if not known:
+        return render(request, "login.html", {"next": target, "message": "unknown or revoked token"}, status=401)
+    response = RedirectResponse(target, status_code=303)
+    # HttpOnly: scripts never read it; SameSite=Strict: no other site's page makes the browser send it.
+    # Path "/": the chart and export links (API routes) are read with it too.
+    response.set_cookie(TOKEN_COOKIE, raw, httponly=True, samesite="strict", secure=_secure(request), path="/")
+    return response
+
+
+@router.post("/logout")
+def logout(request: Request, form: FormDep):
+    try:
+        _check_csrf(request, form)
+    except Forbidden as exc:
+        return _error(request, exc)
+    response = RedirectResponse("/ui/login", status_code=303)
+    response.delete_cookie(TOKEN_COOKIE, path="/")
+    return response
+
+
+# ------------------------------------------------------------------ pages
+
+
+@router.get("", response_class=HTMLResponse)
+@router.get("/", response_class=HTMLResponse)
+async def campaigns_page(request: Request):
+    try:
+        caller = await _caller(request)
+        ledger = _ledger(request)
+        # As GET /campaigns: a campaign token reads its own campaign only.
+        states = await run_in_threadpool(
+            lambda: [ledger.campaign(caller.campaign)] if caller.campaign is not None else ledger.campaigns())
+    except LedgerError as exc:
+        return _error(request, exc)
+    return render(request, "campaigns.html", {"campaigns": [campaign_public(s) for s in states]})
+
+
+@router.get("/campaigns/{campaign}", response_class=HTMLResponse)
+async def campaign_page(request: Request, campaign: str):
+    def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        return {"c": campaign_public(ledger.campaign(cid)), "turns": turns(visible_records(ledger, cid, actor))}
+
+    try:
+        actor, cid = await _reader(request, campaign)
+        context = await run_in_threadpool(work, _ledger(request), actor, cid)
+    except LedgerError as exc:
+        return _error(request, exc)
+    return render(request, "campaign.html", context)
+
+
+@router.get("/campaigns/{campaign}/turns/{turn}", response_class=HTMLResponse)
+async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(ge=0, le=2**31)],
+                    step: Annotated[int | None, Query(ge=1, le=2**31)] = None,
+                    position: Annotated[int | None, Query(ge=1, le=2**53)] = None,
+                    partial: bool = False):
+    def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        state = ledger.campaign(cid)
+        return {"c": campaign_public(state), "v": turn_view(ledger, cid, turn, actor, step=step, position=position),
+                "turns": turns(visible_records(ledger, cid, actor)),
+                "may_correct": may_write(actor, "record_correction", state.settings)}
+
+    try:
+        actor, cid = await _reader(request, campaign)
+        context = await run_in_threadpool(work, _ledger(request), actor, cid)
+    except LedgerError as exc:
+        return _error(request, exc)
+    context["form_key"] = secrets.token_urlsafe(12)  # the dispute form's idempotency key: a double submit counts once
+    # partial: the stepping script swaps the page's main part only (same HTML, no chrome).
+    return render(request, "turn_main.html" if partial else "turn.html", context)
+
+
+@router.get("/campaigns/{campaign}/charts", response_class=HTMLResponse)
+async def charts_page(request: Request, campaign: str):
+    try:
+        actor, cid = await _reader(request, campaign)
+        info = campaign_public(await run_in_threadpool(_ledger(request).campaign, cid))
+    except LedgerError as exc:
+        return _error(request, exc)
+    countries = [actor.country] if actor.role == "player" and actor.country else info.countries
+    return render(request, "charts.html", {"c": info, "kinds": CHART_KINDS, "countries": countries,
+                                           "tables": EXPORT_TABLES})
+
+
+def _correction_input(form: dict[str, str]) -> tuple[int, str, dict[str, Any] | None]:
+    try:
+        corrects = int(form.get("corrects", ""))
+    except ValueError:
+        raise InvalidInput("corrects must be the position of the event corrected", field="corrects") from None
+    reason = form.get("reason", "").strip()
+    if not reason:
+        raise InvalidInput("a correction gives its reason", field="reason")
+    if len(reason) > 1000:
+        raise InvalidInput("reason: at most 1000 characters", field="reason")
+    replacement = None
+    if form.get("replacement", "").strip():
+        try:
+            replacement = json.loads(form["replacement"])
+        except ValueError as exc:
+            raise InvalidInput(f"replacement is not JSON: {exc}", field="replacement") from None
+        if not isinstance(replacement, dict):
+            raise InvalidInput("replacement must be a JSON object, e.g. {\"amount\": 30}", field="replacement")
+    return corrects, reason, replacement
+
+
+@router.post("/campaigns/{campaign}/corrections")
+async def correct(request: Request, campaign: str, form: FormDep):
+    """The dispute form: a correction of an event, with its reason (the original stays)."""
+    ledger = _ledger(request)
+
+    def work(actor: Actor, cid: UUID, corrects: int, reason: str, replacement: dict[str, Any] | None) -> Any:
+        original = ledger.event_at(cid, corrects) if 1 <= corrects <= ledger.campaign(cid).version else None
+        if original is None:
+            raise EventNotFound(f"campaign has no event at position {corrects}", field="corrects")
+        # The correction is seen by those who see the original: a hidden event's dispute stays hidden.
+        ledger.record_correction(cid, corrects=corrects, reason=reason, replacement=replacement, actor=actor,
+                                 vis=dict(original.visibility), idempotency_key=form.get("key") or None)
+        return original.context.get("turn")
+
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+        # The API route's own permission check: Permit("record_correction").
+        await _maybe(deps._Permit("record_correction")(request, actor, ledger))
+        corrects, reason, replacement = _correction_input(form)
+        turn = await run_in_threadpool(work, actor, cid, corrects, reason, replacement)
+    except LedgerError as exc:
+        return _error(request, exc)
+    if turn is None:
+        return RedirectResponse(f"/ui/campaigns/{campaign}", status_code=303)
+    return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={corrects}#corrections",
+                            status_code=303)

@@ -1,0 +1,132 @@
+"""The web page's access rules over HTTP (no browser): login cookie, CSRF, roles, development mode.
+
+The browser tests (tests/browser) drive the same pages in Chromium; these
+check the edges a browser would not exercise: a forged or missing CSRF token,
+the login cookie refused for the API's writes, a bad token at the login form,
+development mode from loopback.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from api.security import TOKEN_COOKIE
+from api.web.turn_view import turn_view
+from ledger import tokens
+from ledger.application import Actor, visibility
+from ledger.domain.campaign import campaign_id
+from ledger.domain.errors import EventNotFound
+from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.scenario import import_scenario, load_text
+
+ADMIN = "admin-secret-for-web-tests"
+CID = campaign_id("sample")
+
+
+@pytest.fixture
+def sample(ledger):
+    import_scenario(ledger, load_text("sample"), slug="sample", actor=GM)
+    play_sample_turn(ledger, FIXED_DICE)
+    return ledger
+
+
+def client(settings, ledger, **kw) -> TestClient:
+    return TestClient(create_app(settings, ledger), **kw)
+
+
+def csrf_of(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def log_in(c: TestClient, token: str) -> str:
+    page = c.get("/ui/login")
+    r = c.post("/ui/login", data={"csrf": csrf_of(page.text), "token": token, "next": "/ui"}, follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/ui"
+    return csrf_of(c.get("/ui").text)
+
+
+def test_login_sets_an_httponly_samesite_strict_cookie_and_a_bad_token_is_refused(settings, sample):
+    _, gm = tokens.issue_token(sample, CID, role="gm", holder="gina", actor=GM)
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        assert c.get("/ui/campaigns/sample", follow_redirects=False).headers["location"] == \
+            "/ui/login?next=%2Fui%2Fcampaigns%2Fsample"
+        page = c.get("/ui/login")
+        bad = c.post("/ui/login", data={"csrf": csrf_of(page.text), "token": "lt_nope"})
+        assert bad.status_code == 401 and "unknown or revoked token" in bad.text
+        r = c.post("/ui/login", data={"csrf": csrf_of(page.text), "token": gm}, follow_redirects=False)
+        cookie = r.headers["set-cookie"]
+        assert cookie.startswith(f"{TOKEN_COOKIE}={gm};")
+        assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+        assert c.get("/ui/campaigns/sample").status_code == 200
+
+
+def test_the_login_cookie_reads_the_api_but_never_writes_through_it(settings, sample):
+    _, gm = tokens.issue_token(sample, CID, role="gm", holder="gina", actor=GM)
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        log_in(c, gm)
+        assert c.get("/campaigns/sample/events?limit=1").status_code == 200
+        head = sample.campaign(CID).version
+        r = c.post("/campaigns/sample/corrections", json={"corrects": 14, "reason": "through the cookie"})
+        assert r.status_code == 401  # API writes need the Authorization header
+        assert sample.campaign(CID).version == head
+
+
+def test_a_correction_needs_the_forms_csrf_token_and_is_recorded_once(settings, sample):
+    _, gm = tokens.issue_token(sample, CID, role="gm", holder="gina", actor=GM)
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        csrf = log_in(c, gm)
+        head = sample.campaign(CID).version
+        form = {"corrects": "14", "reason": "the loot was 10", "replacement": '{"amount": 10}', "key": "form-1"}
+        assert c.post("/ui/campaigns/sample/corrections", data=form).status_code == 403  # no token
+        assert c.post("/ui/campaigns/sample/corrections", data={**form, "csrf": "x" * len(csrf)}).status_code == 403
+        assert sample.campaign(CID).version == head
+        bad = c.post("/ui/campaigns/sample/corrections", data={**form, "csrf": csrf, "replacement": "[1]"})
+        assert bad.status_code == 422 and "replacement" in bad.text
+        for _ in range(2):  # a double submit of the same form appends once (its idempotency key)
+            r = c.post("/ui/campaigns/sample/corrections", data={**form, "csrf": csrf}, follow_redirects=False)
+            assert r.status_code == 303
+            assert r.headers["location"] == "/ui/campaigns/sample/turns/1?position=14#corrections"
+        [e] = sample.history(CID, after=head)
+        assert (type(e).__name__, e.corrects, e.reason, e.replacement, e.actor["id"]) == (
+            "CorrectionRecorded", 14, "the loot was 10", {"amount": 10}, "gina")
+
+
+def test_a_correction_of_a_hidden_event_stays_as_hidden_as_the_original(settings, sample):
+    hidden = sample.record_treasury_entry(CID, country="FRA", line="A9", amount=7, reason="secret", actor=GM,
+                                          vis=visibility("countries", ["FRA"])).events[0]["position"]
+    with client(settings, sample, client=("127.0.0.1", 50000)) as c:  # development mode: loopback is admin
+        csrf = csrf_of(c.get("/ui/campaigns/sample").text)
+        r = c.post("/ui/campaigns/sample/corrections", data={"csrf": csrf, "corrects": str(hidden),
+                                                             "reason": "it was 5", "replacement": '{"amount": 5}'},
+                   follow_redirects=False)
+        assert r.status_code == 303
+    correction = sample.history(CID)[-1]
+    assert correction.visibility == {"scope": "countries", "countries": ["FRA"]}
+    eng = Actor("alice", "player", "ENG")
+    with pytest.raises(EventNotFound):
+        turn_view(sample, CID, 2, eng, position=correction.originator_version)
+
+
+def test_development_mode_from_loopback_needs_no_login_and_other_addresses_do(settings, sample):
+    dev = settings.model_copy(update={"env": "development", "admin_token": None})
+    with client(dev, sample, client=("127.0.0.1", 50000)) as c:
+        r = c.get("/ui/campaigns/sample/turns/1?step=7")
+        assert r.status_code == 200 and 'id="position">9<' in r.text and 'id="dispute-form"' in r.text
+    with client(dev, sample, client=("192.0.2.7", 50000)) as c:
+        assert c.get("/ui", follow_redirects=False).headers["location"] == "/ui/login?next=%2Fui"
+
+
+def test_a_player_sees_neither_the_dispute_form_nor_another_campaigns_pages(settings, sample):
+    _, eng = tokens.issue_token(sample, CID, role="player", country="ENG", holder="alice", actor=GM)
+    sample.create_campaign(slug="other", name="Other", ruleset="eu", countries=["ENG"], actor=GM)
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        log_in(c, eng)
+        page = c.get("/ui/campaigns/sample/turns/1?position=14")
+        assert page.status_code == 200 and "dispute-form" not in page.text
+        listed = c.get("/ui").text
+        assert "/ui/campaigns/sample" in listed and "/ui/campaigns/other" not in listed
+        assert c.get("/ui/campaigns/other").status_code == 403
