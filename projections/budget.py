@@ -123,6 +123,10 @@ class Inputs:
     phases: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
     closes: dict[tuple[int, str, str], dict[str, Any]] = field(default_factory=dict)
     closed_codes: dict[tuple[int, str], list[str]] = field(default_factory=lambda: defaultdict(list))
+    # Entries by the (country, turn) they were recorded for, and a count of additions per sheet: a memo
+    # recognises an unchanged sheet by it without regrouping every entry of the campaign.
+    by_key: dict[tuple[str, int], list[int]] = field(default_factory=lambda: defaultdict(list))
+    version: dict[tuple[str, int], int] = field(default_factory=lambda: defaultdict(int))
 
     def add(self, kind: str, pos: int, d: Mapping[str, Any]) -> bool:
         """Take one event; False when the budget does not read this kind."""
@@ -131,6 +135,8 @@ class Inputs:
             return False
         if kind == "TreasuryEntryRecorded":
             self.entries[pos] = _Entry(pos, d["country"], d["turn"], d["line"], d["amount"], d["reason"], (pos,))
+            self.by_key[(d["country"], d["turn"])].append(pos)
+            self.version[(d["country"], d["turn"])] += 1
         elif kind == "CorrectionRecorded":
             self.corrections[d["corrects"]] = (pos, d.get("replacement"))
         elif kind == "TurnOpened":
@@ -167,27 +173,48 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
     phases, closes, closed_codes = inputs.phases, inputs.closes, inputs.closed_codes
     entries, unapplied = _apply_corrections(inputs.entries, inputs.corrections)
 
-    # Group the entries per country and turn: line -> (amount, positions).
-    grouped: dict[tuple[str, int], dict[str, tuple[int, tuple[int, ...]]]] = defaultdict(dict)
-    unbooked: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    # Corrected entries (few) may have moved to another sheet; every other entry stays on the sheet
+    # it was recorded for. ``touched``: the corrections that concern each sheet, for the memo key.
+    moved_in: dict[tuple[str, int], list[int]] = defaultdict(list)
+    moved_out: set[int] = set()
+    touched: dict[tuple[str, int], tuple[int, ...]] = defaultdict(tuple)
+    for corrected, (pos, _) in inputs.corrections.items():
+        original = inputs.entries.get(corrected)
+        if original is None:
+            continue
+        now = entries[corrected]
+        old_key, new_key = (original.country, original.turn), (now.country, now.turn)
+        touched[old_key] += (pos,)
+        if new_key != old_key:
+            touched[new_key] += (pos,)
+            moved_out.add(corrected)
+            moved_in[new_key].append(corrected)
     known = set(defn.codes)
-    for entry in entries.values():
-        key = (entry.country, entry.turn)
-        if entry.amount is None:  # struck by a correction
-            continue
-        if entry.line not in known:
-            unbooked[key].append(_unbooked(entry, f"{entry.line} is not a line of the sheet"))
-            continue
-        d = defn.get(entry.line)
-        if d.kind == "derived" and not d.carry:
-            unbooked[key].append(_unbooked(entry, f"{entry.line} is computed by the sheet ({d.formula})"))
-            continue
-        lines = grouped[key]
-        if entry.line in lines and d.unit not in SET_UNITS:
-            amount, positions = lines[entry.line]
-            lines[entry.line] = (amount + entry.amount, positions + entry.events)
-        else:  # first entry, or a box whose latest entry stands (positions ascend)
-            lines[entry.line] = (entry.amount, entry.events)
+
+    def group(key: tuple[str, int]) -> tuple[dict[str, tuple[int, tuple[int, ...]]], list[dict[str, Any]]]:
+        """A sheet's entries per line -> (amount, positions), and the entries it cannot take."""
+        members = [p for p in inputs.by_key.get(key, ()) if p not in moved_out]
+        if key in moved_in:
+            members = sorted(members + moved_in[key])  # positions ascend: the latest entry stands last
+        lines: dict[str, tuple[int, tuple[int, ...]]] = {}
+        unbooked: list[dict[str, Any]] = []
+        for p in members:
+            entry = entries[p]
+            if entry.amount is None:  # struck by a correction
+                continue
+            if entry.line not in known:
+                unbooked.append(_unbooked(entry, f"{entry.line} is not a line of the sheet"))
+                continue
+            d = defn.get(entry.line)
+            if d.kind == "derived" and not d.carry:
+                unbooked.append(_unbooked(entry, f"{entry.line} is computed by the sheet ({d.formula})"))
+                continue
+            if entry.line in lines and d.unit not in SET_UNITS:
+                amount, positions = lines[entry.line]
+                lines[entry.line] = (amount + entry.amount, positions + entry.events)
+            else:  # first entry, or a box whose latest entry stands (positions ascend)
+                lines[entry.line] = (entry.amount, entry.events)
+        return lines, unbooked
 
     period_starts = set(settings.get("period_start_turns") or ())
     variants = tuple(settings.get("ers_variants") or ())
@@ -201,9 +228,20 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
         broken: int | None = None
         for turn in range(1, last_turn + 1):
             key = (country, turn)
-            lines = dict(grouped.get(key, {}))
-            skipped = list(unbooked.get(key, ()))
             previous = history[-1] if history else None
+            inputs_key = None
+            if memo is not None and 0 not in tokens[-3:] and broken is None:
+                here = {c: closes[(turn, country, c)] for c in closed_codes.get((turn, country), ())}
+                inputs_key = (inputs.version.get(key, 0), touched.get(key, ()), start.get(country) if turn == 1
+                              else None, tuple(phases.get(turn, ())), orjson.dumps(here, option=orjson.OPT_SORT_KEYS),
+                              turn in period_starts, variants, tuple(tokens[-3:]))
+                hit = memo.get(key)
+                if hit is not None and hit[0] == inputs_key:
+                    sheets[key] = hit[2]
+                    history.append(hit[3])
+                    tokens.append(hit[1])
+                    continue
+            lines, skipped = group(key)
             if previous is None and turn == 1 and "A1" not in lines and country in start:
                 treasury, where = start[country]
                 lines["A1"] = (treasury, (where,))
@@ -220,18 +258,6 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
                 history.append(None)
                 tokens.append(0)
                 continue
-            inputs_key = None
-            if memo is not None and 0 not in tokens[-3:]:
-                here = {c: closes[(turn, country, c)] for c in closed_codes.get((turn, country), ())}
-                inputs_key = (tuple(sorted(lines.items())), orjson.dumps(skipped), base["phases_closed"],
-                              orjson.dumps(here, option=orjson.OPT_SORT_KEYS), turn in period_starts, variants,
-                              tuple(tokens[-3:]))
-                hit = memo.get(key)
-                if hit is not None and hit[0] == inputs_key:
-                    sheets[key] = hit[2]
-                    history.append(hit[3])
-                    tokens.append(hit[1])
-                    continue
             earlier = tuple(reversed(history[-3:-1])) if len(history) > 1 else ()
             try:
                 computed = compute_sheet({c: v for c, (v, _) in lines.items()}, previous, earlier=earlier,

@@ -2,11 +2,13 @@
 
 ``projections.budget.budget`` stays the one definition of the numbers; this
 view (``projections.views.BudgetView``) only stores its answer. A derived line depends on the whole sheet and on
-earlier turns, so the view does not patch lines: it keeps, per campaign, the
-events the budget reads (``RELEVANT``, trimmed to the fields it reads) in the
-campaign's ``proj_docs`` document, recomputes ``budget`` once per batch for the
-campaigns whose relevant events changed, and rewrites only the sheets whose
-JSON differs from the previous answer. Those writes share the batch's
+earlier turns, so the view does not patch lines: it keeps, per campaign and in
+memory, what the budget reads (``projections.budget.Inputs``), recomputes the
+sheets whose inputs changed once per batch, and rewrites only the sheets whose
+JSON differs from the previous answer. The campaign's ``proj_docs`` document
+holds only the position: after a restart the inputs are read again from the
+events themselves (``relevant_events``), so no batch rewrites a document that
+grows with the campaign. Those writes share the batch's
 transaction and tracking row (projections.store), so they are exactly-once
 like the other views.
 
@@ -46,20 +48,27 @@ def trim(r: Record) -> dict[str, Any]:
 
 
 def empty() -> dict[str, Any]:
-    return {"position": 0, "events": []}  # events: [type, position, trimmed fields]
+    return {"position": 0}
 
 
 def records(doc: dict[str, Any]) -> list[Record]:
+    """``doc["events"]``: [type, position, trimmed fields] lists (readers keep their own, api/readpath.py)."""
     return [Record("", pos, kind, data) for kind, pos, data in doc["events"]]
+
+
+def relevant_events(db: ViewDB, cur: Any, campaign: str, upto: int) -> list[list[Any]]:
+    """The campaign's events the budget reads, at positions 1..upto, as [type, position, trimmed fields]."""
+    rows = db.read_campaign(cur, campaign, upto, types=RELEVANT)
+    return [[r.type, r.position, trim(r)] for r in rows]
 
 
 class Cache:
     """One campaign's budget in memory: its gathered inputs, the sheet memo, the JSON of each memoised sheet."""
 
-    def __init__(self, doc: dict[str, Any]):
+    def __init__(self, events: list[list[Any]]):
         self.inputs = Inputs()
-        for r in records(doc):
-            self.inputs.add(r.type, r.position, r.data)
+        for kind, position, data in events:
+            self.inputs.add(kind, position, data)
         self.memo: Memo = {}
         self.json: dict[tuple[str, int], tuple[Any, dict[str, Any]]] = {}
 

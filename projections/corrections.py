@@ -77,3 +77,12 @@ def refold(model: Any, records: Iterable[Record], fixes: dict[int, Any]) -> tupl
         out = model.apply(doc, e)
         awards.extend((e.position, a) for a in out or ())
     return doc, awards
+
+
+def fold(models: dict[str, Any], records: list[Record]) -> dict[str, dict[str, Any]]:
+    """Every model's document after ``records`` (one campaign's, in order, those a reader may see)."""
+    docs = {name: model.empty() for name, model in models.items()}
+    for i, r in enumerate(records):
+        for name, model in models.items():
+            docs[name], _ = apply(model, docs[name], r, lambda upto, i=i: [x for x in records[:i] if x.position <= upto])
+    return docs

@@ -57,11 +57,7 @@ def state_at(ledger: Any, db: ViewDB, cid: UUID, n: int) -> dict[str, Any]:
 
 def state_from_scratch(ledger: Any, cid: UUID, n: int) -> dict[str, Any]:
     """The same state by replaying every event from the first (what the tests compare against)."""
-    docs = {name: model.empty() for name, model in MODELS.items()}
-    records = _records(ledger, cid, 0, n)
-    for r in records:
-        for name, model in MODELS.items():
-            docs[name], _ = corrections.apply(model, docs[name], r, lambda upto: records[:upto])
+    docs = corrections.fold(MODELS, _records(ledger, cid, 0, n))
     return {"campaign": str(cid), "position": n, **docs}
 
 

@@ -11,6 +11,7 @@ loop as a process of its own.
 
 from __future__ import annotations
 
+import gc
 import threading
 import time
 from collections.abc import Callable
@@ -48,12 +49,20 @@ class Projector:
     def step(self, fail_after_write: Callable[[], None] | None = None) -> int:
         """Apply one page of the log; returns how many events it read (0: caught up)."""
         with self.lock:
+            # A page allocates tens of thousands of short-lived dicts; left on, the cyclic collector would
+            # walk the views' large documents over and over (it doubled a 300,000-event rebuild). Reference
+            # counting frees the page; the collector resumes between pages.
+            collecting = gc.isenabled()
+            gc.disable()
             try:
                 return self._step(fail_after_write)
             except BaseException:
                 for v in self.views:
                     v.forget()
                 raise
+            finally:
+                if collecting:
+                    gc.enable()
 
     def _step(self, fail_after_write: Callable[[], None] | None) -> int:
         with self.db.transaction() as cur:

@@ -15,7 +15,7 @@ and are reached through the ledger recorder's own datastore and pool.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 from uuid import UUID
@@ -138,19 +138,24 @@ class ViewDB:
         ids: dict[Any, str] = {}
         return [(r[0], ids.get(r[1]) or ids.setdefault(r[1], str(UUID(str(r[1])))), r[2], r[3], r[4]) for r in rows]
 
-    def read_campaign(self, cur: Any, campaign: str, upto: int) -> list[Any]:
-        """One campaign's records at positions 1..upto (a correction folds them again)."""
+    def read_campaign(self, cur: Any, campaign: str, upto: int, types: Iterable[str] | None = None) -> list[Any]:
+        """One campaign's records at positions 1..upto (a correction folds them again), of some types only."""
+        from ledger.domain.events import LedgerEvent
         from projections.records import from_row
 
         cid = UUID(campaign)
+        only, topics = "", ()
+        if types is not None:  # topics are "<module>:<class>"
+            topics = tuple(f"{LedgerEvent.__module__}:{t}" for t in sorted(types))
+            only = f" AND topic IN ({', '.join([self.ph] * len(topics))})"
         if self.postgres:
             cur.execute(f"SELECT originator_version AS v, topic, state FROM {self.t(self.events_table)} "
-                        "WHERE originator_id = %s AND originator_version <= %s ORDER BY originator_version",
-                        (cid, upto))
+                        f"WHERE originator_id = %s AND originator_version <= %s{only} ORDER BY originator_version",
+                        (cid, upto, *topics))
         else:
             cur.execute(f"SELECT originator_version AS v, topic, state FROM {self.events_table} "
-                        "WHERE originator_id = ? AND originator_version <= ? ORDER BY originator_version",
-                        (cid.hex, upto))
+                        f"WHERE originator_id = ? AND originator_version <= ?{only} ORDER BY originator_version",
+                        (cid.hex, upto, *topics))
         return [from_row(campaign, r["v"], r["topic"], r["state"]) for r in cur.fetchall()]
 
     def head(self) -> int:

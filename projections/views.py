@@ -174,7 +174,7 @@ class TimelineView(View):
 
 class BudgetView(View):
     name = budget_view.NAME
-    model = budget_view  # the document: the relevant events (handle keeps it, not model.apply)
+    model = budget_view  # the document: the position only (handle keeps it, not model.apply)
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
@@ -189,8 +189,11 @@ class BudgetView(View):
         cached = campaign in self.docs
         doc = super().doc(cur, campaign)
         if not cached:
-            # What the stored rows hold: budget() of the stored events (written in the same transactions).
-            self.caches[campaign] = budget_view.Cache(doc)
+            # What the stored rows hold: the budget of the events up to the document's position (written in
+            # the same transactions), read again from the events.
+            self.caches[campaign] = budget_view.Cache(
+                budget_view.relevant_events(self.db, cur, campaign, doc["position"]) if doc["position"] else [])
+            doc.pop("events", None)  # older documents kept the events themselves
             self.sheets[campaign] = self.caches[campaign].sheets()
         return doc
 
@@ -199,9 +202,7 @@ class BudgetView(View):
         doc["position"] = r.position
         self.dirty.add(r.campaign)
         if r.type in RELEVANT:
-            trimmed = budget_view.trim(r)
-            doc["events"].append([r.type, r.position, trimmed])
-            self.caches[r.campaign].inputs.add(r.type, r.position, trimmed)
+            self.caches[r.campaign].inputs.add(r.type, r.position, budget_view.trim(r))
             self.changed.add(r.campaign)
 
     def flush(self, cur: Any) -> None:

@@ -11,7 +11,6 @@ the events they may see only (``ledger.access.can_see``), like the API's.
 
 from __future__ import annotations
 
-import copy
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,7 +21,7 @@ from ledger.application import Actor, Ledger
 from ledger.domain.errors import EventNotFound, LedgerError
 from ledger.rules.core import Ruling
 from ledger.rules.explain import explain
-from projections import replay
+from projections import corrections, replay
 from projections import timeline as timeline_model
 from projections.budget import RELEVANT, Budget, budget
 from projections.records import Record
@@ -77,11 +76,7 @@ def _summaries(records: list[Record]) -> dict[int, str]:
 
 
 def _state(records: list[Record]) -> dict[str, dict[str, Any]]:
-    docs = {name: model.empty() for name, model in replay.MODELS.items()}
-    for r in records:
-        for name, model in replay.MODELS.items():
-            model.apply(docs[name], r)
-    return docs
+    return corrections.fold(replay.MODELS, records)
 
 
 def _sheet_cells(b: Budget) -> dict[tuple[str, int, str], Any]:
@@ -181,9 +176,7 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     summaries = _summaries(records)
     before = [x for x in records if x.position < r.position]
     docs_before = _state(before)
-    docs = copy.deepcopy(docs_before)
-    for name, model in replay.MODELS.items():
-        model.apply(docs[name], r)
+    docs = _state([*before, r])  # a correction folds the history again
     changes = [c for n in replay.MODELS for c in replay.diff_docs(docs_before[n], docs[n], n)]
     state = ledger.campaign(cid)
     closed = any(x.type == "TurnClosed" and x.data.get("turn") == turn for x in records) or (

@@ -79,3 +79,21 @@ def test_a_ruling_corrected_with_other_effects_counts_the_new_ones(ledger):
     assert (award["position"], award["country"], award["points"]) == (battle, "FRA", "2")
     # The battle's losses were restated too: FRA-1 keeps its 8 LD.
     assert replay.current(p.db, cid, "map")["stacks"]["FRA-1"]["units"] == {"LD": 8}
+
+
+def test_over_http_a_game_master_and_a_player_both_see_the_corrected_map(settings, ledger):
+    """The fast read path (api/readpath.py) folds a correction in the tail the same way as the views."""
+    from tests.e2e.test_access import bearer, issue, make_client
+
+    cid = sample(ledger)
+    mc.move_stack(ledger, cid, stack="FRA-1", origin="Normandie", destination="Picardie", actor=GM)
+    [move] = positions_of(ledger, cid, "StackMoved")[-1:]
+    client = make_client(settings, ledger)
+    gm, player = bearer(issue(ledger, cid, "gm")), bearer(issue(ledger, cid, "player", "FRA"))
+    assert client.get("/campaigns/sample/map", headers=gm).json()["stacks"]["FRA-1"]["location"] == "Picardie"
+    assert client.get("/campaigns/sample/map", headers=player).json()["stacks"]["FRA-1"]["location"] == "Picardie"
+    r = client.post("/campaigns/sample/corrections", headers=gm,
+                    json={"corrects": move, "reason": "FRA-1 went to Kent", "replacement": {"destination": "Kent"}})
+    assert r.status_code == 201, r.text
+    for who in (gm, player):
+        assert client.get("/campaigns/sample/map", headers=who).json()["stacks"]["FRA-1"]["location"] == "Kent"

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ledger.domain.errors import InvalidInput
 from ledger.economy import entries_from_ruling
@@ -191,3 +192,50 @@ def test_a_correction_to_a_turn_never_opened_builds_no_sheet_for_it():
     b = budget(events)
     assert b.turns == 1 and list(b.sheets) == [("FRA", 1)]
     assert b.sheet("FRA", 1).cells["A9"].value == 0
+
+
+# --------------------------------------------------------------------------- incremental = from scratch
+
+_lines = st.sampled_from(["A1", "A9", "A10", "A12", "A15_pct", "B41", "A13", "Z9"])
+_step = st.one_of(
+    st.tuples(st.just("entry"), _lines, st.integers(-20, 60), st.integers(1, 3), st.sampled_from(["FRA", "ENG"])),
+    st.tuples(st.just("turn")),
+    st.tuples(st.just("fix"), st.integers(0, 40), st.one_of(
+        st.none(), st.fixed_dictionaries({"amount": st.integers(0, 50)}),
+        st.fixed_dictionaries({"turn": st.integers(1, 3), "country": st.sampled_from(["FRA", "ENG"])}),
+        st.fixed_dictionaries({"line": _lines}))),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_step, max_size=40))
+def test_the_budget_kept_incrementally_with_a_memo_equals_the_budget_from_scratch(steps):
+    """projections.budget_view keeps Inputs and a memo across batches: after every event it must agree with
+    budget(events) computed from the first event, whatever entries and corrections came in between."""
+    from projections.budget import Inputs, compute
+
+    events = campaign(("ScenarioImported", {"scenario": {"countries": [{"code": "FRA", "treasury": 50},
+                                                                       {"code": "ENG", "treasury": 70}]}}),
+                      countries=("FRA", "ENG"))
+    inputs, memo, turn = Inputs(), {}, 1
+    for e in events:
+        inputs.add(e.type, e.position, e.data)
+    entries: list[int] = []
+    for n, step in enumerate(steps, start=len(events) + 1):
+        if step[0] == "entry":
+            _, line, amount, t, country = step
+            e = Ev("TreasuryEntryRecorded", n, country=country, turn=t, line=line, amount=amount, reason="r")
+            entries.append(n)
+        elif step[0] == "turn":
+            turn += 1
+            e = Ev("TurnOpened", n, turn=turn)
+        else:
+            _, which, replacement = step
+            if not entries:
+                continue
+            e = Ev("CorrectionRecorded", n, corrects=entries[which % len(entries)], replacement=replacement)
+        events.append(e)
+        inputs.add(e.type, e.position, e.data)
+        kept = compute(inputs, memo=memo)
+        fresh = budget(events)
+        assert {k: sheet_json(s) for k, s in kept.sheets.items()} == {k: sheet_json(s) for k, s in fresh.sheets.items()}
