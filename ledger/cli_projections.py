@@ -68,7 +68,9 @@ def register(app: typer.Typer) -> None:
     def rebuild(view: Annotated[Optional[str], typer.Argument(help="map, victory or timeline (default: all)")] = None,
                 restart: Annotated[bool, typer.Option("--restart", help="Start over even if a rebuild was "
                                                       "interrupted")] = False,
-                page: Annotated[int, typer.Option(help="Events per transaction")] = 2000,
+                page: Annotated[int, typer.Option(help="Events per transaction")] = 5000,
+                jobs: Annotated[int, typer.Option(min=1, max=8, help="Processes to split the views over "
+                                                  "(PostgreSQL; each reads the log itself)")] = 1,
                 throttle: Annotated[float, typer.Option(help="Seconds to pause between pages (spare a live "
                                                         "database)")] = 0.0) -> None:
         """Drop the views and project every event again (an interrupted rebuild resumes)."""
@@ -95,7 +97,7 @@ def register(app: typer.Typer) -> None:
                     if throttle:
                         time.sleep(throttle)
 
-                result = projector.rebuild(progress, restart=restart)
+                result = projector.rebuild(progress, restart=restart, jobs=jobs)
                 if result["resumed_from"]:
                     bar.update(task, completed=min(result["resumed_from"].values()) + done[0])
             secs = time.perf_counter() - start

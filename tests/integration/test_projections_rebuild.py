@@ -57,3 +57,28 @@ def test_rebuild_killed_mid_way_resumes_without_double_counting(ledger, settings
            replay.timeline(p.db, cid))
     assert got == expected
     assert not any(flag for _, flag in p.db.read_positions(p.names).values())
+
+
+def test_a_rebuild_split_over_processes_equals_one_in_a_single_process(ledger, settings):
+    """`ledger rebuild --jobs 2`: each process catches up its own views (PostgreSQL; SQLite stays single)."""
+    generate(ledger, "split", 400, seed=5, turn_size=100)
+    [state] = ledger.campaigns()
+    p = Projector(ledger, page=150)
+    p.rebuild(restart=True)
+    single = {n: replay.current(p.db, state.id, n) for n in ("map", "victory")}
+    timeline, awards = replay.timeline(p.db, state.id), replay.awards(p.db, state.id)
+
+    def budget_rows():
+        with p.db.reading() as cur:
+            cur.execute(f"SELECT country, turn, line, amount, events FROM {p.db.t('proj_budget')} "
+                        "ORDER BY country, turn, line")
+            return [tuple(r.values()) if isinstance(r, dict) else tuple(r) for r in cur.fetchall()]
+
+    sheets = budget_rows()
+    assert sheets  # the generated campaign has treasury entries
+    result = p.rebuild(restart=True, jobs=2)
+    assert budget_rows() == sheets
+    assert result["events"] == p.db.head()
+    assert {n: replay.current(p.db, state.id, n) for n in ("map", "victory")} == single
+    assert replay.timeline(p.db, state.id) == timeline and replay.awards(p.db, state.id) == awards
+    assert p.positions() == {n: p.db.head() for n in p.names}
