@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from uuid import UUID
 
-from fastapi import Depends, Header, Request
+from fastapi import Depends, Header, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.security import Caller, authenticate, check_campaign
@@ -34,7 +34,9 @@ from ledger.domain.campaign import CampaignState, campaign_id
 from ledger.domain.errors import CampaignNotFound, Forbidden
 
 
-def get_ledger(request: Request) -> Ledger:
+# The dependencies are ``async def`` on purpose: a sync one costs a hop to the thread pool per request each,
+# more than the one indexed query (the campaign's head) they may run; the routes that do real work stay sync.
+async def get_ledger(request: Request) -> Ledger:
     return request.app.state.ledger
 
 
@@ -44,7 +46,7 @@ LedgerDep = Annotated[Ledger, Depends(get_ledger)]
 _bearer = HTTPBearer(auto_error=False, description="A campaign token, or the admin token (LEDGER_ADMIN_TOKEN)")
 
 
-def get_caller(request: Request, ledger: LedgerDep,
+async def get_caller(request: Request, ledger: LedgerDep,
                _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None) -> Caller:
     # HTTPBearer only documents the scheme in OpenAPI; api/security.py reads the header itself.
     caller = authenticate(request, request.app.state.settings, ledger)
@@ -68,7 +70,7 @@ def _campaign(request: Request, ledger: Ledger, campaign: str) -> CampaignState:
     return cached
 
 
-def get_actor(request: Request, caller: CallerDep, ledger: LedgerDep) -> Actor:
+async def get_actor(request: Request, caller: CallerDep, ledger: LedgerDep) -> Actor:
     campaign = request.path_params.get("campaign")
     if campaign is not None:
         check_campaign(caller, _campaign(request, ledger, campaign).id)
@@ -79,7 +81,7 @@ ActorDep = Annotated[Actor, Depends(get_actor)]
 ReaderDep = ActorDep
 
 
-def require_gm(actor: ActorDep) -> Actor:
+async def require_gm(actor: ActorDep) -> Actor:
     if actor.role not in ("gm", "admin"):
         raise Forbidden(f"only the game master may do this (you are {actor.role})", field="Authorization",
                         rule="access.gm")
@@ -93,7 +95,7 @@ class _Permit:
     def __init__(self, action: str):
         self.action = action
 
-    def __call__(self, request: Request, actor: ActorDep, ledger: LedgerDep) -> Actor:
+    async def __call__(self, request: Request, actor: ActorDep, ledger: LedgerDep) -> Actor:
         campaign = request.path_params.get("campaign")
         settings: dict[str, Any] = _campaign(request, ledger, campaign).settings if campaign is not None else {}
         if not may_write(actor, self.action, settings):
@@ -109,7 +111,7 @@ def Permit(action: str) -> Any:  # noqa: N802 (reads as a type in signatures)
     return Annotated[Actor, Depends(_Permit(action))]
 
 
-def idempotency_key(
+async def idempotency_key(
     idempotency_key: Annotated[str | None, Header(max_length=200, description="Retry-safe key")] = None,
 ) -> str | None:
     return idempotency_key
@@ -118,7 +120,9 @@ def idempotency_key(
 IdempotencyKey = Annotated[str | None, Depends(idempotency_key)]
 
 
-def resolve_campaign(request: Request, ledger: LedgerDep, caller: CallerDep, campaign: str) -> UUID:
+async def resolve_campaign(request: Request, ledger: LedgerDep, caller: CallerDep,
+                           campaign: Annotated[str, Path(min_length=1, max_length=100, examples=["europa-1492"],
+                                                         description="The campaign's id or slug")]) -> UUID:
     """A campaign is addressed by its id or its slug (401, then 404, then 403 for another campaign's token)."""
     state = _campaign(request, ledger, campaign)
     check_campaign(caller, state.id)
@@ -128,7 +132,7 @@ def resolve_campaign(request: Request, ledger: LedgerDep, caller: CallerDep, cam
 CampaignId = Annotated[UUID, Depends(resolve_campaign)]
 
 
-def campaign_state(request: Request, cid: CampaignId, ledger: LedgerDep) -> CampaignState:
+async def campaign_state(request: Request, cid: CampaignId, ledger: LedgerDep) -> CampaignState:
     return _campaign(request, ledger, str(cid))
 
 

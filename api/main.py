@@ -6,12 +6,16 @@ import logging
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from api import errors
 from api.observability import Observability, configure_logging
+from api.readpath import ReadCache
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import economy
+from api.routes import export as export_routes
 from api.routes import projections as projection_routes
+from api.routes import web
 from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
@@ -49,7 +53,11 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(tokens.router)
     app.include_router(economy.router)  # phases, ERS
     app.include_router(projection_routes.router)  # map, victory, timeline, state at N, diff
+    app.include_router(export_routes.router)  # economic history downloads and charts
+    app.include_router(web.router)  # the web page at /ui
+    app.mount("/ui/static", StaticFiles(directory=web.WEB / "static"), name="ui-static")
     # Outermost last: request id and timing wrap everything, the size limit wraps the routes.
+    app.add_middleware(ReadCache)  # repeated reads at an unchanged head, answered before routing (api/readpath.py)
     app.add_middleware(errors.BodyLimit, max_bytes=settings.max_request_bytes)
     app.add_middleware(Observability)
     configure_logging()

@@ -41,31 +41,34 @@ class CampaignCreate(Strict):
 
 
 class CampaignPublic(BaseModel):
-    id: str
-    slug: str
-    name: str
-    ruleset: str
-    ruleset_version: str
-    countries: list[str]
-    players: dict[str, str]
-    game_masters: list[str]
-    turn: int
-    turn_open: bool
-    commitment: str | None
-    position: int
-    head_hash: str
+    id: str = Field(examples=["6d1c0b1e-7f7a-5b2c-9e3d-4f5a6b7c8d9e"])
+    slug: str = Field(examples=["europa-1492"])
+    name: str = Field(examples=["Europa 1492"])
+    ruleset: str = Field(examples=["eu"])
+    ruleset_version: str = Field(examples=["2016.1"])
+    countries: list[str] = Field(examples=[["ENG", "FRA"]])
+    players: dict[str, str] = Field(examples=[{"FRA": "bruno"}])
+    game_masters: list[str] = Field(examples=[["gina"]])
+    settings: dict[str, Any] = Field(default_factory=dict, examples=[{"players_may_roll": True}])
+    turn: int = Field(examples=[2])
+    turn_open: bool = Field(examples=[True])
+    commitment: str | None = Field(examples=["5be0" + "0" * 60])
+    position: int = Field(examples=[42])
+    head_hash: str = Field(examples=["b41a" + "0" * 60])
 
 
 class EventRef(BaseModel):
-    position: int
-    type: str
-    hash: str
+    position: int = Field(examples=[43])
+    type: str = Field(examples=["RulingRecorded"])
+    hash: str = Field(examples=["b41a" + "0" * 60])
 
 
 class Appended(BaseModel):
-    campaign: str
-    events: list[EventRef]
-    data: dict[str, Any] = Field(default_factory=dict)
+    campaign: str = Field(examples=["6d1c0b1e-7f7a-5b2c-9e3d-4f5a6b7c8d9e"])
+    events: list[EventRef] = Field(examples=[[{"position": 43, "type": "RulingRecorded", "hash": "b41a" + "0" * 60}]])
+    data: dict[str, Any] = Field(default_factory=dict, description="What the command returns (dice, ruling...)",
+                                 examples=[{"dice": [{"purpose": "M13 escape", "sides": 10, "count": 1,
+                                                      "values": [7], "index": 3, "manual": False}]}])
 
 
 class RollCreate(Strict):
@@ -104,29 +107,30 @@ class CorrectionCreate(Strict):
 
 
 class EventPublic(BaseModel):
-    position: int
-    type: str
-    timestamp: datetime
-    schema_version: int
-    context: dict[str, Any]
-    actor: dict[str, Any]
-    visibility: dict[str, Any]
-    payload: dict[str, Any]
-    prev_hash: str
-    hash: str
+    position: int = Field(examples=[43])
+    type: str = Field(examples=["TreasuryEntryRecorded"])
+    timestamp: datetime = Field(examples=["2025-03-01T20:15:00Z"])
+    schema_version: int = Field(examples=[1])
+    context: dict[str, Any] = Field(examples=[{"turn": 2, "phase": "military", "round": "S2", "impulse": "FRA"}])
+    actor: dict[str, Any] = Field(examples=[{"id": "gina", "role": "gm", "country": None}])
+    visibility: dict[str, Any] = Field(examples=[{"scope": "public"}])
+    payload: dict[str, Any] = Field(examples=[{"country": "FRA", "turn": 2, "line": "A9", "amount": 35,
+                                               "reason": "looting of Picardie", "source": None}])
+    prev_hash: str = Field(examples=["9f2c" + "0" * 60])
+    hash: str = Field(examples=["b41a" + "0" * 60])
 
 
 class ChainPublic(BaseModel):
-    intact: bool
-    count: int
-    head_hash: str
-    broken_at: int | None
-    reason: str | None
+    intact: bool = Field(examples=[True])
+    count: int = Field(examples=[43])
+    head_hash: str = Field(examples=["b41a" + "0" * 60])
+    broken_at: int | None = Field(examples=[None])
+    reason: str | None = Field(examples=[None])
 
 
 class DicePublic(BaseModel):
-    turn: int
-    checked: int
-    manual: int
-    ok: bool
-    mismatches: list[str]
+    turn: int = Field(examples=[1])
+    checked: int = Field(examples=[12])
+    manual: int = Field(examples=[2])
+    ok: bool = Field(examples=[True])
+    mismatches: list[str] = Field(examples=[[]])

@@ -2,6 +2,8 @@
 
 - the admin token (``LEDGER_ADMIN_TOKEN``): role ``admin`` on every campaign;
 - a campaign token (``ledger/tokens.py``): its role in its own campaign;
+- either of them may come instead from the ``ledger_token`` cookie the web page's login sets
+  (``api/routes/web.py``), for reads, and for writes under ``/ui/`` only (CSRF-checked forms);
 - no token: 401, except in local development (``LEDGER_ENV=development`` with no
   admin token configured) for a client on 127.0.0.1 or ::1, which acts as the
   admin named by ``X-Ledger-Actor`` (the behaviour before tokens existed).
@@ -21,6 +23,8 @@ from ledger.domain.errors import Forbidden, Unauthorized
 
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
 BEARER_HEADER = "Authorization"
+#: The web page's login cookie (api/routes/web.py: HttpOnly, SameSite=Strict), a second source of the same token.
+TOKEN_COOKIE = "ledger_token"
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,11 @@ def open_development(settings: Settings) -> bool:
 
 def authenticate(request: Request, settings: Settings, ledger: Ledger) -> Caller:
     header = request.headers.get("authorization")
+    cookie = request.cookies.get(TOKEN_COOKIE)
+    # The cookie counts for reads, and for writes only under /ui/ (whose forms carry a CSRF token): the
+    # API's writes keep requiring the header, so a browser cannot be made to send one with its cookie.
+    if header is None and cookie and (request.method in ("GET", "HEAD") or request.url.path.startswith("/ui/")):
+        header = f"Bearer {cookie}"
     if header is None:
         client = request.client.host if request.client else ""
         if open_development(settings) and client in LOOPBACK:

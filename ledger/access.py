@@ -34,6 +34,7 @@ WRITES: dict[tuple[str, str], bool | str] = {
     ("system", "*"): True,
     ("gm", "*"): True,
     ("gm", "create_campaign"): False,  # a GM token is bound to its campaign: new campaigns need the admin
+    ("gm", "change_settings"): True,  # as "*" says; named because players_may_roll is decided here
     ("player", "roll"): "players_may_roll",
     ("player", "record_ruling"): "players_may_roll",
     ("observer", "*"): False,
@@ -44,6 +45,8 @@ ACTIONS: dict[str, str] = {
     "create_campaign": "create a campaign (admin only: no campaign exists yet)",
     "open_turn": "open the next turn (dice commitment)",
     "close_turn": "close the open turn (reveals the seed)",
+    "close_phase": "close a phase of the open turn (records the ERS lines it completes)",
+    "change_settings": "change the campaign's settings (players_may_roll)",
     "roll": "roll server dice (physical dice: GM only)",
     "record_ruling": "resolve a procedure with server dice and record it (physical dice: GM only)",
     "record_treasury": "record a treasury entry",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -170,6 +171,7 @@ class Ledger(Application[UUID]):
         super().__init__(env={**self.settings.event_env(), **(env or {})})
         self._heads: LRUCache[UUID, CampaignState] = LRUCache(maxsize=self.settings.head_cache_size)
         self._seeds: dict[tuple[UUID, int], bytes] = {}
+        self._writers: dict[UUID, threading.RLock] = {}  # one writer per campaign in this process (execute)
 
     # ------------------------------------------------------------ write side
 
@@ -182,12 +184,26 @@ class Ledger(Application[UUID]):
             except AggregateNotFoundError:
                 raise CampaignNotFound(f"no campaign with id {cid}", field="campaign") from None
         else:
-            if refresh:
+            # One indexed query: decode new events only when another writer (or process) appended.
+            if refresh and self.recorder.head_version(cid) != state.version:  # type: ignore[attr-defined]
                 state = project_campaign(state, self.events.get(cid, gt=state.version))
         self._heads.put(cid, state)
         return state
 
-    def execute(
+    def execute(self, cid: UUID, actor: Actor, command: Callable[[Draft], dict[str, Any] | None], **kw: Any
+                ) -> Appended:
+        """Run ``command(draft)`` on the campaign's current state and append what it drafted (see ``_execute``).
+
+        One writer per campaign at a time in this process: concurrent requests
+        queue here instead of all drafting on the same head and all but one
+        failing the insert, then retrying on fresh state (a retry storm that
+        grows with the square of the writers). Other processes still race,
+        and the loser re-runs its command as before.
+        """
+        with self._writers.setdefault(cid, threading.RLock()):
+            return self._execute(cid, actor, command, **kw)
+
+    def _execute(
         self,
         cid: UUID,
         actor: Actor,

@@ -38,6 +38,8 @@ app.add_typer(ruling_app, name="ruling")
 register_economy(app)  # ledger ers, ledger phase close (ledger/cli_economy.py)
 from ledger.cli_projections import register as register_projections  # noqa: E402
 register_projections(app)  # ledger project/rebuild/state/replay/scenario (ledger/cli_projections.py)
+from ledger.cli_export import register as register_export  # noqa: E402
+register_export(app)  # ledger export, ledger chart (ledger/cli_export.py)
 
 out = Console()
 err = Console(stderr=True)
@@ -88,11 +90,21 @@ def serve(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = 8000,
     sample: Annotated[bool, typer.Option("--sample/--no-sample", help="Create the sample campaign first")] = True,
+    workers: Annotated[int, typer.Option(min=1, max=64, help="uvicorn worker processes")] = 1,
+    log_level: Annotated[str, typer.Option(help="uvicorn's log level")] = "info",
 ) -> None:
-    """Run the HTTP service (SQLite under the data directory unless PostgreSQL is configured)."""
-    import uvicorn
+    """Run the HTTP service (SQLite under the data directory unless PostgreSQL is configured).
 
-    from api.main import create_app
+    One worker runs the projection runner in a thread (the embedded default);
+    with several, the runner is one process of its own (`ledger project
+    --follow`, started and stopped here) unless LEDGER_PROJECTION_RUNNER=external
+    says it runs elsewhere. Reads never wait for it: they add the events the
+    views have not reached yet (api/readpath.py).
+    """
+    import os
+    import subprocess
+
+    import uvicorn
 
     settings = Settings()
     if sample:
@@ -101,7 +113,24 @@ def serve(
         with ledger_app() as ledger:
             slug = ensure_sample(ledger)
         out.print(f"sample campaign [bold]{slug}[/bold] ready ({settings.backend} store)")
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    # No uvicorn access log: api/observability.py already logs every request as one JSON line.
+    if workers == 1:
+        from api.main import create_app
+
+        uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=False)
+        return
+    follower = None
+    if settings.projection_runner == "thread":
+        follower = subprocess.Popen([sys.executable, "-m", "ledger", "project", "--follow"],
+                                    stdout=subprocess.DEVNULL)
+    os.environ["LEDGER_PROJECTION_RUNNER"] = "external"  # read by each worker's Settings
+    try:
+        uvicorn.run("api.main:create_app", factory=True, host=host, port=port, workers=workers,
+                    log_level=log_level, access_log=False)
+    finally:
+        if follower is not None:
+            follower.terminate()
+            follower.wait(timeout=10)
 
 
 @app.command()
@@ -131,6 +160,27 @@ def campaign_create(
         r = ledger.create_campaign(slug=slug, name=name, ruleset=ruleset, countries=country, players=players,
                                    actor=Actor(actor, "gm"), idempotency_key=key)
         emit(r.to_json())
+
+
+@campaign_app.command("settings")
+def campaign_settings_cmd(
+    campaign: str,
+    players_may_roll: Annotated[Optional[bool], typer.Option(
+        "--players-may-roll/--no-players-may-roll", help="Players may roll server dice and record rulings")] = None,
+    reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "",
+    actor: ActorOpt = "gm",
+    key: KeyOpt = None,
+) -> None:
+    """Change a campaign's settings (recorded as CampaignSettingsChanged); without options, show them."""
+    from ledger.campaign_settings import change_settings
+
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        if players_may_roll is None:
+            emit(ledger.campaign(cid).settings)
+            return
+        emit(change_settings(ledger, cid, {"players_may_roll": players_may_roll}, reason=reason,
+                             actor=Actor(actor, "gm"), idempotency_key=key).to_json())
 
 
 @campaign_app.command("list")

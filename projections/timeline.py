@@ -106,6 +106,9 @@ def summary(doc: dict[str, Any], r: Record) -> str:
         return f"access token issued ({d.get('role')})"
     if t == "TokenRevoked":
         return "access token revoked"
+    if t == "CampaignSettingsChanged":
+        changed = ", ".join(f"{k} = {v}" for k, v in sorted((d.get("changed") or {}).items()))
+        return f"settings changed: {changed} ({d.get('reason')})"
     if t == "VisibilityRevealed":
         return f"position {d.get('revealed')} made public"
     return f"{p}{t}"

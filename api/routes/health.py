@@ -11,6 +11,9 @@ from api.deps import LedgerDep
 from api.observability import metrics_body
 
 router = APIRouter(tags=["operations"])
+METRICS_EXAMPLE = ('ledger_http_request_duration_seconds_bucket{le="0.005",method="GET",'
+                   'route="/campaigns/{campaign}/map",status="200"} 1812.0\n'
+                   'ledger_events_appended_total{type="RulingRecorded"} 431.0\n')
 
 
 class Health(BaseModel):
@@ -23,7 +26,8 @@ class Ready(BaseModel):
     head: int = Field(description="Latest notification id of the store", examples=[1234])
     projections_lag: int = Field(description="Events the projection runner is behind (0 when none runs)",
                                  examples=[0])
-    projections: dict[str, Any] = Field(default_factory=dict, description="Lag per projection, when reported")
+    projections: dict[str, Any] = Field(default_factory=dict, description="Lag per projection, when reported",
+                                        examples=[{"map": 0, "victory": 0, "timeline": 0, "budget": 0}])
 
 
 @router.get("/health", response_model=Health, summary="Liveness: the process answers")
@@ -47,7 +51,8 @@ def ready(request: Request, ledger: LedgerDep):
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response,
-            responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}})
+            responses={200: {"content": {"text/plain": {"example": METRICS_EXAMPLE}},
+                             "description": "Prometheus text format"}})
 def metrics():
     body, content_type = metrics_body()
     return Response(body, media_type=content_type)

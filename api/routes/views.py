@@ -14,7 +14,8 @@ from api.observability import count_appended
 def campaign_public(s: CampaignState) -> schemas.CampaignPublic:
     return schemas.CampaignPublic(
         id=str(s.id), slug=s.slug, name=s.name, ruleset=s.ruleset, ruleset_version=s.ruleset_version,
-        countries=list(s.countries), players=s.players, game_masters=list(s.game_masters), turn=s.turn,
+        countries=list(s.countries), players=s.players, game_masters=list(s.game_masters), settings=s.settings,
+        turn=s.turn,
         turn_open=s.turn_open, commitment=s.commitment, position=s.version, head_hash=s.head_hash,
     )
 

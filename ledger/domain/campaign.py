@@ -129,6 +129,8 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = replace(state, tokens={h: t for h, t in state.tokens.items() if t["id"] != event.token_id})
     elif isinstance(event, ev.VisibilityRevealed):
         state = replace(state, revealed=(*state.revealed, event.revealed))
+    elif isinstance(event, ev.CampaignSettingsChanged):
+        state = replace(state, settings={**state.settings, **event.changed})
     return replace(state, version=event.originator_version, head_hash=event.hash)
 
 

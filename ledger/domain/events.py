@@ -188,3 +188,14 @@ class PhaseClosed(LedgerEvent):
     turn: int
     phase: str
     ers: dict[str, Any]
+
+
+class CampaignSettingsChanged(LedgerEvent):
+    """The game master changed campaign settings (e.g. ``players_may_roll``); unnamed settings keep their value.
+
+    ``changed`` holds the new values, ``previous`` what they replaced (null: was unset).
+    """
+
+    changed: dict[str, Any]
+    previous: dict[str, Any]
+    reason: str

@@ -97,6 +97,14 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             row = c.fetchone()
         return bytes(row["seed"]) if row else None
 
+    def head_version(self, campaign: UUID) -> int:
+        """The campaign's last position (0: none): what a cached state is checked against, per request."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute(f"SELECT MAX(originator_version) AS v FROM {self.events_table_name} WHERE originator_id=?",
+                      (campaign.hex,))
+            row = c.fetchone()
+        return int(row["v"] or 0)
+
     def campaign_ids(self) -> list[UUID]:
         with self.datastore.transaction(commit=False) as c:
             c.execute(f"SELECT originator_id FROM {self.events_table_name} WHERE originator_version=1")
@@ -158,6 +166,9 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
             "SELECT seed FROM {schema}.ledger_turn_seeds WHERE campaign_id=%s AND turn=%s"
         ).format(schema=schema)
         self._sql: dict[str, str] | None = None
+        self._select_head = SQL(
+            "SELECT MAX(originator_version) AS v FROM {schema}.{table} WHERE originator_id=%s"
+        ).format(schema=schema, table=table)
         self._select_campaigns = SQL(
             "SELECT originator_id FROM {schema}.{table} WHERE originator_version=1 ORDER BY notification_id"
         ).format(schema=schema, table=table)
@@ -237,6 +248,13 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
             curs.execute(self._select_seed, (campaign, turn), prepare=True)
             row = curs.fetchone()
         return bytes(row["seed"]) if row else None
+
+    def head_version(self, campaign: UUID) -> int:
+        """The campaign's last position (0: none): one autocommit round trip, checked per request."""
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_head, (campaign,), prepare=True)
+            row = curs.fetchone()
+        return int(row["v"] or 0)
 
     def campaign_ids(self) -> list[UUID]:
         with self.datastore.get_connection() as conn, conn.cursor() as curs:

@@ -86,6 +86,7 @@ ENDPOINTS = [
     ("POST", "/campaigns/own/tokens/{spare_id}/revoke", {"reason": "left"}, 200, ()),
     ("POST", "/campaigns/own/turns/2/close", None, 200, ()),
     ("POST", "/campaigns/own/turns", None, 201, ()),
+    ("POST", "/campaigns/own/settings", {"settings": {"players_may_roll": False}, "reason": "house rule"}, 201, ()),
 ]
 CALLERS = ["gm", "admin", "player", "observer", "other", "none", "bad"]
 
@@ -446,3 +447,53 @@ def test_the_exported_schema_documents_every_route_with_errors_and_bearer_auth(t
                 assert {"401", "403", "422"} <= set(op["responses"]), (method, path)
     rolls = schema["paths"]["/campaigns/{campaign}/rolls"]["post"]
     assert rolls["responses"]["403"]["content"]["application/json"]["schema"]["$ref"].endswith("/ErrorBody")
+
+
+def test_the_game_master_changes_players_may_roll_and_it_counts_at_once(world):
+    client, ledger, own = world["client"], world["ledger"], world["own"]
+    gm, player = bearer(world["tokens"]["gm"]), bearer(world["tokens"]["player"])
+    assert client.post("/campaigns/own/rolls", json={"purpose": "allowed"}, headers=player).status_code == 201
+    change = {"settings": {"players_may_roll": False}, "reason": "the GM rolls from now on"}
+    r = client.post("/campaigns/own/settings", json=change, headers=gm)
+    assert r.status_code == 201, r.text
+    assert r.json()["events"][0]["type"] == "CampaignSettingsChanged"
+    assert client.get("/campaigns/own", headers=player).json()["settings"] == {"players_may_roll": False}
+    before = ledger.campaign(own).version
+    refused = client.post("/campaigns/own/rolls", json={"purpose": "refused"}, headers=player)
+    assert refused.status_code == 403 and refused.json()["error"]["rule"] == "access.roll"
+    # The same value again is a 409, an unknown setting a 422 naming it; nothing is appended.
+    assert client.post("/campaigns/own/settings", json=change, headers=gm).status_code == 409
+    bad = client.post("/campaigns/own/settings", json={"settings": {"ers_variants": []}, "reason": "x"}, headers=gm)
+    assert bad.status_code == 422 and bad.json()["error"]["field"].endswith("ers_variants")
+    assert ledger.campaign(own).version == before
+    event = ledger.event_at(own, before)
+    assert (event.changed, event.previous, event.reason) == ({"players_may_roll": False},
+                                                             {"players_may_roll": True}, "the GM rolls from now on")
+
+
+def test_a_token_revoked_through_one_server_process_is_refused_by_another_at_once(settings, ledger):
+    """Two apps on two Ledger instances (two workers) sharing one store: caches are checked against the head."""
+    from ledger.application import Ledger
+
+    cid = new_campaign(ledger, "shared")
+    ledger.open_turn(cid, actor=SYSTEM)
+    gm, observer = issue(ledger, cid, "gm"), issue(ledger, cid, "observer")
+    other = Ledger(settings)
+    try:
+        a, b = make_client(settings, ledger), make_client(settings, other)
+        for _ in range(2):  # the second read is answered from b's response cache
+            assert b.get("/campaigns/shared/map", headers=bearer(observer)).status_code == 200
+            assert b.get("/campaigns/shared/events", headers=bearer(observer)).status_code == 200
+        observer_id = tokens.digest(observer)[:16]
+        r = a.post(f"/campaigns/shared/tokens/{observer_id}/revoke", json={"reason": "left"}, headers=bearer(gm))
+        assert r.status_code == 200, r.text
+        for path in ("/campaigns/shared/map", "/campaigns/shared/events", "/campaigns/shared/state"):
+            assert b.get(path, headers=bearer(observer)).status_code == 401, path
+        # A setting changed through a is what b's next permission check reads.
+        player = issue(other, cid, "player", "FRA")
+        assert b.post("/campaigns/shared/rolls", json={"purpose": "x"}, headers=bearer(player)).status_code == 201
+        assert a.post("/campaigns/shared/settings", json={"settings": {"players_may_roll": False}, "reason": "r"},
+                      headers=bearer(gm)).status_code == 201
+        assert b.post("/campaigns/shared/rolls", json={"purpose": "y"}, headers=bearer(player)).status_code == 403
+    finally:
+        other.close()

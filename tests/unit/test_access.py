@@ -111,3 +111,19 @@ def test_the_admin_token_is_compared_whole():
     assert not tokens.admin_matches("s3cret", "s3cre")
     assert not tokens.admin_matches(None, "")
     assert not tokens.admin_matches("", "")
+
+
+def test_the_readme_lists_every_write_action_and_every_route_permit_is_a_known_action():
+    import re
+    from pathlib import Path
+
+    from ledger.access import ACTIONS
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    listed = re.findall(r"^\| `([a-z_]+)`: ", readme, flags=re.M)
+    assert listed == list(ACTIONS)
+    used = {a for f in (root / "api" / "routes").glob("*.py")
+            for a in re.findall(r'Permit\("([a-z_]+)"\)', f.read_text(encoding="utf-8"))}
+    assert used <= set(ACTIONS), used - set(ACTIONS)
+    assert {"close_phase", "change_settings"} <= used

@@ -1,0 +1,116 @@
+"""The fast read path (api/readpath.py): views at the head whatever the runner's lag, per audience, cached by head.
+
+Every answer is compared with a replay from the first event (``replay.state_from_scratch``,
+``phases.campaign_budget``), with the views empty, behind, and caught up; the
+second identical request is served from the response cache, and an append
+changes the answer at once.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from ledger import phases, tokens
+from ledger.application import Actor
+from ledger.domain.campaign import campaign_id
+from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.scenario import import_scenario, load_text
+from projections import replay
+from projections.budget import sheet_json
+from projections.runner import Projector
+
+ADMIN = "admin-secret-for-tests"
+M13 = {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd": 4, "blockader_nd": 6,
+       "blockader_all_nwd": True, "blockader_technology": "GAL"}
+
+
+@pytest.fixture
+def world(settings, ledger):
+    import_scenario(ledger, load_text("sample"), slug="sample", actor=GM)
+    play_sample_turn(ledger, FIXED_DICE)
+    cid = campaign_id("sample")
+    _, player = tokens.issue_token(ledger, cid, role="player", country="FRA", actor=GM)
+    # No runner in this app: the views move only when the test says so.
+    app = create_app(settings.model_copy(update={"admin_token": ADMIN, "projection_runner": "external"}), ledger)
+    return {"client": TestClient(app), "ledger": ledger, "cid": cid, "app": app,
+            "gm": {"Authorization": f"Bearer {ADMIN}"}, "player": {"Authorization": f"Bearer {player}"},
+            "fra": Actor("bruno", "player", "FRA")}
+
+
+def expected(ledger, cid, actor=None):
+    head = ledger.campaign(cid).version
+    if actor is None:
+        return replay.state_from_scratch(ledger, cid, head)
+    from api.routes.projections import _visible_state
+
+    return _visible_state(ledger, cid, head, actor, tuple(ledger.campaign(cid).revealed))
+
+
+def check_all(w):
+    client, ledger, cid = w["client"], w["ledger"], w["cid"]
+    want = expected(ledger, cid)
+    for _ in range(2):  # the second round comes from the response cache
+        assert client.get("/campaigns/sample/map", headers=w["gm"]).json() == want["map"]
+        state = client.get("/campaigns/sample/state", headers=w["gm"]).json()
+        assert (state["position"], state["map"], state["victory"]) == (want["position"], want["map"], want["victory"])
+        mine = expected(ledger, cid, w["fra"])
+        assert client.get("/campaigns/sample/map", headers=w["player"]).json() == mine["map"]
+        assert client.get("/campaigns/sample/state", headers=w["player"]).json()["victory"] == mine["victory"]
+        rows = client.get("/campaigns/sample/turns/2/timeline", headers=w["gm"]).json()
+        records = replay._records(ledger, cid, 0, want["position"])
+        assert rows == [r for r in replay.timeline_rows(records) if r["turn"] == 2]
+        for who, actor in (("gm", None), ("player", w["fra"])):
+            sheet = client.get("/campaigns/sample/ers/FRA/2", headers=w[who])
+            assert sheet.status_code == 200, sheet.text
+            assert sheet.json() == sheet_json(phases.campaign_budget(ledger, cid, actor=actor).sheet("FRA", 2))
+
+
+def test_reads_are_at_the_head_with_the_views_empty_behind_or_caught_up(world):
+    ledger, cid = world["ledger"], world["cid"]
+    check_all(world)  # views empty: the whole history is the tail
+    Projector(ledger).catch_up()
+    check_all(world)  # caught up
+    ledger.record_ruling(cid, procedure="M13", inputs=M13, actor=GM)
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=7, reason="loot", actor=GM)
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=100, reason="secret", actor=GM,
+                                 vis={"scope": "gm"})
+    check_all(world)  # behind by three events, one of them hidden from the player
+    gm_sheet = world["client"].get("/campaigns/sample/ers/FRA/2", headers=world["gm"]).json()
+    fra_sheet = world["client"].get("/campaigns/sample/ers/FRA/2", headers=world["player"]).json()
+    a9 = {s: next(line["amount"] for line in sheet["lines"] if line["code"] == "A9")
+          for s, sheet in (("gm", gm_sheet), ("fra", fra_sheet))}
+    assert a9["gm"] - a9["fra"] == 100  # the hidden entry counts for the game master only
+    Projector(ledger).catch_up()
+    check_all(world)
+
+
+def test_an_append_changes_the_cached_answer_at_once(world):
+    client, ledger, cid = world["client"], world["ledger"], world["cid"]
+    first = client.get("/campaigns/sample/state", headers=world["gm"])
+    again = client.get("/campaigns/sample/state", headers=world["gm"])
+    assert first.content == again.content
+    assert world["app"].state.reads.cache.get("/campaigns/sample/state", ("all", None), first.json()["position"])
+    ledger.record_ruling(cid, procedure="M13", inputs=M13, actor=GM)
+    after = client.get("/campaigns/sample/state", headers=world["gm"]).json()
+    assert after["position"] == first.json()["position"] + 1
+    rows = client.get("/campaigns/sample/turns/2/timeline", headers=world["gm"]).json()
+    assert rows[-1]["position"] == after["position"] and rows[-1]["type"] == "RulingRecorded"
+
+
+def test_the_fast_path_leaves_every_refusal_to_the_routes(world):
+    client = world["client"]
+    assert client.get("/campaigns/sample/map", headers=world["gm"]).status_code == 200
+    assert client.get("/campaigns/sample/map").status_code == 401
+    assert client.get("/campaigns/sample/map", headers={"Authorization": "Bearer nope"}).status_code == 401
+    other = world["ledger"].create_campaign(slug="other", name="Other", ruleset="eu", countries=["ENG"], actor=GM)
+    _, foreign = tokens.issue_token(world["ledger"], campaign_id("other"), role="gm", actor=GM)
+    assert other.data["slug"] == "other"
+    assert client.get("/campaigns/sample/map", headers={"Authorization": f"Bearer {foreign}"}).status_code == 403
+    bad = client.get("/campaigns/sample/ers/FRA/9", headers=world["gm"])
+    assert bad.status_code == 422 and bad.json()["error"]["field"] == "turn"
+    assert client.get("/campaigns/sample/ers/XYZ/1", headers=world["gm"]).status_code == 422
+    assert client.get("/campaigns/sample/turns/0/timeline", headers=world["gm"]).status_code == 422
+    assert orjson.loads(client.get("/campaigns/sample/turns/1/timeline", headers=world["gm"]).content)
