@@ -12,6 +12,7 @@ loop as a process of its own.
 from __future__ import annotations
 
 import gc
+import queue
 import threading
 import time
 from collections.abc import Callable
@@ -149,13 +150,21 @@ class Projector:
                  for g in groups]
         for p in procs:
             p.start()
-        counts, finished = [], 0
-        while finished < len(procs):
-            kind, value = done.get()
+        counts: list[Any] = []
+        while len(counts) < len(procs):
+            try:
+                kind, value = done.get(timeout=1.0)
+            except queue.Empty:
+                if any(p.exitcode is not None for p in procs) and done.empty():
+                    # A process ended without a word (killed, or died before it could report).
+                    for p in procs:
+                        p.join(timeout=5.0)
+                    if done.empty() and len(counts) < len(procs):
+                        counts += ["exited without reporting"] * (len(procs) - len(counts))
+                continue
             if kind == "page" and progress:
                 progress(value // len(procs))  # every group reads every event: report the slowest's share
             elif kind in ("done", "error"):
-                finished += 1
                 counts.append(value)
         for p in procs:
             p.join()
@@ -180,22 +189,25 @@ def _catch_up_group(settings: dict[str, Any], views: list[str], page: int, done:
     from ledger.application import Ledger
     from ledger.config import Settings
 
-    ledger = Ledger(Settings(**settings))
+    ledger = None
     try:
+        ledger = Ledger(Settings(**settings))
         count = Projector(ledger, views, page=page).catch_up(lambda n: done.put(("page", n)))
         done.put(("done", count))
-    except Exception as e:  # reported to the parent, which fails the rebuild
-        done.put(("error", f"{views}: {e}"))
+    except BaseException as e:  # reported to the parent, which fails the rebuild
+        done.put(("error", f"{views}: {type(e).__name__}: {e}"))
     finally:
-        ledger.close()
+        if ledger is not None:
+            ledger.close()
 
 
 class ProjectionRunner:
     """A background thread that keeps the views caught up (the embedded default)."""
 
-    def __init__(self, ledger: Any, views: list[str] | None = None, poll: float = 0.2):
+    def __init__(self, ledger: Any, views: list[str] | None = None, poll: float = 0.2, gather: float = 0.05):
         self.projector = Projector(ledger, views)
         self.poll = poll
+        self.gather = gather
         self.stop_event = threading.Event()
         self.wake = threading.Event()
         self.thread: threading.Thread | None = None
@@ -238,6 +250,9 @@ class ProjectionRunner:
             except Exception as e:  # keep following: a transient store error must not kill the thread
                 self.last_error = f"{type(e).__name__}: {e}"
             self.wake.wait(self.poll if not self.projector.db.postgres else 5.0)
+            # Gather a burst of appends into one page: reads never wait for the views (api/readpath.py adds
+            # the tail), and a page per append would take the writers' CPU under load.
+            self.stop_event.wait(self.gather)
             self.wake.clear()
 
     def _listen(self) -> None:
