@@ -14,7 +14,7 @@ the request, so a client that already holds it gets 304 without a re-read.
 from __future__ import annotations
 
 import hashlib
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
@@ -40,6 +40,16 @@ def _not_modified(request: Request, etag: str) -> Response | None:
     return None
 
 
+def _filters(request: Request, actor: Actor, state: Any, country: str | None, turns: str | None
+             ) -> tuple[tuple[int, int] | None, str, Response | None]:
+    """The checked filters, the response's ETag, and a 304 when the caller already has this answer."""
+    if country is not None:
+        state.require_country(country)
+    span = export.parse_turns(turns, state.turn) if turns else None
+    etag = _etag(request, actor, state.version)
+    return span, etag, _not_modified(request, etag)
+
+
 _HEADERS = {"Cache-Control": "private, no-cache"}  # revalidate: the ETag answers cheaply
 
 
@@ -50,11 +60,8 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, ledger
                  state: CampaignStateDep, country: CountryQuery = None, turns: TurnsQuery = None) -> Response:
     export.check_table(table)
     export.check_format(fmt)
-    if country is not None:
-        state.require_country(country)
-    span = export.parse_turns(turns, state.turn) if turns else None
-    etag = _etag(request, actor, state.version)
-    if (cached := _not_modified(request, etag)) is not None:
+    span, etag, cached = _filters(request, actor, state, country, turns)
+    if cached is not None:
         return cached
     history = gather(ledger, cid, actor)
     body = export.encode(table, fmt, export.rows(history, table, country, span))
@@ -70,11 +77,8 @@ def chart(kind: str, fmt: str, request: Request, cid: CampaignId, ledger: Ledger
           state: CampaignStateDep, country: CountryQuery = None, turns: TurnsQuery = None) -> Response:
     charts.check_kind(kind, country)
     charts.check_format(fmt)
-    if country is not None:
-        state.require_country(country)
-    span = export.parse_turns(turns, state.turn) if turns else None
-    etag = _etag(request, actor, state.version)
-    if (cached := _not_modified(request, etag)) is not None:
+    span, etag, cached = _filters(request, actor, state, country, turns)
+    if cached is not None:
         return cached
     series = charts.chart_series(gather(ledger, cid, actor), kind, country, span)
     name = "-".join([state.slug, kind] + ([country] if country else [])) + "." + fmt

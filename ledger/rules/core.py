@@ -322,6 +322,15 @@ def register_ruleset(ruleset: Ruleset) -> Ruleset:
 _LOADED: set[str] = set()
 
 
+def import_procedure_modules(package: str, path: Iterable[str]) -> None:
+    """A ruleset package's ``load_all``: import each procedure module (``_``-prefixed ones are helpers)."""
+    import pkgutil
+
+    for module in pkgutil.iter_modules(path):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{package}.{module.name}")
+
+
 def get_ruleset(ruleset_id: str) -> Ruleset:
     """The ruleset by id, with every procedure module of its package imported."""
     if ruleset_id not in _LOADED:

@@ -5,10 +5,7 @@ Each procedure module registers its resolvers on ``EU`` when imported.
 registry is complete; importing one module alone stays cheap.
 """
 
-import importlib
-import pkgutil
-
-from ledger.rules.core import Ruleset, register_ruleset
+from ledger.rules.core import Ruleset, import_procedure_modules, register_ruleset
 
 #: Bump when a table or a resolver changes what a ruling computes: recorded
 #: rulings keep the version they were computed with.
@@ -20,6 +17,4 @@ EU = register_ruleset(
 
 
 def load_all() -> None:
-    for module in pkgutil.iter_modules(__path__):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
+    import_procedure_modules(__name__, __path__)
