@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from projections.budget import RELEVANT, Inputs, Memo, budget, compute, sheet_json
+from projections.budget import RELEVANT, Inputs, Memo, compute, sheet_json
 from projections.records import Record
 from projections.store import ViewDB
 
@@ -81,11 +81,6 @@ class Cache:
                 seen = self.json[key] = (s, sheet_json(s))
             out[key] = seen[1]
         return out
-
-
-def sheets_of(doc: dict[str, Any]) -> dict[tuple[str, int], dict[str, Any]]:
-    """Every sheet of the campaign as JSON, keyed by (country, turn)."""
-    return {key: sheet_json(s) for key, s in budget(records(doc)).sheets.items()}
 
 
 def create_tables(db: ViewDB) -> None:
