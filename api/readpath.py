@@ -53,7 +53,7 @@ from ledger.domain.errors import LedgerError
 from projections import budget_view, corrections, replay
 from projections import timeline as timeline_model
 from projections import victory as victory_model
-from projections.budget import RELEVANT, Budget, budget, sheet_json
+from ledger.economy.sheets import RELEVANT, Budget, budget, sheet_json
 from projections.records import Record
 from projections.store import ViewDB
 

@@ -26,7 +26,7 @@ from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
 from ledger import dice as dicelib
-from ledger import economy
+from ledger.economy import entries as economy
 from ledger.chain import ChainReport, NotCanonical, StoredRow, canonical_json, event_hash, hash_body, verify_rows
 from ledger.config import Settings
 from ledger.domain import events as ev

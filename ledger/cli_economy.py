@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from projections.budget import Cell, Sheet
+from ledger.economy.sheets import Cell, Sheet
 
 phase_app = typer.Typer(help="Close the phases of the open turn, in the sequence of play.", no_args_is_help=True)
 
@@ -25,7 +25,7 @@ def ers(campaign: str, country: str, turn: int,
     from ledger import cli as base
     from ledger import phases
     from ledger.domain.errors import InvalidInput
-    from projections.budget import sheet_json
+    from ledger.economy.sheets import sheet_json
 
     with base.ledger_app() as ledger:
         cid = base.cid_of(ledger, campaign)

@@ -216,11 +216,11 @@ def _show(ledger, cid, records, r) -> None:
 
 
 def _budget_change(records, r) -> list[str]:
-    """ERS cells that this event changed (projections/budget.py, before and after it)."""
+    """ERS cells that this event changed (ledger/economy/sheets.py, before and after it)."""
     if r.type not in ("TreasuryEntryRecorded", "CorrectionRecorded"):
         return []
     try:
-        from projections.budget import budget
+        from ledger.economy.sheets import budget
     except ImportError:
         return []
     upto = [x for x in records if x.position < r.position]

@@ -21,7 +21,7 @@ import orjson
 from ledger.application import SYSTEM, Actor, Appended, Draft, Ledger
 from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
-from projections.budget import RELEVANT, Budget, budget
+from ledger.economy.sheets import RELEVANT, Budget, budget
 
 PHASES = ("events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase")
 TITLES = {

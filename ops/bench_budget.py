@@ -1,4 +1,4 @@
-"""Budget projection speed: one campaign of N events through projections.budget.budget.
+"""Budget projection speed: one campaign of N events through ledger.economy.sheets.budget.
 
 Prints the events read, the sheets computed and the time taken. The history is
 synthetic but shaped like a long game: 8 countries, 60 turns, a third of the
@@ -14,7 +14,7 @@ import random
 import sys
 import time
 
-from projections.budget import budget
+from ledger.economy.sheets import budget
 
 COUNTRIES = ["ENG", "FRA", "HIS", "HAB", "TUR", "POR", "SUE", "RUS"]
 LINES = ["A5", "A9", "A10", "B1", "B2", "B6", "B9", "B10", "B17", "B30", "B31", "B33", "B37", "B40", "B41"]

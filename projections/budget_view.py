@@ -1,9 +1,9 @@
 """The budget as a stored view: one row per campaign, country, turn and ERS line, with its lineage.
 
-``projections.budget.budget`` stays the one definition of the numbers; this
+``ledger.economy.sheets.budget`` stays the one definition of the numbers; this
 view (``projections.views.BudgetView``) only stores its answer. A derived line depends on the whole sheet and on
 earlier turns, so the view does not patch lines: it keeps, per campaign and in
-memory, what the budget reads (``projections.budget.Inputs``), recomputes the
+memory, what the budget reads (``ledger.economy.sheets.Inputs``), recomputes the
 sheets whose inputs changed once per batch, and rewrites only the sheets whose
 JSON differs from the previous answer. The campaign's ``proj_docs`` document
 holds only the position: after a restart the inputs are read again from the
@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from projections.budget import RELEVANT, Inputs, Memo, compute, sheet_json
+from ledger.economy.sheets import RELEVANT, Inputs, Memo, compute, sheet_json
 from projections.records import Record
 from projections.store import ViewDB
 

@@ -6,7 +6,7 @@ corrected event's payload; for a ruling, a ``ruling`` object in the
 replacement is merged into the recorded ruling one level deep, so a game master
 can restate its ``effects`` or ``outcome`` without copying the rest. A correction
 without replacement strikes the event. The budget reads treasury-entry
-corrections its own way (projections.budget).
+corrections its own way (ledger/economy/sheets.py).
 
 After a correction the document is folded again from the first event, the
 corrected events replaced: a correction may reach back to any position, and

@@ -20,7 +20,7 @@ import orjson
 
 from ledger.access import ALL_SEEING, can_see
 from ledger.application import Actor
-from projections import budget as budget_model
+from ledger.economy import sheets as budget_model
 from projections import victory as victory_model
 from projections.records import Record, type_of
 

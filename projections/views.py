@@ -17,7 +17,7 @@ from projections import budget_view, corrections
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
-from projections.budget import RELEVANT
+from ledger.economy.sheets import RELEVANT
 from projections.records import Record
 from projections.store import ViewDB
 

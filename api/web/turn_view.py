@@ -4,7 +4,7 @@ One step is one event of the turn. For it: its timeline line, the ruling
 explained (modifiers with their rule codes, table cell, dice and whether the
 revealed seed reproduces them), the map and tracks as of that position, what
 this event changed there (``projections.replay.diff_docs``), the ERS lines it
-changed (``projections.budget.budget`` before and after it), and the
+changed (``ledger.economy.sheets.budget`` before and after it), and the
 corrections that reference it. A player's or observer's view is replayed from
 the events they may see only (``ledger.access.can_see``), like the API's.
 """
@@ -23,7 +23,7 @@ from ledger.rules.core import Ruling
 from ledger.rules.explain import explain
 from projections import corrections, replay
 from projections import timeline as timeline_model
-from projections.budget import RELEVANT, Budget, budget
+from ledger.economy.sheets import RELEVANT, Budget, budget
 from projections.records import Record
 
 _MISMATCH = re.compile(r"roll (\d+) at position (\d+) ")

@@ -21,7 +21,7 @@ from ledger.application import Actor
 from ledger.domain.campaign import campaign_id
 from ledger.rules.eu.ers import ers_definition
 from ledger.sample import FIXED_DICE, play_sample_turn
-from projections.budget import SET_UNITS
+from ledger.economy.sheets import SET_UNITS
 from tests.e2e.test_access import ADMIN, bearer, issue, make_client
 from tests.integration.test_economy_flow import GM, SLUG as ECONOMY, play_turn_one, play_turn_two
 from tests.unit.rules.eu.test_ers import TURN1, TURN2

@@ -19,7 +19,7 @@ from ledger.domain.campaign import campaign_id
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 from projections import replay
-from projections.budget import sheet_json
+from ledger.economy.sheets import sheet_json
 from projections.runner import Projector
 
 ADMIN = "admin-secret-for-tests"

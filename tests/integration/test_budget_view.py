@@ -8,7 +8,7 @@ from api.main import create_app
 from ledger import phases
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
-from projections.budget import budget, sheet_json
+from ledger.economy.sheets import budget, sheet_json
 from projections.budget_view import stored_sheet
 from projections.runner import Projector
 

@@ -1,4 +1,4 @@
-"""projections.budget (pure) and ledger.economy (effects → treasury entries), without a store."""
+"""ledger.economy.sheets (pure) and ledger.economy.entries (effects → treasury entries), without a store."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from ledger.domain.errors import InvalidInput
-from ledger.economy import entries_from_ruling
+from ledger.economy.entries import entries_from_ruling
 from ledger.rules.core import FixedDice, get_ruleset
-from projections.budget import budget, sheet_json
+from ledger.economy.sheets import budget, sheet_json
 
 
 class Ev:
@@ -212,7 +212,7 @@ _step = st.one_of(
 def test_the_budget_kept_incrementally_with_a_memo_equals_the_budget_from_scratch(steps):
     """projections.budget_view keeps Inputs and a memo across batches: after every event it must agree with
     budget(events) computed from the first event, whatever entries and corrections came in between."""
-    from projections.budget import Inputs, compute
+    from ledger.economy.sheets import Inputs, compute
 
     events = campaign(("ScenarioImported", {"scenario": {"countries": [{"code": "FRA", "treasury": 50},
                                                                        {"code": "ENG", "treasury": 70}]}}),
