@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from ledger.application import Actor
+from ledger.domain.actors import Actor
 
 ROLES = ("gm", "player", "observer")  # what a campaign token can carry
 ALL_SEEING = frozenset({"gm", "admin", "system"})

@@ -21,24 +21,18 @@ from typing import Any
 from uuid import UUID
 
 import orjson
+from pydantic import ValidationError
 from eventsourcing.application import AggregateNotFoundError, Application, LRUCache
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
 from ledger import dice as dicelib
-from ledger.economy import entries as economy
 from ledger.chain import ChainReport, NotCanonical, StoredRow, canonical_json, event_hash, hash_body, verify_rows
 from ledger.config import Settings
+from ledger.domain import commands as cmd
+from ledger.domain.actors import SYSTEM, Actor
 from ledger.domain import events as ev
-from ledger.domain.campaign import (
-    COUNTRY_RE,
-    ERS_LINE_RE,
-    SLUG_RE,
-    CampaignState,
-    campaign_id,
-    project_campaign,
-    ruling_dice,
-)
+from ledger.domain.campaign import CampaignState, campaign_id, project_campaign, ruling_dice
 from ledger.domain.errors import (
     CampaignNotFound,
     ConcurrencyExhausted,
@@ -48,35 +42,23 @@ from ledger.domain.errors import (
     StateConflict,
 )
 from ledger.rules.core import Die, RulesError, get_ruleset
-from ledger.store.recorders import Extras, IdempotencyRecord, TurnSeed
+from ledger.economy.sheets import Budget
+from ledger.economy.treasury_log import Economy
+from ledger.store.recorders import Extras, IdempotencyRecord
+from ledger.usecases import HANDLERS
 
 MAX_ATTEMPTS = 20
 PUBLIC = {"scope": "public"}
 
 
-@dataclass(frozen=True)
-class Actor:
-    id: str
-    role: str = "gm"
-    country: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "role": self.role, "country": self.country}
-
-
-SYSTEM = Actor("ledger", "system")
-
-
 def visibility(scope: str = "public", countries: list[str] | None = None) -> dict[str, Any]:
-    if scope == "public":
-        return dict(PUBLIC)
-    if scope == "gm":
-        return {"scope": "gm"}
-    if scope == "countries":
-        if not countries:
-            raise InvalidInput("a 'countries' visibility names at least one country", field="visibility.countries")
-        return {"scope": "countries", "countries": sorted(set(countries))}
-    raise InvalidInput(f"visibility scope must be public, countries or gm, not {scope!r}", field="visibility.scope")
+    """A visibility as events carry it, validated by the command model's rules."""
+    fields: dict[str, Any] = {"scope": scope, "countries": countries or None}
+    try:
+        return cmd.Visibility.model_validate(fields).as_dict()
+    except ValidationError as e:
+        err = cmd.invalid(e)
+        raise InvalidInput(err.message, field=f"visibility.{err.field}" if err.field else "visibility") from None
 
 
 @dataclass(frozen=True)
@@ -172,6 +154,8 @@ class Ledger(Application[UUID]):
         self._heads: LRUCache[UUID, CampaignState] = LRUCache(maxsize=self.settings.head_cache_size)
         self._seeds: dict[tuple[UUID, int], bytes] = {}
         self._writers: dict[UUID, threading.RLock] = {}  # one writer per campaign in this process (execute)
+        self._economies: LRUCache[UUID, Economy] = LRUCache(maxsize=self.settings.head_cache_size)
+        self._scenarios: LRUCache[UUID, dict[str, Any]] = LRUCache(maxsize=self.settings.head_cache_size)
 
     # ------------------------------------------------------------ write side
 
@@ -183,6 +167,8 @@ class Ledger(Application[UUID]):
                 state = self.repository.get(cid, projector_func=project_campaign)
             except AggregateNotFoundError:
                 raise CampaignNotFound(f"no campaign with id {cid}", field="campaign") from None
+            if state.treasury is None:  # a snapshot older than the treasury log: fold the history once
+                state = project_campaign(None, self.events.get(cid))
         else:
             # One indexed query: decode new events only when another writer (or process) appended.
             if refresh and self.recorder.head_version(cid) != state.version:  # type: ignore[attr-defined]
@@ -220,7 +206,8 @@ class Ledger(Application[UUID]):
         may draw ``draft.dice``, queues events with ``draft.add`` and returns the
         response data. It must raise before queueing anything that does not fit.
         """
-        scope = f"{cid}|{actor.id}"
+        # Scoped by who holds the key (role, country and name): another holder's key is another key.
+        scope = f"{cid}|{actor.role}|{actor.country or ''}|{actor.id}"
         try:
             request_hash = hashlib.sha256(canonical_json(request)).hexdigest() if idempotency_key else ""
         except NotCanonical as e:
@@ -300,254 +287,98 @@ class Ledger(Application[UUID]):
 
     # ------------------------------------------------------------ commands
 
-    def create_campaign(
-        self,
-        *,
-        slug: str,
-        name: str,
-        ruleset: str,
-        countries: list[str],
-        players: dict[str, str] | None = None,
-        game_masters: list[str] | None = None,
-        settings: dict[str, Any] | None = None,
-        actor: Actor = SYSTEM,
-        idempotency_key: str | None = None,
-    ) -> Appended:
-        if not SLUG_RE.match(slug):
-            raise InvalidInput("slug: lower-case letters, digits and '-', at most 63 characters", field="slug")
-        if not name.strip():
-            raise InvalidInput("name must not be empty", field="name")
-        try:
-            rs = get_ruleset(ruleset)
-        except RulesError as e:
-            raise InvalidInput(str(e), field="ruleset") from None
-        if not countries:
-            raise InvalidInput("a campaign has at least one country", field="countries")
-        for c in countries:
-            if not COUNTRY_RE.match(c):
-                raise InvalidInput(f"country code {c!r}: 2 to 4 capital letters", field="countries")
-        if len(set(countries)) != len(countries):
-            raise InvalidInput("countries must not repeat", field="countries")
-        for c in players or {}:
-            if c not in countries:
-                raise InvalidInput(f"player for unknown country {c!r}", field="players")
-        cid = campaign_id(slug)
+    def handle(self, cid: UUID, command: cmd.Command, *, actor: Actor = SYSTEM, idempotency_key: str | None = None,
+               **extra: Any) -> Appended:
+        """Run the use case of ``command`` on campaign ``cid`` (ledger/usecases/) and append what it drafted.
 
-        def command(d: Draft) -> dict[str, Any]:
-            if d.state.version:
-                raise StateConflict(f"campaign {slug!r} already exists", field="slug")
-            d.context["turn"] = None
-            d.add(
-                ev.CampaignCreated,
-                name=name.strip(),
-                slug=slug,
-                ruleset=rs.id,
-                ruleset_version=rs.version,
-                countries=list(countries),
-                players=dict(players or {}),
-                game_masters=list(game_masters or [actor.id]),
-                settings=dict(settings or {}),
-            )
-            return {"id": str(cid), "slug": slug}
-
-        request = {"slug": slug, "name": name, "ruleset": ruleset, "countries": countries, "players": players,
-                   "game_masters": game_masters, "settings": settings}
-        return self.execute(cid, actor, command, idempotency_key=idempotency_key, request=request,
-                             creating=True)
-
-    def open_turn(self, cid: UUID, *, actor: Actor = SYSTEM, idempotency_key: str | None = None) -> Appended:
-        def command(d: Draft) -> dict[str, Any]:
-            if d.state.turn_open:
-                raise StateConflict(f"turn {d.state.turn} is still open: close it first", field="turn")
-            turn = d.state.turn + 1
-            seed = dicelib.new_seed()
-            d.context["turn"] = turn
-            d.extras = replace(d.extras, seed=TurnSeed(d.state.id, turn, seed))
-            committed = dicelib.commitment(seed)
-            d.add(ev.TurnOpened, turn=turn, commitment=committed)
-            return {"turn": turn, "commitment": committed}
-
-        return self.execute(cid, actor, command, idempotency_key=idempotency_key, request={"open_turn": True})
-
-    def close_turn(self, cid: UUID, *, actor: Actor = SYSTEM, idempotency_key: str | None = None) -> Appended:
-        def command(d: Draft) -> dict[str, Any]:
-            turn = d.state.require_open_turn()
-            seed = self.turn_seed(d.state.id, turn)
-            d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=d.state.next_roll)
-            return {"turn": turn, "seed": seed.hex(), "rolls": d.state.next_roll}
-
-        return self.execute(cid, actor, command, idempotency_key=idempotency_key, request={"close_turn": True})
-
-    def roll(
-        self,
-        cid: UUID,
-        *,
-        purpose: str,
-        sides: int = 10,
-        count: int = 1,
-        actor: Actor = SYSTEM,
-        vis: dict[str, Any] | None = None,
-        context: dict[str, Any] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Appended:
-        purpose = _require_text(purpose, "purpose")
-        _check_dice(sides, count)
-
-        def command(d: Draft) -> dict[str, Any]:
-            die = d.dice.roll(purpose, sides, count)
-            d.add(ev.DiceRolled, vis, turn=d.state.turn, index=die.index, purpose=purpose, sides=sides,
-                  count=count, values=list(die.values), manual=False)
-            return {}
-
-        request = {"purpose": purpose, "sides": sides, "count": count, "visibility": vis, "context": context}
-        return self.execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
-
-    def record_manual_roll(
-        self,
-        cid: UUID,
-        *,
-        purpose: str,
-        sides: int,
-        values: list[int],
-        actor: Actor,
-        vis: dict[str, Any] | None = None,
-        context: dict[str, Any] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Appended:
-        """Physical dice rolled at the table, entered by a game master (flagged manual)."""
-        purpose = _require_text(purpose, "purpose")
-        _check_dice(sides, len(values))
-        for v in values:
-            if not 1 <= v <= sides:
-                raise InvalidInput(f"a d{sides} cannot show {v}", field="values")
-
-        def command(d: Draft) -> dict[str, Any]:
-            d.state.require_open_turn()
-            d.add(ev.DiceRolled, vis, turn=d.state.turn, index=None, purpose=purpose, sides=sides,
-                  count=len(values), values=list(values), manual=True)
-            return {"values": list(values), "manual": True, "entered_by": actor.id}
-
-        request = {"manual": values, "purpose": purpose, "sides": sides, "visibility": vis, "context": context}
-        return self.execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
-
-    def record_ruling(
-        self,
-        cid: UUID,
-        *,
-        procedure: str,
-        inputs: dict[str, Any],
-        actor: Actor = SYSTEM,
-        vis: dict[str, Any] | None = None,
-        context: dict[str, Any] | None = None,
-        manual_dice: list[list[int]] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Appended:
-        """Resolve a procedure of the campaign's ruleset with server dice and record it.
-
-        ``manual_dice`` lets a game master resolve with physical dice instead;
-        the ruling's dice are then flagged manual.
+        Every write goes through here, from the HTTP routes, the CLI and scripts. The idempotency hash is the
+        command's canonical JSON; ``extra`` is what a use case needs that is not part of the request (the
+        hash of a token's secret), so it stays out of the hash.
         """
-        procedure = _require_text(procedure, "procedure")
+        use = HANDLERS[type(command)]
+        context = getattr(command, "context", None)
 
-        def command(d: Draft) -> dict[str, Any]:
-            d.state.require_open_turn()
-            rs = get_ruleset(d.state.ruleset)
-            proc = rs.get(procedure)
-            if manual_dice is not None:
-                source: Any = _ManualDice(manual_dice)
-            else:
-                source = d.dice
-            given, carried = _carry(d.state, rs.id, proc, inputs)
-            try:
-                ruling = proc.resolve(given, source)
-            except RulesError as e:
-                raise InvalidInput(str(e), field=f"inputs.{e.field}" if e.field else "inputs", rule=e.rule) from None
-            except ValueError as e:  # pydantic ValidationError is a ValueError
-                raise _validation_error(e) from None
-            if manual_dice is not None and source.unused:
-                raise InvalidInput(f"{source.unused} manual dice were not used by {procedure}", field="manual_dice")
-            doc = ruling.model_dump(mode="json")
-            if carried:  # which inputs came from an earlier ruling, for the auditor
-                doc["carried"] = carried
-            position = d.add(ev.RulingRecorded, vis, procedure=procedure, ruleset=rs.id,
-                             ruleset_version=rs.version, ruling=doc)
-            # The treasury entries its effects imply, in the same transaction (ledger/economy.py).
-            entries, unbooked = economy.entries_from_ruling(doc, procedure=procedure, ruleset=rs.id,
-                                                            countries=d.state.countries)
-            for entry in entries:
-                d.add(ev.TreasuryEntryRecorded, vis, country=entry.country, turn=d.state.turn, line=entry.line,
-                      amount=entry.amount, reason=entry.reason, source=position)
-            return {"ruling": doc, **({"treasury_unbooked": unbooked} if unbooked else {})}
+        def run(d: Draft) -> dict[str, Any] | None:
+            vis = getattr(command, "visibility", None)
+            for country in (vis.countries or ()) if vis is not None else ():
+                d.state.require_country(country, "visibility.countries")
+            return use.run(d, command, **extra)
 
-        request = {"procedure": procedure, "inputs": inputs, "visibility": vis, "context": context,
-                   "manual_dice": manual_dice}
+        return self.execute(cid, actor, run, context=context.as_dict() if context is not None else None,
+                            idempotency_key=idempotency_key, request=command.request(), creating=use.creating)
+
+    def submit(self, cid: UUID, kind: type[cmd.Command], *, actor: Actor = SYSTEM, idempotency_key: str | None = None,
+               vis: dict[str, Any] | None = None, context: dict[str, Any] | None = None, **fields: Any) -> Appended:
+        """Build a command from Python values (validated as a request body would be) and handle it.
+
+        For scripts and tests; ``vis`` and ``context`` are the visibility and context as plain dicts.
+        """
+        if vis is not None:
+            fields["visibility"] = vis
+        if context is not None:
+            fields["context"] = context
+        return self.handle(cid, cmd.build(kind, **fields), actor=actor, idempotency_key=idempotency_key)
+
+    # Shorthands of ``submit`` for the commands scripts and tests use most.
+
+    def create_campaign(self, *, actor: Actor = SYSTEM, idempotency_key: str | None = None, **fields: Any
+                        ) -> Appended:
+        command = cmd.build(cmd.CreateCampaign, **fields)
+        return self.handle(campaign_id(command.slug), command, actor=actor, idempotency_key=idempotency_key)
+
+    def open_turn(self, cid: UUID, **kw: Any) -> Appended:
+        return self.submit(cid, cmd.OpenTurn, **kw)
+
+    def close_turn(self, cid: UUID, **kw: Any) -> Appended:
+        return self.submit(cid, cmd.CloseTurn, **kw)
+
+    def close_phase(self, cid: UUID, phase: str, **kw: Any) -> Appended:
+        return self.submit(cid, cmd.ClosePhase, phase=phase, **kw)
+
+    def roll(self, cid: UUID, **kw: Any) -> Appended:
+        return self.submit(cid, cmd.RollDice, **kw)
+
+    def record_manual_roll(self, cid: UUID, *, values: list[int], **kw: Any) -> Appended:
+        """Physical dice rolled at the table, entered by a game master (flagged manual)."""
+        return self.submit(cid, cmd.RollDice, values=values, **kw)
+
+    def record_ruling(self, cid: UUID, **kw: Any) -> Appended:
+        return self.submit(cid, cmd.RecordRuling, **kw)
+
+    def record_treasury_entry(self, cid: UUID, **kw: Any) -> Appended:
+        return self.submit(cid, cmd.RecordTreasuryEntry, **kw)
+
+    def record_correction(self, cid: UUID, **kw: Any) -> Appended:
+        return self.submit(cid, cmd.RecordCorrection, **kw)
+
+    # ------------------------------------------------------------ what use cases read besides the state
+
+    def budget_of(self, state: CampaignState) -> Budget:
+        """The campaign's budget as its write-side state says (its treasury log): no history is read.
+
+        Called under the campaign's writer lock (a use case in ``execute``); the inputs and the sheet memo are
+        kept per campaign and fast-forwarded, so only the sheets that changed are computed.
+        """
+        if state.treasury is None:
+            raise StateConflict("the campaign's state has no treasury log", field="campaign")
         try:
-            return self.execute(cid, actor, command, context=context, idempotency_key=idempotency_key,
-                                 request=request)
-        except RulesError as e:
-            raise InvalidInput(str(e), field=e.field or "procedure", rule=e.rule) from None
+            economy = self._economies.get(state.id)
+        except KeyError:
+            economy = Economy()
+            self._economies.put(state.id, economy)
+        return economy.budget(state.treasury)
 
-    def record_treasury_entry(
-        self,
-        cid: UUID,
-        *,
-        country: str,
-        line: str,
-        amount: int,
-        reason: str,
-        turn: int | None = None,
-        source: int | None = None,
-        actor: Actor = SYSTEM,
-        vis: dict[str, Any] | None = None,
-        context: dict[str, Any] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Appended:
-        if not ERS_LINE_RE.match(line):
-            raise InvalidInput(f"ERS line {line!r}: a sheet letter A, B or C and a line number (and _pct for "
-                               "a percentage box)", field="line")
-        if isinstance(amount, bool) or not isinstance(amount, int):
-            raise InvalidInput("amount is a whole number of ducats", field="amount")
-        reason = _require_text(reason, "reason")
-
-        def command(d: Draft) -> dict[str, Any]:
-            d.state.require_country(country)
-            economy.check_entry_line(d.state.ruleset, line)
-            entry_turn = turn if turn is not None else d.state.turn
-            if entry_turn < 1 or entry_turn > d.state.turn:
-                raise InvalidInput(f"turn {entry_turn} has not been opened (current turn {d.state.turn})",
-                                   field="turn")
-            if source is not None and not 1 <= source <= d.state.version:
-                raise InvalidInput(f"source position {source} is not in the history", field="source")
-            d.add(ev.TreasuryEntryRecorded, vis, country=country, turn=entry_turn, line=line, amount=amount,
-                  reason=reason, source=source)
-            return {}
-
-        request = {"country": country, "line": line, "amount": amount, "reason": reason, "turn": turn,
-                   "source": source, "visibility": vis, "context": context}
-        return self.execute(cid, actor, command, context=context, idempotency_key=idempotency_key, request=request)
-
-    def record_correction(
-        self,
-        cid: UUID,
-        *,
-        corrects: int,
-        reason: str,
-        replacement: dict[str, Any] | None = None,
-        actor: Actor = SYSTEM,
-        vis: dict[str, Any] | None = None,
-        idempotency_key: str | None = None,
-    ) -> Appended:
-        reason = _require_text(reason, "reason")
-
-        def command(d: Draft) -> dict[str, Any]:
-            if not 1 <= corrects <= d.state.version:
-                raise InvalidInput(f"position {corrects} is not in the history (1..{d.state.version})",
-                                   field="corrects")
-            d.add(ev.CorrectionRecorded, vis, corrects=corrects, reason=reason, replacement=replacement)
-            return {}
-
-        request = {"corrects": corrects, "reason": reason, "replacement": replacement, "visibility": vis}
-        return self.execute(cid, actor, command, idempotency_key=idempotency_key, request=request)
+    def scenario(self, cid: UUID) -> dict[str, Any] | None:
+        """The campaign's imported scenario (position 2), or None; cached, since it never changes."""
+        try:
+            return self._scenarios.get(cid)
+        except KeyError:
+            pass
+        found = list(self.events.get(cid, gt=1, lte=2))
+        if not found or not isinstance(found[0], ev.ScenarioImported):
+            return None
+        self._scenarios.put(cid, found[0].scenario)
+        return found[0].scenario
 
     # ------------------------------------------------------------ reads
 
@@ -642,58 +473,5 @@ class Ledger(Application[UUID]):
         return differences
 
 
-def _carry(state: Any, ruleset: str, proc: Any, inputs: Any) -> tuple[Any, dict[str, int]]:
-    """Fill the inputs a procedure carries from its previous ruling when the request leaves them out."""
-    previous = state.carried.get(f"{ruleset}:{proc.code}")
-    if not proc.carry or previous is None or not isinstance(inputs, dict):
-        return inputs, {}
-    filled = {f: previous["values"][f] for f in proc.carry if f not in inputs and f in previous["values"]}
-    return {**inputs, **filled}, {f: previous["position"] for f in filled}
-
-
-class _ManualDice:
-    """Physical dice supplied by a game master, in draw order; flagged manual."""
-
-    def __init__(self, values: list[list[int]]):
-        self._queue = [list(v) for v in values]
-
-    def roll(self, purpose: str, sides: int = 10, count: int = 1) -> Die:
-        if not self._queue:
-            raise InvalidInput(f"not enough manual dice: the procedure asks for another {count}d{sides} ({purpose})",
-                               field="manual_dice")
-        values = self._queue.pop(0)
-        if len(values) != count or not all(1 <= v <= sides for v in values):
-            raise InvalidInput(f"manual dice {values} do not fit {count}d{sides} ({purpose})", field="manual_dice")
-        return Die(purpose=purpose, sides=sides, count=count, values=tuple(values), manual=True)
-
-    @property
-    def unused(self) -> int:
-        return len(self._queue)
-
-
 def _not_storable(e: Exception) -> InvalidInput:
     return InvalidInput(f"the request holds a value the ledger cannot store exactly: {e}", field="body")
-
-
-def _require_text(value: str, name: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise InvalidInput(f"{name} must not be empty", field=name)
-    if len(value) > 500:
-        raise InvalidInput(f"{name} is longer than 500 characters", field=name)
-    return value.strip()
-
-
-def _check_dice(sides: int, count: int) -> None:
-    try:
-        dicelib.check_die_type(sides, count)
-    except dicelib.DiceError as e:
-        raise InvalidInput(str(e), field=e.field) from None
-
-
-def _validation_error(e: ValueError) -> InvalidInput:
-    errors = getattr(e, "errors", None)
-    if callable(errors):
-        first = errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ()))
-        return InvalidInput(f"{loc or 'inputs'}: {first.get('msg')}", field=f"inputs.{loc}" if loc else "inputs")
-    return InvalidInput(str(e), field="inputs")

@@ -10,7 +10,7 @@ run twice.
 
 from __future__ import annotations
 
-from ledger import map_commands as mc
+from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker
 from ledger.application import Actor, Ledger
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import CampaignNotFound
@@ -58,9 +58,9 @@ def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = N
     s2_eng = {"phase": "military", "round": "S2", "impulse": "ENG"}
     s2_fra = {"phase": "military", "round": "S2", "impulse": "FRA"}
     ruling("M8", {"country": "ENG", "land": "active", "sea": "passive"}, s2_eng, "m8-eng")
-    mc.move_stack(ledger, cid, stack="ENG-F1", origin="Manche", destination="Celtique", reason="naval move",
+    ledger.submit(cid, MoveStack, stack="ENG-F1", origin="Manche", destination="Celtique", reason="naval move",
                   actor=GM, context=s2_eng, idempotency_key=k + "move-f1")
-    mc.move_stack(ledger, cid, stack="ENG-1", origin="Kent", destination="Picardie", reason="landing in Picardie",
+    ledger.submit(cid, MoveStack, stack="ENG-1", origin="Kent", destination="Picardie", reason="landing in Picardie",
                   actor=GM, context=s2_eng, idempotency_key=k + "move-eng1")
     # FRA-1 (La Trémoille, MAN 4) tries to intercept ENG-1 (Talbot, MAN 3) at Picardie in bad weather.
     ruling("M14", {"interceptor_man": 4, "target_man": 3, "last_campaign": "active", "same_province": True,
@@ -73,16 +73,16 @@ def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = N
                                 "country": "FRA"},
                    "terrain": "plain", "period": 2, "attacker_phasing_not_intercepted": False},
            {**s2_eng, "where": "Picardie", "stacks": {"attacker": "ENG-1", "defender": "FRA-1"}}, "m19")
-    mc.move_stack(ledger, cid, stack="FRA-1", origin="Picardie", destination="Normandie", reason="retreat after "
+    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Picardie", destination="Normandie", reason="retreat after "
                   "the battle of Picardie", actor=GM, context=s2_eng, idempotency_key=k + "retreat")
     ruling("M13", {"direction": "exit", "moving_man": 2, "blockader_man": 0, "moving_nd": 4, "blockader_nd": 2,
                    "blockader_all_nwd": True, "blockader_technology": "GAL"},
            {**s2_eng, "where": "Celtique", "stacks": {"moving stack": "ENG-F1"}}, "m13")
-    mc.place_marker(ledger, cid, province="Picardie", marker="Pillage-", reason="ENG-1 forages in Picardie",
+    ledger.submit(cid, PlaceMarker, province="Picardie", marker="Pillage-", reason="ENG-1 forages in Picardie",
                     actor=GM, context=s2_eng, idempotency_key=k + "pillage")
     ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=12, reason="looting of Picardie",
                                  actor=GM, context=s2_eng, idempotency_key=k + "a9")
-    mc.change_control(ledger, cid, province="Picardie", controller="ENG", previous="FRA",
+    ledger.submit(cid, ChangeControl, province="Picardie", controller="ENG", previous="FRA",
                       reason="ENG-1 holds the open country of Picardie", actor=GM, context=s2_fra,
                       idempotency_key=k + "control")
     ruling("E1", {"country": "FRA", "adm": 5, "stability": 0}, {"phase": "economic"}, "e1")

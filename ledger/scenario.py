@@ -21,10 +21,10 @@ from uuid import UUID
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ledger.application import SYSTEM, Actor, Appended, Draft, Ledger
-from ledger.domain import events as ev
+from ledger.application import SYSTEM, Actor, Appended, Ledger
 from ledger.domain.campaign import COUNTRY_RE, campaign_id
-from ledger.domain.errors import InvalidInput, StateConflict
+from ledger.domain.commands import ImportScenario
+from ledger.domain.errors import InvalidInput
 
 UNIT_TYPES = ("LD", "ND", "NTD", "NGD", "LDE", "NDE", "ARM", "FLT", "CAV", "ART")
 Terrain = Literal["plain", "forest", "hills", "mountain", "swamp", "desert", "steppe", "sea"]
@@ -248,14 +248,7 @@ def import_scenario(
     )
     cid = campaign_id(slug)
 
-    def command(d: Draft) -> dict[str, Any]:
-        if d.state.version != 1:
-            raise StateConflict("a scenario is imported right after the campaign's creation", field="scenario")
-        d.context["turn"] = None
-        d.add(ev.ScenarioImported, name=model.name, source=source, sha256=digest, scenario=doc)
-        return {"scenario": model.name, "provinces": len(doc["provinces"]), "sea_zones": len(doc["sea_zones"]),
-                "stacks": len(doc["stacks"])}
-
-    result = ledger.execute(cid, actor, command, idempotency_key=f"{idempotency_key}:scenario" if idempotency_key
-                            else None, request={"scenario_sha256": digest, "source": source})
+    command = ImportScenario(name=model.name, source=source[:500], sha256=digest, scenario=doc)
+    result = ledger.handle(cid, command, actor=actor,
+                           idempotency_key=f"{idempotency_key}:scenario" if idempotency_key else None)
     return cid, result

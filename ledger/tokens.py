@@ -23,17 +23,12 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from ledger import access
-from ledger.application import Actor, Appended, Draft, Ledger
-from ledger.domain import events as ev
-from ledger.domain.errors import CampaignNotFound, EventNotFound, InvalidInput, LedgerError, StateConflict
+from ledger.application import Actor, Appended, Ledger
+from ledger.domain.commands import IssueToken, build
+from ledger.domain.errors import CampaignNotFound, TokenNotFound
 
 PREFIX = "lt_"
-GM_ONLY = {"scope": "gm"}
-
-
-class TokenNotFound(LedgerError):
-    status = 404
+__all__ = ["TokenNotFound"]  # raised by the use cases (ledger/usecases/access.py)
 
 
 @dataclass(frozen=True)
@@ -86,83 +81,17 @@ def admin_matches(configured: str | None, token: str) -> bool:
 
 
 def issue_token(
-    ledger: Ledger,
-    cid: UUID,
-    *,
-    role: str,
-    country: str | None = None,
-    holder: str | None = None,
-    actor: Actor,
-    idempotency_key: str | None = None,
+    ledger: Ledger, cid: UUID, command: IssueToken | None = None, *, actor: Actor, idempotency_key: str | None = None,
+    **fields: Any,
 ) -> tuple[Appended, str | None]:
-    """Issue a token; returns the append result and the raw token (None on an idempotent replay)."""
-    if role not in access.ROLES:
-        raise InvalidInput(f"role must be one of {', '.join(access.ROLES)}, not {role!r}", field="role")
-    if role == "player" and not country:
-        raise InvalidInput("a player's token names their country", field="country")
-    if role != "player" and country:
-        raise InvalidInput(f"only a player's token names a country (role {role})", field="country")
-    if holder is not None and not holder.strip():
-        raise InvalidInput("holder must not be empty", field="holder")
+    """Issue a token (``command``, or its fields); returns the append result and the raw token (None on an
+    idempotent replay): the secret is made here, outside the command, so a retry hashes the same request."""
+    command = command or build(IssueToken, **fields)  # type: ignore[assignment]
     raw = new_token(cid)
-    sha = digest(raw)
-
-    def command(d: Draft) -> dict[str, Any]:
-        if country is not None:
-            d.state.require_country(country)
-        name = (holder or "").strip() or (d.state.players.get(country, "") if country else "") or role
-        token = {"token_id": sha[:16], "role": role, "country": country, "holder": name}
-        d.add(ev.TokenIssued, GM_ONLY, sha256=sha, **token)
-        return token
-
-    request = {"issue_token": {"role": role, "country": country, "holder": holder}}
-    result = ledger.execute(cid, actor, command, idempotency_key=idempotency_key, request=request)
+    result = ledger.handle(cid, command, actor=actor, idempotency_key=idempotency_key, sha256=digest(raw))
     return result, None if result.replayed else raw
-
-
-def revoke_token(
-    ledger: Ledger, cid: UUID, token_id: str, *, reason: str, actor: Actor, idempotency_key: str | None = None
-) -> Appended:
-    reason = reason.strip()
-    if not reason:
-        raise InvalidInput("reason must not be empty", field="reason")
-
-    def command(d: Draft) -> dict[str, Any]:
-        if not any(t["id"] == token_id for t in d.state.tokens.values()):
-            raise TokenNotFound(f"no live token {token_id!r} in this campaign", field="token_id")
-        d.add(ev.TokenRevoked, GM_ONLY, token_id=token_id, reason=reason)
-        return {"token_id": token_id, "revoked": True}
-
-    request = {"revoke_token": token_id, "reason": reason}
-    return ledger.execute(cid, actor, command, idempotency_key=idempotency_key, request=request)
 
 
 def live_tokens(ledger: Ledger, cid: UUID) -> list[dict[str, Any]]:
     """The campaign's live tokens (never the secrets, nor their hashes)."""
     return [{k: t[k] for k in ("id", "role", "country", "holder")} for t in ledger.campaign(cid).tokens.values()]
-
-
-def reveal(
-    ledger: Ledger, cid: UUID, position: int, *, reason: str, actor: Actor, idempotency_key: str | None = None
-) -> Appended:
-    """Make a hidden event public from now on (a new event: the original is never changed)."""
-    reason = reason.strip()
-    if not reason:
-        raise InvalidInput("reason must not be empty", field="reason")
-    try:
-        target = ledger.event_at(cid, position)
-    except EventNotFound:
-        raise InvalidInput(f"position {position} is not in the history", field="position") from None
-    if not access.revealable(target):
-        raise StateConflict(f"a {type(target).__name__} stays visible to game masters only", field="position")
-    if (target.visibility or {}).get("scope", "public") == "public":
-        raise StateConflict(f"the event at position {position} is already public", field="position")
-
-    def command(d: Draft) -> dict[str, Any]:
-        if position in d.state.revealed:
-            raise StateConflict(f"the event at position {position} was already revealed", field="position")
-        d.add(ev.VisibilityRevealed, revealed=position, reason=reason)
-        return {"revealed": position}
-
-    request = {"reveal": position, "reason": reason}
-    return ledger.execute(cid, actor, command, idempotency_key=idempotency_key, request=request)

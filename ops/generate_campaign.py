@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ledger import map_commands as mc  # noqa: E402
+from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker, RemoveMarker  # noqa: E402
 from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.rules.core import Die, get_ruleset  # noqa: E402
@@ -78,21 +78,21 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
             if roll < 0.25:
                 stack = rng.choice(["ENG-1", "FRA-1"])
                 dest = rng.choice([p for p in LAND if p != location[stack]])
-                mc.move_stack(ledger, cid, stack=stack, origin=location[stack], destination=dest, actor=GM,
+                ledger.submit(cid, MoveStack, stack=stack, origin=location[stack], destination=dest, actor=GM,
                               context=ctx)
                 location[stack] = dest
             elif roll < 0.32:
                 stack = "ENG-F1"
                 dest = rng.choice([z for z in SEA if z != location[stack]])
-                mc.move_stack(ledger, cid, stack=stack, origin=location[stack], destination=dest, actor=GM,
+                ledger.submit(cid, MoveStack, stack=stack, origin=location[stack], destination=dest, actor=GM,
                               context=ctx)
                 location[stack] = dest
             elif roll < 0.40:
-                mc.change_control(ledger, cid, province=rng.choice(LAND), controller=country, actor=GM, context=ctx)
+                ledger.submit(cid, ChangeControl, province=rng.choice(LAND), controller=country, actor=GM, context=ctx)
             elif roll < 0.48:
-                fn = mc.place_marker if rng.random() < 0.6 else mc.remove_marker
-                fn(ledger, cid, province=rng.choice(LAND), marker=rng.choice(["Pillage-", "Revolt", "Siegework"]),
-                   actor=GM, context=ctx)
+                kind = PlaceMarker if rng.random() < 0.6 else RemoveMarker
+                ledger.submit(cid, kind, province=rng.choice(LAND), marker=rng.choice(["Pillage-", "Revolt", "Siegework"]),
+                              actor=GM, context=ctx)
             elif roll < 0.62:
                 ledger.record_treasury_entry(cid, country=country, line="A9", amount=rng.randint(1, 40),
                                              reason="looting", actor=GM, context=ctx)

@@ -25,26 +25,15 @@ from typing import Any
 import orjson
 
 from ledger.economy.sheets import RELEVANT, Inputs, Memo, compute, sheet_json
+from ledger.economy.sheets import trim as sheets_trim
 from projections.records import Record
 from projections.store import ViewDB
 
 NAME = "budget"
 
-#: The fields ``budget`` reads from each relevant event: the stored document stays small.
-_KEEP = {
-    "TreasuryEntryRecorded": ("country", "turn", "line", "amount", "reason"),
-    "CorrectionRecorded": ("corrects", "replacement"),
-    "TurnOpened": ("turn",),
-    "PhaseClosed": ("turn", "phase", "ers"),
-    "CampaignCreated": ("countries", "settings"),
-}
-
-
 def trim(r: Record) -> dict[str, Any]:
-    if r.type == "ScenarioImported":
-        countries = (r.data.get("scenario") or {}).get("countries", [])
-        return {"scenario": {"countries": [{"code": c["code"], "treasury": c["treasury"]} for c in countries]}}
-    return {k: r.data[k] for k in _KEEP[r.type] if k in r.data}
+    """The fields ``budget`` reads from a relevant event: the stored document stays small."""
+    return sheets_trim(r.type, r.data)
 
 
 def empty() -> dict[str, Any]:

@@ -12,7 +12,7 @@ from api import readpath, schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, IdempotencyKey, LedgerDep, Permit
 from api.errors import ERRORS
 from api.routes.views import appended
-from ledger import phases
+from ledger.domain import commands as cmd
 from ledger.domain.errors import EventNotFound, InvalidInput
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["economy"])
@@ -52,7 +52,7 @@ PHASE = Path(min_length=1, max_length=40, examples=["diplomacy"], description="A
 def close_phase(phase: Annotated[str, PHASE], cid: CampaignId, ledger: LedgerDep,
                 actor: Permit("close_phase"),  # type: ignore[valid-type]
                 key: IdempotencyKey):
-    return appended(phases.close_phase(ledger, cid, phase, actor=actor, idempotency_key=key))
+    return appended(ledger.handle(cid, cmd.build(cmd.ClosePhase, phase=phase), actor=actor, idempotency_key=key))
 
 
 @router.get("/ers/{country}/{turn}", response_model=ErsSheet, responses=ERRORS,

@@ -9,9 +9,10 @@ from fastapi import APIRouter, Path, Query, status
 from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, IdempotencyKey, LedgerDep, Permit
 from api.errors import ERRORS
-from api.routes.views import appended, ctx, event_public, vis
+from api.routes.views import appended, event_public
 from ledger.access import can_see, visible
 from ledger.application import Actor
+from ledger.domain import commands as cmd
 from ledger.domain.errors import EventNotFound, Forbidden
 from ledger.domain.events import RulingRecorded
 
@@ -19,7 +20,7 @@ router = APIRouter(prefix="/campaigns/{campaign}", tags=["records"], responses=E
 PAGE = 1000
 
 
-def player_dice(actor: Actor, visibility: schemas.VisibilityIn, manual: bool) -> None:
+def player_dice(actor: Actor, visibility: cmd.Visibility, manual: bool) -> None:
     """A player rolls only for their own country: server dice, seen by their country at least."""
     if actor.role != "player":
         return
@@ -33,27 +34,17 @@ def player_dice(actor: Actor, visibility: schemas.VisibilityIn, manual: bool) ->
 
 @router.post("/rolls", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Roll server dice, or record physical dice (values)")
-def roll(body: schemas.RollCreate, cid: CampaignId, ledger: LedgerDep, actor: Permit("roll"), key: IdempotencyKey):
+def roll(body: cmd.RollDice, cid: CampaignId, ledger: LedgerDep, actor: Permit("roll"), key: IdempotencyKey):
     player_dice(actor, body.visibility, body.values is not None)
-    if body.values is not None:
-        result = ledger.record_manual_roll(cid, purpose=body.purpose, sides=body.sides, values=body.values,
-                                           actor=actor, vis=vis(body.visibility), context=ctx(body.context),
-                                           idempotency_key=key)
-    else:
-        result = ledger.roll(cid, purpose=body.purpose, sides=body.sides, count=body.count, actor=actor,
-                             vis=vis(body.visibility), context=ctx(body.context), idempotency_key=key)
-    return appended(result)
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
 @router.post("/rulings", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Resolve a procedure with server dice and record the ruling")
-def record_ruling(body: schemas.RulingCreate, cid: CampaignId, ledger: LedgerDep, actor: Permit("record_ruling"),
+def record_ruling(body: cmd.RecordRuling, cid: CampaignId, ledger: LedgerDep, actor: Permit("record_ruling"),
                   key: IdempotencyKey):
     player_dice(actor, body.visibility, body.manual_dice is not None)
-    result = ledger.record_ruling(cid, procedure=body.procedure, inputs=body.inputs, manual_dice=body.manual_dice,
-                                  actor=actor, vis=vis(body.visibility), context=ctx(body.context),
-                                  idempotency_key=key)
-    return appended(result)
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
 @router.get("/rulings", response_model=list[schemas.EventPublic],
@@ -87,20 +78,14 @@ def get_ruling(cid: CampaignId, position: Annotated[int, Path(ge=1, le=2**53)], 
 
 @router.post("/treasury", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Record a treasury entry on an ERS line")
-def record_treasury(body: schemas.TreasuryCreate, cid: CampaignId, ledger: LedgerDep,
+def record_treasury(body: cmd.RecordTreasuryEntry, cid: CampaignId, ledger: LedgerDep,
                     actor: Permit("record_treasury"), key: IdempotencyKey):
-    result = ledger.record_treasury_entry(cid, country=body.country, line=body.line, amount=body.amount,
-                                          reason=body.reason, turn=body.turn, source=body.source, actor=actor,
-                                          vis=vis(body.visibility), context=ctx(body.context),
-                                          idempotency_key=key)
-    return appended(result)
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
 @router.post("/corrections", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
-             summary="Record a correction of an earlier event (the original stays)")
-def record_correction(body: schemas.CorrectionCreate, cid: CampaignId, ledger: LedgerDep,
+             summary="Record a correction of an earlier event (the original stays; without a visibility, the "
+                     "correction is seen by those who see the original)")
+def record_correction(body: cmd.RecordCorrection, cid: CampaignId, ledger: LedgerDep,
                       actor: Permit("record_correction"), key: IdempotencyKey):
-    result = ledger.record_correction(cid, corrects=body.corrects, reason=body.reason,
-                                      replacement=body.replacement, actor=actor, vis=vis(body.visibility),
-                                      idempotency_key=key)
-    return appended(result)
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))

@@ -2,27 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Path, status
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from api import schemas
 from api.deps import CampaignId, IdempotencyKey, LedgerDep, Permit
 from api.errors import ERRORS
 from api.routes.views import appended
 from ledger import tokens
+from ledger.domain import commands as cmd
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["access"], responses=ERRORS)
-
-
-class TokenCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    role: Literal["gm", "player", "observer"] = Field(examples=["player"])
-    country: str | None = Field(default=None, max_length=4, examples=["FRA"],
-                                description="The player's country (players only)")
-    holder: str | None = Field(default=None, min_length=1, max_length=100, examples=["bruno"],
-                               description="Who holds it; recorded as the actor of their events")
 
 
 class TokenPublic(BaseModel):
@@ -39,23 +31,11 @@ class TokenIssuedPublic(schemas.Appended):
     )
 
 
-class TokenRevoke(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    reason: str = Field(min_length=1, max_length=500, examples=["player left the game"])
-
-
-class RevealCreate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    position: int = Field(ge=1, le=2**53, examples=[7], description="Position of the hidden event to make public")
-    reason: str = Field(min_length=1, max_length=500, examples=["end of turn: secret rolls revealed"])
-
-
 @router.post("/tokens", response_model=TokenIssuedPublic, status_code=status.HTTP_201_CREATED,
              summary="Issue a token (game master); the secret is in this response only")
-def issue_token(body: TokenCreate, cid: CampaignId, ledger: LedgerDep, actor: Permit("issue_token"),
+def issue_token(body: cmd.IssueToken, cid: CampaignId, ledger: LedgerDep, actor: Permit("issue_token"),
                 key: IdempotencyKey):
-    result, raw = tokens.issue_token(ledger, cid, role=body.role, country=body.country, holder=body.holder,
-                                     actor=actor, idempotency_key=key)
+    result, raw = tokens.issue_token(ledger, cid, body, actor=actor, idempotency_key=key)
     return TokenIssuedPublic(**appended(result).model_dump(), token=raw)
 
 
@@ -65,14 +45,13 @@ def list_tokens(cid: CampaignId, ledger: LedgerDep, actor: Permit("list_tokens")
 
 
 @router.post("/tokens/{token_id}/revoke", response_model=schemas.Appended, summary="Revoke a token at once")
-def revoke_token(body: TokenRevoke, cid: CampaignId, token_id: Annotated[str, Path(max_length=64)],
+def revoke_token(body: schemas.Reason, cid: CampaignId, token_id: Annotated[str, Path(max_length=64)],
                  ledger: LedgerDep, actor: Permit("revoke_token"), key: IdempotencyKey):
-    return appended(tokens.revoke_token(ledger, cid, token_id, reason=body.reason, actor=actor,
-                                        idempotency_key=key))
+    command = cmd.build(cmd.RevokeToken, token_id=token_id, reason=body.reason)
+    return appended(ledger.handle(cid, command, actor=actor, idempotency_key=key))
 
 
 @router.post("/reveals", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Make a hidden event public (a new event; the original is unchanged)")
-def reveal(body: RevealCreate, cid: CampaignId, ledger: LedgerDep, actor: Permit("reveal"), key: IdempotencyKey):
-    return appended(tokens.reveal(ledger, cid, body.position, reason=body.reason, actor=actor,
-                                  idempotency_key=key))
+def reveal(body: cmd.RevealEvent, cid: CampaignId, ledger: LedgerDep, actor: Permit("reveal"), key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))

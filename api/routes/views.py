@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from ledger.application import Appended as AppendedResult
-from ledger.application import visibility
 from ledger.domain.campaign import CampaignState
 from ledger.domain.events import LedgerEvent
 
@@ -32,11 +31,3 @@ def appended(result: AppendedResult) -> schemas.Appended:
     if not result.replayed:  # a replay appended nothing
         count_appended(result.events)
     return schemas.Appended.model_validate(result.to_json())
-
-
-def vis(v: schemas.VisibilityIn) -> dict:
-    return visibility(v.scope, v.countries)
-
-
-def ctx(c: schemas.ContextIn) -> dict:
-    return {k: v for k, v in c.model_dump().items() if v is not None}

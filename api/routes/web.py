@@ -35,6 +35,7 @@ from api.web.turn_view import turn_view, turns, visible_records
 from ledger import tokens
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
+from ledger.domain.commands import RecordCorrection, build
 from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerError, Unauthorized
 
 WEB = FilePath(__file__).resolve().parent.parent / "web"
@@ -218,16 +219,12 @@ async def charts_page(request: Request, campaign: str):
                                            "tables": EXPORT_TABLES})
 
 
-def _correction_input(form: dict[str, str]) -> tuple[int, str, dict[str, Any] | None]:
+def _correction_input(form: dict[str, str]) -> RecordCorrection:
+    """The form's text fields as the command (the command model validates them, as for the API)."""
     try:
         corrects = int(form.get("corrects", ""))
     except ValueError:
         raise InvalidInput("corrects must be the position of the event corrected", field="corrects") from None
-    reason = form.get("reason", "").strip()
-    if not reason:
-        raise InvalidInput("a correction gives its reason", field="reason")
-    if len(reason) > 1000:
-        raise InvalidInput("reason: at most 1000 characters", field="reason")
     replacement = None
     if form.get("replacement", "").strip():
         try:
@@ -236,7 +233,7 @@ def _correction_input(form: dict[str, str]) -> tuple[int, str, dict[str, Any] | 
             raise InvalidInput(f"replacement is not JSON: {exc}", field="replacement") from None
         if not isinstance(replacement, dict):
             raise InvalidInput("replacement must be a JSON object, e.g. {\"amount\": 30}", field="replacement")
-    return corrects, reason, replacement
+    return build(RecordCorrection, corrects=corrects, reason=form.get("reason", ""), replacement=replacement)
 
 
 @router.post("/campaigns/{campaign}/corrections")
@@ -244,25 +241,23 @@ async def correct(request: Request, campaign: str, form: FormDep):
     """The dispute form: a correction of an event, with its reason (the original stays)."""
     ledger = _ledger(request)
 
-    def work(actor: Actor, cid: UUID, corrects: int, reason: str, replacement: dict[str, Any] | None) -> Any:
-        original = ledger.event_at(cid, corrects) if 1 <= corrects <= ledger.campaign(cid).version else None
-        if original is None:
-            raise EventNotFound(f"campaign has no event at position {corrects}", field="corrects")
-        # The correction is seen by those who see the original: a hidden event's dispute stays hidden.
-        ledger.record_correction(cid, corrects=corrects, reason=reason, replacement=replacement, actor=actor,
-                                 vis=dict(original.visibility), idempotency_key=form.get("key") or None)
-        return original.context.get("turn")
+    def work(actor: Actor, cid: UUID, command: RecordCorrection) -> Any:
+        if not 1 <= command.corrects <= ledger.campaign(cid).version:
+            raise EventNotFound(f"campaign has no event at position {command.corrects}", field="corrects")
+        # Without a visibility, the correction is seen by those who see the original (ledger/usecases/records.py).
+        ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
+        return ledger.event_at(cid, command.corrects).context.get("turn")
 
     try:
         actor, cid = await _reader(request, campaign)
         _check_csrf(request, form)
         # The API route's own permission check: Permit("record_correction").
         await _maybe(deps._Permit("record_correction")(request, actor, ledger))
-        corrects, reason, replacement = _correction_input(form)
-        turn = await run_in_threadpool(work, actor, cid, corrects, reason, replacement)
+        command = _correction_input(form)
+        turn = await run_in_threadpool(work, actor, cid, command)
     except LedgerError as exc:
         return _error(request, exc)
     if turn is None:
         return RedirectResponse(f"/ui/campaigns/{campaign}", status_code=303)
-    return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={corrects}#corrections",
+    return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={command.corrects}#corrections",
                             status_code=303)

@@ -8,7 +8,6 @@ error before anything is built when the command does not fit.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -16,11 +15,12 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from ledger.chain import GENESIS
 from ledger.domain import events as ev
+from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
 from ledger.domain.errors import InvalidInput, StateConflict
+from ledger.economy.sheets import RELEVANT
+from ledger.economy.treasury_log import TreasuryLog
 
-COUNTRY_RE = re.compile(r"^[A-Z]{2,4}$")
-ERS_LINE_RE = re.compile(r"^[ABC]([1-9]|[1-4][0-9])(_pct)?$")  # _pct: a percentage sub-box (A15_pct)
-SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,62}$")
+__all__ = ["COUNTRY_RE", "ERS_LINE_RE", "SLUG_RE", "CampaignState", "campaign_id", "project_campaign", "ruling_dice"]
 
 
 def campaign_id(slug: str) -> UUID:
@@ -45,17 +45,21 @@ class CampaignState:
     turn_open: bool = False
     commitment: str | None = None
     next_roll: int = 0  # next server roll index of the open turn
-    phases_closed: tuple[str, ...] = ()  # phases of the open turn already closed (ledger/phases.py)
+    phases_closed: tuple[str, ...] = ()  # phases of the open turn already closed (ledger/usecases/phases.py)
     # Access (ledger/tokens.py, ledger/access.py): live tokens by sha256, and positions made public later.
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
     revealed: tuple[int, ...] = ()
     # Inputs a procedure carries to its next ruling (core.Procedure.carry):
     # "ruleset:code" -> {"position": p, "values": {field: value}}.
     carried: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # What the budget reads (ledger/economy/treasury_log.py): closing a phase computes the ERS from it.
+    # None: restored from a snapshot older than this field; the application replays the history once.
+    treasury: TreasuryLog | None = field(default_factory=TreasuryLog)
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
+        d = asdict(replace(self, treasury=None))
         d["id"] = str(self.id)
+        d["treasury"] = self.treasury.to_json() if self.treasury is not None else None
         return d
 
     @classmethod
@@ -66,6 +70,8 @@ class CampaignState:
         d["game_masters"] = tuple(d["game_masters"])
         d["phases_closed"] = tuple(d.get("phases_closed", ()))  # absent from older snapshots
         d["revealed"] = tuple(d.get("revealed", ()))
+        log = d.get("treasury")
+        d["treasury"] = TreasuryLog.from_json(log) if log is not None else None
         return cls(**d)
 
     # -- guards ---------------------------------------------------------------
@@ -131,6 +137,9 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = replace(state, revealed=(*state.revealed, event.revealed))
     elif isinstance(event, ev.CampaignSettingsChanged):
         state = replace(state, settings={**state.settings, **event.changed})
+    kind = type(event).__name__
+    if kind in RELEVANT and state.treasury is not None:
+        state = replace(state, treasury=state.treasury.add(kind, event.originator_version, vars(event)))
     return replace(state, version=event.originator_version, head_hash=event.hash)
 
 

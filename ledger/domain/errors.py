@@ -49,3 +49,7 @@ class Forbidden(LedgerError):
 
 class Unauthorized(LedgerError):
     status = 401
+
+
+class TokenNotFound(LedgerError):
+    status = 404

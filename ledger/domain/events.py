@@ -177,7 +177,7 @@ class VisibilityRevealed(LedgerEvent):
 
 
 class PhaseClosed(LedgerEvent):
-    """A phase of the sequence of play is over for this turn (ledger/phases.py).
+    """A phase of the sequence of play is over for this turn (ledger/usecases/phases.py).
 
     ``ers`` holds, per country, the ERS lines this phase completes as computed
     when it closed (A8 after diplomacy, A13 before the exchequer test, A31

@@ -37,6 +37,14 @@ RELEVANT = frozenset(
      "PhaseClosed"}
 )
 SET_UNITS = frozenset({"percent", "modifier"})
+#: The fields ``Inputs.add`` reads from each relevant event (``trim``): what a view or the write side keeps.
+KEEP = {
+    "TreasuryEntryRecorded": ("country", "turn", "line", "amount", "reason"),
+    "CorrectionRecorded": ("corrects", "replacement"),
+    "TurnOpened": ("turn",),
+    "PhaseClosed": ("turn", "phase", "ers"),
+    "CampaignCreated": ("countries", "settings"),
+}
 _CORRECTABLE = frozenset({"amount", "line", "turn", "country"})
 
 
@@ -134,7 +142,8 @@ class Inputs:
         if kind not in RELEVANT:
             return False
         if kind == "TreasuryEntryRecorded":
-            self.entries[pos] = _Entry(pos, d["country"], d["turn"], d["line"], d["amount"], d["reason"], (pos,))
+            self.entries[pos] = _Entry(pos, d["country"], d["turn"], d["line"], d["amount"], d.get("reason", ""),
+                                       (pos,))
             self.by_key[(d["country"], d["turn"])].append(pos)
             self.version[(d["country"], d["turn"])] += 1
         elif kind == "CorrectionRecorded":
@@ -155,6 +164,15 @@ class Inputs:
             for c in d["scenario"].get("countries", []):
                 self.start[c["code"]] = (c["treasury"], pos)
         return True
+
+
+def trim(kind: str, data: Mapping[str, Any], *, reasons: bool = True) -> dict[str, Any]:
+    """The fields of a relevant event the budget reads (``reasons=False``: without the entries' reasons)."""
+    if kind == "ScenarioImported":
+        countries = (data.get("scenario") or {}).get("countries", [])
+        return {"scenario": {"countries": [{"code": c["code"], "treasury": c["treasury"]} for c in countries]}}
+    keep = KEEP[kind] if reasons or kind != "TreasuryEntryRecorded" else KEEP[kind][:-1]
+    return {k: data[k] for k in keep if k in data}
 
 
 def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None, memo: Memo | None = None) -> Budget:

@@ -1,7 +1,7 @@
 """The fast read path (api/readpath.py): views at the head whatever the runner's lag, per audience, cached by head.
 
 Every answer is compared with a replay from the first event (``replay.state_from_scratch``,
-``phases.campaign_budget``), with the views empty, behind, and caught up; the
+``projections.economy.campaign_budget``), with the views empty, behind, and caught up; the
 second identical request is served from the response cache, and an append
 changes the answer at once.
 """
@@ -13,7 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger import phases, tokens
+from ledger import tokens
+from projections.economy import campaign_budget
 from ledger.application import Actor
 from ledger.domain.campaign import campaign_id
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
@@ -65,7 +66,7 @@ def check_all(w):
         for who, actor in (("gm", None), ("player", w["fra"])):
             sheet = client.get("/campaigns/sample/ers/FRA/2", headers=w[who])
             assert sheet.status_code == 200, sheet.text
-            assert sheet.json() == sheet_json(phases.campaign_budget(ledger, cid, actor=actor).sheet("FRA", 2))
+            assert sheet.json() == sheet_json(campaign_budget(ledger, cid, actor=actor).sheet("FRA", 2))
 
 
 def test_reads_are_at_the_head_with_the_views_empty_behind_or_caught_up(world):

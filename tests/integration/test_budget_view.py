@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi.testclient import TestClient
 
 from api.main import create_app
-from ledger import phases
+from projections import economy as phases
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 from ledger.economy.sheets import budget, sheet_json

@@ -16,7 +16,8 @@ from fastapi.testclient import TestClient
 from freezegun import freeze_time
 
 from api.main import create_app
-from ledger import phases
+from ledger.economy.milestones import PHASES
+from projections.economy import campaign_budget
 from ledger.application import Actor
 from ledger.domain import events as ev
 from ledger.domain.campaign import campaign_id
@@ -43,7 +44,7 @@ def rule(ledger, cid, procedure, inputs, dice=()):
 
 
 def close(ledger, cid, phase):
-    return phases.close_phase(ledger, cid, phase, actor=GM).data
+    return ledger.close_phase(cid, phase, actor=GM).data
 
 
 def play_turn_one(ledger, cid) -> dict[str, dict]:
@@ -134,7 +135,7 @@ def values(sheet) -> dict[str, int]:
 def test_hand_filled_ers_replayed_through_the_application_matches_line_by_line(ledger, cid):
     play_turn_one(ledger, cid)
     fixed = play_turn_two(ledger, cid)
-    budget = phases.campaign_budget(ledger, cid)
+    budget = campaign_budget(ledger, cid)
     turn1, turn2 = budget.sheet("FRA", 1), budget.sheet("FRA", 2)
     assert turn1.error is None and turn2.error is None
     got1, got2 = values(turn1), values(turn2)
@@ -186,9 +187,9 @@ def test_phases_record_the_ers_lines_they_complete_for_both_countries(ledger, ci
     assert closed["exchequer"]["ers"] == {"FRA": {"A13": 314, "A25": 343}, "ENG": {"A13": 100, "A25": 100}}
     assert closed["peace"]["ers"] == {"FRA": {"A31": 368}, "ENG": {"A31": 100}}
     assert closed["interphase"]["ers"] == {"FRA": {"A32": 36, "A33": 332}, "ENG": {"A32": 10, "A33": 90}}
-    assert [closed[p]["next"] for p in phases.PHASES] == [*phases.PHASES[1:], None]
-    turn1 = phases.campaign_budget(ledger, cid).sheet("ENG", 1)
-    assert turn1.phases_closed == phases.PHASES
+    assert [closed[p]["next"] for p in PHASES] == [*PHASES[1:], None]
+    turn1 = campaign_budget(ledger, cid).sheet("ENG", 1)
+    assert turn1.phases_closed == PHASES
     assert turn1.cells["A33"].at_close["value"] == 90 and turn1.cells["A33"].at_close["matches"]
 
 
@@ -197,7 +198,7 @@ def test_a_correction_after_the_close_shows_beside_the_recorded_figure(ledger, c
     a5 = next(e for e in ledger.history(cid) if isinstance(e, ev.TreasuryEntryRecorded) and e.line == "A5")
     ledger.record_correction(cid, corrects=a5.originator_version, reason="one action only", replacement={"amount": 10},
                              actor=GM)
-    a8 = phases.campaign_budget(ledger, cid).sheet("FRA", 1).cells["A8"]
+    a8 = campaign_budget(ledger, cid).sheet("FRA", 1).cells["A8"]
     assert a8.value == 145
     assert (a8.at_close["phase"], a8.at_close["value"], a8.at_close["matches"]) == ("diplomacy", 135, False)
 
@@ -221,9 +222,9 @@ def test_closing_a_phase_twice_is_a_conflict_and_appends_nothing(ledger, cid):
 
 def test_phases_start_again_when_the_next_turn_opens(ledger, cid):
     ledger.open_turn(cid, actor=GM)
-    for phase in phases.PHASES:
+    for phase in PHASES:
         close(ledger, cid, phase)
-    assert ledger.campaign(cid).phases_closed == phases.PHASES
+    assert ledger.campaign(cid).phases_closed == PHASES
     with pytest.raises(StateConflict):
         close(ledger, cid, "interphase")
     ledger.close_turn(cid, actor=GM)
@@ -238,15 +239,15 @@ def test_closed_phases_survive_a_cold_load_from_a_snapshot(settings, ledger, cid
     from ledger.application import Ledger
 
     ledger.open_turn(cid, actor=GM)
-    for phase in phases.PHASES[:3]:
+    for phase in PHASES[:3]:
         close(ledger, cid, phase)
     for n in range(settings.snapshot_interval):  # past the snapshot interval
         entry(ledger, cid, "B37", 1, f"other expense {n}")
     cold = Ledger(settings)
     try:
-        assert cold.campaign(cid).phases_closed == phases.PHASES[:3]
+        assert cold.campaign(cid).phases_closed == PHASES[:3]
         with pytest.raises(StateConflict):
-            phases.close_phase(cold, cid, "incomes", actor=GM)
+            cold.close_phase(cid, "incomes", actor=GM)
     finally:
         cold.close()
 

@@ -11,7 +11,7 @@ from uuid import UUID
 
 from ledger import access, tokens
 from ledger.application import Actor, Ledger
-from ledger.campaign_settings import change_settings
+from ledger.domain.commands import ChangeSettings, RevokeToken
 
 GM = Actor("gina", "gm")
 
@@ -28,9 +28,9 @@ def test_a_revocation_and_a_settings_change_through_one_ledger_count_at_once_in_
         player = grant.actor
         assert access.may_write(player, "roll", other.campaign(cid).settings) is True
 
-        tokens.revoke_token(ledger, cid, grant.token_id, reason="left the game", actor=GM)
+        ledger.submit(cid, RevokeToken, token_id=grant.token_id, reason="left the game", actor=GM)
         assert tokens.authenticate(other, raw) is None  # no delay, no restart
-        change_settings(ledger, cid, {"players_may_roll": False}, reason="house rule", actor=GM)
+        ledger.submit(cid, ChangeSettings, settings={"players_may_roll": False}, reason="house rule", actor=GM)
         assert other.campaign(cid).settings == {"players_may_roll": False}
         assert access.may_write(player, "roll", other.campaign(cid).settings) is False
         assert other.campaign(cid).version == ledger.campaign(cid).version == 4

@@ -7,7 +7,7 @@ import uuid
 import pytest
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
-from ledger import map_commands as mc
+from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker, RemoveMarker
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import InvalidInput
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
@@ -144,10 +144,10 @@ def test_map_commands_refuse_unknown_names_and_append_nothing(ledger):
     cid = sample(ledger)
     head = ledger.campaign(cid).version
     with pytest.raises(InvalidInput) as info:
-        mc.move_stack(ledger, cid, stack="ENG-9", origin="Kent", destination="Wessex")
+        ledger.submit(cid, MoveStack, stack="ENG-9", origin="Kent", destination="Wessex")
     assert info.value.field == "stack"
     with pytest.raises(InvalidInput) as info:
-        mc.place_marker(ledger, cid, province="Calais", marker="Revolt")
+        ledger.submit(cid, PlaceMarker, province="Calais", marker="Revolt")
     assert info.value.field == "province"
     assert ledger.campaign(cid).version == head
 
@@ -172,14 +172,15 @@ def play(ledger, cid, commands, data):
         if not state.turn_open:
             ledger.open_turn(cid, actor=GM)
         if c == "move":
-            mc.move_stack(ledger, cid, stack=data.draw(st.sampled_from(["ENG-1", "FRA-1"])), origin="Kent",
+            ledger.submit(cid, MoveStack, stack=data.draw(st.sampled_from(["ENG-1", "FRA-1"])), origin="Kent",
                           destination=data.draw(st.sampled_from(places[1:])), actor=GM)
         elif c == "control":
-            mc.change_control(ledger, cid, province=data.draw(st.sampled_from(places[:4])),
-                              controller=data.draw(st.sampled_from(["ENG", "FRA"])), actor=GM)
+            ledger.submit(cid, ChangeControl, province=data.draw(st.sampled_from(places[:4])),
+                          controller=data.draw(st.sampled_from(["ENG", "FRA"])), actor=GM)
         elif c in ("marker", "unmarker"):
-            fn = mc.place_marker if c == "marker" else mc.remove_marker
-            fn(ledger, cid, province="Picardie", marker=data.draw(st.sampled_from(["Pillage-", "Revolt"])), actor=GM)
+            kind = PlaceMarker if c == "marker" else RemoveMarker
+            ledger.submit(cid, kind, province="Picardie", marker=data.draw(st.sampled_from(["Pillage-", "Revolt"])),
+                          actor=GM)
         elif c == "treasury":
             ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=data.draw(st.integers(1, 50)),
                                          reason="loot", actor=GM)

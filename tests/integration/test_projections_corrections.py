@@ -8,7 +8,7 @@ correction stays what the ledger said then.
 
 from __future__ import annotations
 
-from ledger import map_commands as mc
+from ledger.domain.commands import MoveStack, PlaceMarker, RemoveMarker
 from ledger.sample import GM
 from projections import replay
 from projections.runner import Projector
@@ -17,7 +17,7 @@ from tests.integration.test_projections import positions_of, sample
 
 def test_a_corrected_move_puts_the_stack_where_the_correction_says(ledger):
     cid = sample(ledger)
-    mc.move_stack(ledger, cid, stack="FRA-1", origin="Normandie", destination="Picardie", actor=GM)
+    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Normandie", destination="Picardie", actor=GM)
     [move] = [p for p in positions_of(ledger, cid, "StackMoved")][-1:]
     p = Projector(ledger)
     p.catch_up()
@@ -36,12 +36,12 @@ def test_a_corrected_move_puts_the_stack_where_the_correction_says(ledger):
 
 def test_later_events_build_on_the_corrected_state(ledger):
     cid = sample(ledger)
-    mc.place_marker(ledger, cid, province="Kent", marker="Revolt", actor=GM)
+    ledger.submit(cid, PlaceMarker, province="Kent", marker="Revolt", actor=GM)
     [placed] = positions_of(ledger, cid, "MarkerPlaced")[-1:]
-    mc.remove_marker(ledger, cid, province="Kent", marker="Revolt", actor=GM)
+    ledger.submit(cid, RemoveMarker, province="Kent", marker="Revolt", actor=GM)
     # Struck: the marker was never placed, so the later removal finds nothing to remove either.
     ledger.record_correction(cid, corrects=placed, reason="no revolt in Kent", actor=GM)
-    mc.place_marker(ledger, cid, province="Kent", marker="Pillage-", actor=GM)
+    ledger.submit(cid, PlaceMarker, province="Kent", marker="Pillage-", actor=GM)
     p = Projector(ledger)
     p.catch_up()
     assert replay.current(p.db, cid, "map")["provinces"]["Kent"]["markers"] == ["Pillage-"]
@@ -86,7 +86,7 @@ def test_over_http_a_game_master_and_a_player_both_see_the_corrected_map(setting
     from tests.e2e.test_access import bearer, issue, make_client
 
     cid = sample(ledger)
-    mc.move_stack(ledger, cid, stack="FRA-1", origin="Normandie", destination="Picardie", actor=GM)
+    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Normandie", destination="Picardie", actor=GM)
     [move] = positions_of(ledger, cid, "StackMoved")[-1:]
     client = make_client(settings, ledger)
     gm, player = bearer(issue(ledger, cid, "gm")), bearer(issue(ledger, cid, "player", "FRA"))

@@ -1,0 +1,381 @@
+"""Commands: one named, strict model per write, built by the HTTP routes and the CLI alike.
+
+A command is an order (``OpenTurn``, ``RecordRuling``); the events it appends
+are facts (``TurnOpened``, ``RulingRecorded``). Every field is validated here,
+once: strict types (``"35"`` or ``true`` is not an amount), lengths, patterns,
+no NaN or infinity anywhere, not even inside free-form inputs. What depends on
+the campaign (is this country one of its countries, is this turn the open
+one) is checked by the use case against the campaign's state
+(``ledger/usecases/``), also once.
+
+The idempotency hash of a request is the canonical JSON of its command
+(``Command.request``): two different requests cannot share a key by accident,
+since every field is in the hash.
+
+Commands carry no campaign: the campaign is where they are sent
+(``Ledger.handle(cid, command)``), as a URL path or a CLI argument says.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import (BaseModel, ConfigDict, Field, StringConstraints, ValidationError, ValidationInfo,
+                      field_validator)
+
+from ledger.domain.errors import InvalidInput
+
+COUNTRY_PATTERN = r"^[A-Z]{2,4}$"
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
+ERS_LINE_PATTERN = r"^[ABC]([1-9]|[1-4][0-9])(_pct)?$"  # _pct: a percentage sub-box (A15_pct)
+COUNTRY_RE = re.compile(COUNTRY_PATTERN)
+SLUG_RE = re.compile(SLUG_PATTERN)
+ERS_LINE_RE = re.compile(ERS_LINE_PATTERN)
+#: The longest reason (or purpose, or holder) a command carries: one limit for every command and surface.
+TEXT_MAX = 500
+MAX_POSITION = 2**53  # positions and turns past this do not survive a JSON number
+MAX_AMOUNT = 1_000_000_000
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX)]
+Country = Annotated[str, StringConstraints(pattern=COUNTRY_PATTERN)]
+Position = Annotated[int, Field(ge=1, le=MAX_POSITION)]
+Turn = Annotated[int, Field(ge=1, le=2**31)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+PHASES = ("events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase")
+Phase = Literal["events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase"]
+MARKERS = ("Pillage+", "Pillage-", "Revolt", "Revolt+", "Siegework", "Siegework+", "Foraging", "Unrest")
+Marker = Literal["Pillage+", "Pillage-", "Revolt", "Revolt+", "Siegework", "Siegework+", "Foraging", "Unrest"]
+
+
+def finite(value: Any, where: str = "") -> Any:
+    """Refuse NaN and infinities anywhere in free-form JSON (orjson would store them as null)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{where or 'value'} is not a finite number")
+    if isinstance(value, dict):
+        for k, v in value.items():
+            finite(v, f"{where}.{k}" if where else str(k))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            finite(v, f"{where}[{i}]")
+    return value
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
+
+
+class Visibility(Model):
+    """Who may read the events a command appends: everyone, some countries, or the game masters only."""
+
+    scope: Literal["public", "countries", "gm"] = "public"
+    countries: list[Country] | None = Field(default=None, max_length=40, examples=[["FRA"]],
+                                            validate_default=True)
+
+    @field_validator("countries")
+    @classmethod
+    def _countries_with_their_scope(cls, v: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        scope = info.data.get("scope", "public")
+        if scope == "countries" and not v:
+            raise ValueError("a 'countries' visibility names at least one country")
+        if scope != "countries" and v:
+            raise ValueError(f"a {scope!r} visibility names no countries")
+        return v
+
+    def as_dict(self) -> dict[str, Any]:
+        if self.scope == "countries":
+            return {"scope": "countries", "countries": sorted(set(self.countries or ()))}
+        return {"scope": self.scope}
+
+
+PUBLIC = Visibility()
+
+
+class Context(Model):
+    """Where in the sequence of play a command happens (the turn comes from the campaign)."""
+
+    phase: str | None = Field(default=None, max_length=40, examples=["military"])
+    round: str | None = Field(default=None, max_length=10, examples=["S2"])
+    impulse: str | None = Field(default=None, max_length=40, examples=["FRA"])
+    # Where a ruling happened and which stacks its roles name: the map view places its effects with them.
+    where: str | None = Field(default=None, min_length=1, max_length=80, examples=["Picardie"],
+                              description="Province or sea zone of the ruling")
+    stacks: dict[Name, Name] | None = Field(default=None, max_length=12,
+                                            examples=[{"attacker": "ENG-1", "defender": "FRA-1"}],
+                                            description="The ruling's roles (attacker, moving stack...) → stack ids")
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+class Command(Model):
+    """Base of every command. ``action``: its name in the access table (ledger/access.py)."""
+
+    action: ClassVar[str]
+
+    def request(self) -> dict[str, Any]:
+        """What the idempotency hash covers: the command's name and every field."""
+        return {"command": type(self).__name__, **self.model_dump(mode="json")}
+
+
+def build(cls: type[Command], **fields: Any) -> Command:
+    """A command from Python values (CLI, scripts), with the same validation as a request body.
+
+    A validation error becomes ``InvalidInput`` naming the field, as over HTTP.
+    """
+    try:
+        return cls.model_validate(fields)
+    except ValidationError as e:
+        raise invalid(e) from None
+
+
+def invalid(e: ValidationError) -> InvalidInput:
+    first = e.errors()[0]
+    loc = ".".join(str(p) for p in first.get("loc", ()))
+    msg = first.get("msg", "invalid")
+    msg = msg.removeprefix("Value error, ")
+    return InvalidInput(f"{loc}: {msg}" if loc else msg, field=loc or None)
+
+
+class _Visible(Command):
+    visibility: Visibility = PUBLIC
+
+
+class _InContext(_Visible):
+    context: Context = Context()
+
+
+# ------------------------------------------------------------------ campaigns and turns
+
+
+class CreateCampaign(Command):
+    action: ClassVar[str] = "create_campaign"
+    slug: str = Field(pattern=SLUG_PATTERN, examples=["europa-1492"])
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] = Field(
+        examples=["Europa 1492"])
+    ruleset: str = Field(default="eu", min_length=1, max_length=20, examples=["eu"])
+    countries: list[Country] = Field(min_length=1, max_length=40, examples=[["ENG", "FRA"]])
+    players: dict[Country, Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
+        default_factory=dict, examples=[{"ENG": "alice", "FRA": "bruno"}])
+    game_masters: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] | None = None
+    settings: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("countries")
+    @classmethod
+    def _no_repeats(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("countries must not repeat")
+        return v
+
+    @field_validator("settings")
+    @classmethod
+    def _finite(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return finite(v)
+
+    @field_validator("players")
+    @classmethod
+    def _players_of_the_campaign(cls, v: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        for c in v:
+            if c not in info.data.get("countries", ()):
+                raise ValueError(f"player for unknown country {c!r}")
+        return v
+
+
+class ImportScenario(Command):
+    """The set-up of a new campaign (``ScenarioImported``), right after its creation (ledger/scenario.py)."""
+
+    action: ClassVar[str] = "import_scenario"
+    name: str = Field(min_length=1, max_length=200)
+    source: str = Field(min_length=1, max_length=500)
+    sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
+    scenario: dict[str, Any]
+
+
+class OpenTurn(Command):
+    action: ClassVar[str] = "open_turn"
+
+
+class CloseTurn(Command):
+    """Close the open turn; naming the turn makes sure it is the one meant (else 409)."""
+
+    action: ClassVar[str] = "close_turn"
+    turn: Turn | None = None
+
+
+class ClosePhase(Command):
+    action: ClassVar[str] = "close_phase"
+    phase: Phase
+
+
+class SettingsChange(Model):
+    players_may_roll: bool | None = Field(default=None, examples=[True],
+                                          description="Players may roll server dice and record rulings")
+
+
+class ChangeSettings(Command):
+    action: ClassVar[str] = "change_settings"
+    settings: SettingsChange = Field(examples=[{"players_may_roll": True}])
+    reason: Text = Field(examples=["players roll their own interceptions"])
+
+    @field_validator("settings")
+    @classmethod
+    def _something_changes(cls, v: SettingsChange) -> SettingsChange:
+        if not v.model_dump(exclude_none=True):
+            raise ValueError("name at least one setting to change")
+        return v
+
+    def changed(self) -> dict[str, Any]:
+        return self.settings.model_dump(exclude_none=True)
+
+
+# ------------------------------------------------------------------ dice, rulings, treasury, corrections
+
+
+class RollDice(_InContext):
+    """Server dice; or, with ``values``, physical dice rolled at the table (flagged manual)."""
+
+    action: ClassVar[str] = "roll"
+    purpose: Text = Field(examples=["initiative tie FRA/SPA"])
+    sides: int = Field(default=10, ge=2, le=1000)
+    count: int = Field(default=1, ge=1, le=100)
+    values: list[int] | None = Field(default=None, max_length=100,
+                                     description="Physical dice entered by a game master (manual)")
+
+
+class RecordRuling(_InContext):
+    action: ClassVar[str] = "record_ruling"
+    procedure: str = Field(min_length=1, max_length=20, examples=["M13"])
+    inputs: dict[str, Any] = Field(default_factory=dict)
+    manual_dice: list[list[int]] | None = Field(default=None, max_length=100,
+                                                description="Physical dice, in draw order")
+
+    @field_validator("inputs")
+    @classmethod
+    def _finite(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return finite(v)
+
+
+class RecordTreasuryEntry(_InContext):
+    action: ClassVar[str] = "record_treasury"
+    country: Country = Field(examples=["FRA"])
+    line: str = Field(pattern=ERS_LINE_PATTERN, examples=["A9"],
+                      description="ERS line code: a sheet letter A, B or C and a line number (_pct: a percentage box)")
+    amount: int = Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT, examples=[35], description="Ducats, signed")
+    reason: Text = Field(examples=["looting of Picardie"])
+    turn: Turn | None = None
+    source: Position | None = Field(default=None, description="Position of the event this entry comes from")
+
+
+class RecordCorrection(Command):
+    """A correction of an earlier event. Without a visibility it is seen by those who see the original:
+    a dispute of a hidden event stays hidden."""
+
+    action: ClassVar[str] = "record_correction"
+    visibility: Visibility | None = None
+    corrects: Position = Field(description="Position of the event corrected")
+    reason: Text
+    replacement: dict[str, Any] | None = None
+
+    @field_validator("replacement")
+    @classmethod
+    def _finite(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return finite(v) if v is not None else v
+
+
+# ------------------------------------------------------------------ access
+
+
+class IssueToken(Command):
+    action: ClassVar[str] = "issue_token"
+    role: Literal["gm", "player", "observer"] = Field(examples=["player"])
+    country: Country | None = Field(default=None, examples=["FRA"], description="The player's country (players only)",
+                                    validate_default=True)
+    holder: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = Field(
+        default=None, examples=["bruno"], description="Who holds it; recorded as the actor of their events")
+
+    @field_validator("country")
+    @classmethod
+    def _country_for_players_only(cls, v: str | None, info: ValidationInfo) -> str | None:
+        role = info.data.get("role")
+        if role == "player" and not v:
+            raise ValueError("a player's token names their country")
+        if role != "player" and v:
+            raise ValueError(f"only a player's token names a country (role {role})")
+        return v
+
+
+class RevokeToken(Command):
+    action: ClassVar[str] = "revoke_token"
+    token_id: str = Field(min_length=1, max_length=64)
+    reason: Text = Field(examples=["player left the game"])
+
+
+class RevealEvent(Command):
+    action: ClassVar[str] = "reveal"
+    position: Position = Field(examples=[7], description="Position of the hidden event to make public")
+    reason: Text = Field(examples=["end of turn: secret rolls revealed"])
+
+
+# ------------------------------------------------------------------ the map
+
+
+class MoveStack(_InContext):
+    action: ClassVar[str] = "move_stack"
+    stack: Name
+    origin: Name
+    destination: Name
+    reason: Text = "movement"
+
+    @field_validator("destination")
+    @classmethod
+    def _somewhere_else(cls, v: str, info: ValidationInfo) -> str:
+        if v == info.data.get("origin"):
+            raise ValueError("a move goes somewhere else")
+        return v
+
+
+class ChangeControl(_InContext):
+    action: ClassVar[str] = "change_control"
+    province: Name
+    controller: Country
+    previous: Country | None = None
+    reason: Text = "control"
+
+
+class PlaceMarker(_InContext):
+    action: ClassVar[str] = "place_marker"
+    province: Name
+    marker: Marker
+    reason: Text = "marker"
+
+
+class RemoveMarker(_InContext):
+    action: ClassVar[str] = "remove_marker"
+    province: Name
+    marker: Marker
+    reason: Text = "marker"
+
+
+class DeclareWar(Command):
+    action: ClassVar[str] = "declare_war"
+    attackers: list[Country] = Field(min_length=1, max_length=40)
+    defenders: list[Country] = Field(min_length=1, max_length=40)
+    reason: Text = "war"
+    context: Context = Context()
+
+    @field_validator("defenders")
+    @classmethod
+    def _two_sides(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        if set(info.data.get("attackers", ())) & set(v):
+            raise ValueError("a country cannot fight itself")
+        return v
+
+
+#: Every command, by name (the tests list the write surfaces against it).
+COMMANDS: dict[str, type[Command]] = {
+    cls.__name__: cls
+    for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
+                RecordRuling, RecordTreasuryEntry, RecordCorrection, IssueToken, RevokeToken, RevealEvent,
+                MoveStack, ChangeControl, PlaceMarker, RemoveMarker, DeclareWar)
+}

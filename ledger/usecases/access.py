@@ -1,0 +1,54 @@
+"""Access tokens and visibility reveals, recorded as events of the campaign (ledger/tokens.py says why)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ledger import access
+from ledger.domain import commands as cmd
+from ledger.domain import events as ev
+from ledger.domain.errors import EventNotFound, InvalidInput, StateConflict, TokenNotFound
+from ledger.usecases.registry import handles
+
+if TYPE_CHECKING:
+    from ledger.application import Draft
+
+GM_ONLY = {"scope": "gm"}
+
+
+@handles(cmd.IssueToken)
+def issue_token(d: Draft, c: cmd.IssueToken, *, sha256: str) -> dict[str, Any]:
+    """``sha256``: of the secret the caller generated; the secret itself is never part of the command."""
+    if c.country is not None:
+        d.state.require_country(c.country)
+    name = c.holder or (d.state.players.get(c.country, "") if c.country else "") or c.role
+    token = {"token_id": sha256[:16], "role": c.role, "country": c.country, "holder": name}
+    d.add(ev.TokenIssued, GM_ONLY, sha256=sha256, **token)
+    return token
+
+
+@handles(cmd.RevokeToken)
+def revoke_token(d: Draft, c: cmd.RevokeToken) -> dict[str, Any]:
+    if not any(t["id"] == c.token_id for t in d.state.tokens.values()):
+        raise TokenNotFound(f"no live token {c.token_id!r} in this campaign", field="token_id")
+    d.add(ev.TokenRevoked, GM_ONLY, token_id=c.token_id, reason=c.reason)
+    return {"token_id": c.token_id, "revoked": True}
+
+
+@handles(cmd.RevealEvent)
+def reveal(d: Draft, c: cmd.RevealEvent) -> dict[str, Any]:
+    """Make a hidden event public from now on (a new event: the original is never changed)."""
+    if c.position > d.state.version:
+        raise InvalidInput(f"position {c.position} is not in the history", field="position")
+    try:
+        target = d.ledger.event_at(d.state.id, c.position)
+    except EventNotFound:
+        raise InvalidInput(f"position {c.position} is not in the history", field="position") from None
+    if not access.revealable(target):
+        raise StateConflict(f"a {type(target).__name__} stays visible to game masters only", field="position")
+    if (target.visibility or {}).get("scope", "public") == "public":
+        raise StateConflict(f"the event at position {c.position} is already public", field="position")
+    if c.position in d.state.revealed:
+        raise StateConflict(f"the event at position {c.position} was already revealed", field="position")
+    d.add(ev.VisibilityRevealed, revealed=c.position, reason=c.reason)
+    return {"revealed": c.position}

@@ -1,0 +1,81 @@
+"""Campaigns and turns: create, set up from a scenario, change settings, open and close turns."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ledger import dice as dicelib
+from ledger.domain import commands as cmd
+from ledger.domain import events as ev
+from ledger.domain.errors import InvalidInput, StateConflict
+from ledger.rules.core import RulesError, get_ruleset
+from ledger.store.recorders import TurnSeed
+from ledger.usecases.registry import handles
+
+if TYPE_CHECKING:
+    from ledger.application import Draft
+
+#: Settings a game master may change after creation, and the type of their values. The budget reads its
+#: own settings (period_start_turns, ers_variants) from CampaignCreated: changing them would rewrite past
+#: sheets, so they stay fixed.
+CHANGEABLE: dict[str, type] = {"players_may_roll": bool}
+
+
+@handles(cmd.CreateCampaign, creating=True)
+def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
+    if d.state.version:
+        raise StateConflict(f"campaign {c.slug!r} already exists", field="slug")
+    try:
+        rs = get_ruleset(c.ruleset)
+    except RulesError as e:
+        raise InvalidInput(str(e), field="ruleset") from None
+    d.context["turn"] = None
+    d.add(ev.CampaignCreated, name=c.name, slug=c.slug, ruleset=rs.id, ruleset_version=rs.version,
+          countries=list(c.countries), players=dict(c.players), game_masters=list(c.game_masters or [d.actor.id]),
+          settings=dict(c.settings))
+    return {"id": str(d.state.id), "slug": c.slug}
+
+
+@handles(cmd.ImportScenario)
+def import_scenario(d: Draft, c: cmd.ImportScenario) -> dict[str, Any]:
+    if d.state.version != 1:
+        raise StateConflict("a scenario is imported right after the campaign's creation", field="scenario")
+    d.context["turn"] = None
+    d.add(ev.ScenarioImported, name=c.name, source=c.source, sha256=c.sha256, scenario=dict(c.scenario))
+    s = c.scenario
+    return {"scenario": c.name, "provinces": len(s.get("provinces", ())), "sea_zones": len(s.get("sea_zones", ())),
+            "stacks": len(s.get("stacks", ()))}
+
+
+@handles(cmd.ChangeSettings)
+def change_settings(d: Draft, c: cmd.ChangeSettings) -> dict[str, Any]:
+    changed = c.changed()
+    previous = {name: d.state.settings.get(name) for name in changed}
+    if all(previous[name] == value for name, value in changed.items()):
+        raise StateConflict(f"the settings already have these values: {changed}", field="settings")
+    d.add(ev.CampaignSettingsChanged, changed=changed, previous=previous, reason=c.reason)
+    return {"settings": {**d.state.settings, **changed}}
+
+
+@handles(cmd.OpenTurn)
+def open_turn(d: Draft, c: cmd.OpenTurn) -> dict[str, Any]:
+    if d.state.turn_open:
+        raise StateConflict(f"turn {d.state.turn} is still open: close it first", field="turn")
+    turn = d.state.turn + 1
+    seed = dicelib.new_seed()
+    d.context["turn"] = turn
+    d.extras = replace(d.extras, seed=TurnSeed(d.state.id, turn, seed))
+    committed = dicelib.commitment(seed)
+    d.add(ev.TurnOpened, turn=turn, commitment=committed)
+    return {"turn": turn, "commitment": committed}
+
+
+@handles(cmd.CloseTurn)
+def close_turn(d: Draft, c: cmd.CloseTurn) -> dict[str, Any]:
+    if c.turn is not None and (not d.state.turn_open or d.state.turn != c.turn):
+        raise StateConflict(f"turn {c.turn} is not the open turn", field="turn")
+    turn = d.state.require_open_turn()
+    seed = d.ledger.turn_seed(d.state.id, turn)
+    d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=d.state.next_roll)
+    return {"turn": turn, "seed": seed.hex(), "rolls": d.state.next_roll}

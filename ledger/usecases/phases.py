@@ -1,0 +1,38 @@
+"""Closing the phases of the sequence of play, in order, once each (ledger/economy/milestones.py).
+
+The lines a phase completes are computed from the campaign's write-side state
+(its treasury log): closing a phase reads no history.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ledger.domain import commands as cmd
+from ledger.domain import events as ev
+from ledger.domain.errors import StateConflict
+from ledger.economy import milestones
+from ledger.usecases.registry import handles
+
+if TYPE_CHECKING:
+    from ledger.application import Draft
+
+
+@handles(cmd.ClosePhase)
+def close_phase(d: Draft, c: cmd.ClosePhase) -> dict[str, Any]:
+    turn = d.state.require_open_turn()
+    closed = d.state.phases_closed
+    if c.phase in closed:
+        raise StateConflict(f"phase {c.phase} of turn {turn} is already closed", field="phase")
+    expected = next(p for p in milestones.PHASES if p not in closed)
+    if c.phase != expected:
+        raise StateConflict(f"phase {c.phase} cannot close before {expected} (turn {turn})", field="phase")
+    ers: dict[str, Any] = {}
+    if c.phase in milestones.MILESTONES and d.state.ruleset == "eu":
+        # Only what is in the state this command runs on (a concurrent append re-runs it).
+        ers = milestones.recorded(d.ledger.budget_of(d.state), d.state.countries, turn, c.phase)
+    d.context["phase"] = c.phase
+    d.add(ev.PhaseClosed, turn=turn, phase=c.phase, ers=ers)
+    following = milestones.PHASES.index(c.phase) + 1
+    return {"turn": turn, "phase": c.phase, "ers": ers,
+            "next": milestones.PHASES[following] if following < len(milestones.PHASES) else None}
