@@ -302,11 +302,16 @@ def _metadata(raw: str | None, table_id: str) -> tuple[list[str], str | None]:
     return sorted(names), symbol
 
 
-def _simplify(ring: list[list[float]], tol: float) -> list[list[float]]:
-    """Douglas-Peucker on a closed ring; a ring that would fall below 4 points is kept whole."""
+def _simplify(ring: list[list[float]], tol: float) -> list[list[float]] | None:
+    """Douglas-Peucker on a ring, closed first; None for a ring of fewer than 3 distinct points.
+
+    A ring that simplification would bring below 4 points is kept whole (small islands).
+    """
     pts = [(p[0], p[1]) for p in ring]
-    if len(pts) <= 4:
-        return [list(p) for p in pts]
+    if len(set(pts)) < 3:
+        return None  # a stray point or segment in the source: no area, and it fakes a contact
+    if pts[0] != pts[-1]:
+        pts.append(pts[0])  # a third of the source's rings are left open; GeoJSON rings are closed
     keep = [False] * len(pts)
     keep[0] = keep[-1] = True
     # the ring is closed (first == last): split it at its farthest point from the start
@@ -339,7 +344,13 @@ def _polygons(geometry: dict) -> list:
 
 
 def _simplified(polys: list) -> list:
-    return [[_simplify(ring, TOLERANCE) for ring in poly] for poly in polys]
+    """Each polygon simplified; one whose outer ring is degenerate is dropped, holes with it."""
+    out = []
+    for poly in polys:
+        rings = [_simplify(ring, TOLERANCE) for ring in poly]
+        if rings[0] is not None:
+            out.append([r for r in rings if r is not None])
+    return out
 
 
 # ----------------------------------------------------------------- the import
@@ -493,7 +504,11 @@ def _match_polygons(geo: dict, ref: dict, places: dict[str, str]) -> dict[str, A
         parts = _polygons(features[poly]["geometry"])
         parts += [q for extra, t in sorted(POLYGON_PARTS.items()) if t == table_id
                   for q in _polygons(features[extra]["geometry"])]
-        out[section[places[table_id]]][place_name(table_id)] = _simplified(parts)
+        shape = _simplified(parts)
+        if not shape:
+            problems.append(f"polygon {poly!r} of {table_id}: nothing left once degenerate rings are dropped")
+        out[section[places[table_id]]][place_name(table_id)] = shape
+    _fail_if(problems, "polygons without an area")
     return {
         "axes": "x grows eastwards, y grows northwards (as latitude): flip y to draw in SVG",
         "tolerance": TOLERANCE,
