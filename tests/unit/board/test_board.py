@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections import Counter
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +135,13 @@ def test_polygons_are_closed_rings_in_board_coordinates():
                     assert all(1.1 <= x <= 14.2 and 1.1 <= y <= 10.2 for x, y in ring), name
     # y grows northwards: Finland lies north of Picardie
     assert geometry["provinces"]["Finland"][0][0][0][1] > geometry["provinces"]["Picardie"][0][0][0][1]
+
+
+def test_loading_the_board_imports_neither_the_application_nor_the_read_side_nor_the_api():
+    # a fresh interpreter: this test process has long imported everything
+    code = ("import sys, ledger.board; ledger.board.load_board('eu'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('projections', 'api') "
+            "or m == 'ledger.application'))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[3])
+    assert out.stdout.strip() == "[]"
