@@ -550,7 +550,9 @@ def write(board: dict[str, Any], out: Path, source: Path) -> None:
         (out / file).write_text(_lines(board[key], depth) + "\n", encoding="utf-8")
     (out / "LICENSE").write_bytes((source / "LICENSE").read_bytes())
     source_md = (source / "SOURCE.md").read_text(encoding="utf-8")
-    commits = [line for line in source_md.splitlines() if line.startswith("| `")]
+    # the shared SOURCE.md's rows name the commits; "the tables below" are not copied here
+    commits = [line.replace("| the tables below |", "| the board's tables (R_PROVINCE, R_BORDER, R_COUNTRY...) |")
+               for line in source_md.splitlines() if line.startswith("| `")]
     (out / "SOURCE.md").write_text(SOURCE_MD.format(rows="\n".join(commits)), encoding="utf-8")
 
 
