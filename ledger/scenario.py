@@ -13,6 +13,7 @@ line numbers from the node marks.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 from importlib import resources
 from typing import Any, Literal
@@ -22,6 +23,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ledger.application import SYSTEM, Actor, Appended, Ledger
+from ledger.board import BoardError, load_board
 from ledger.domain.campaign import COUNTRY_RE, campaign_id
 from ledger.domain.commands import ImportScenario
 from ledger.domain.errors import InvalidInput
@@ -79,6 +81,8 @@ class StackIn(_Strict):
 class ScenarioIn(_Strict):
     name: str = Field(min_length=1, max_length=200)
     ruleset: str = "eu"
+    board: str | None = Field(default=None, max_length=40,
+                              description="Board the places are checked against (ledger.board), e.g. 'eu'")
     year: int | None = Field(default=None, ge=1000, le=2000)
     inflation: int = Field(default=0, ge=0, le=20, description="Box of the inflation track")
     countries: list[CountryIn] = Field(min_length=1)
@@ -176,6 +180,8 @@ def _check_references(s: ScenarioIn, marks: dict[tuple, int]) -> None:
                 fail(f"unknown province or sea zone {name!r}", "adjacency", i, j)
         if a == b:
             fail(f"{a!r} cannot be adjacent to itself", "adjacency", i)
+    if s.board is not None:
+        _check_board(s, fail)
     stack_ids: set[str] = set()
     leaders: set[str] = set()
     for i, st in enumerate(s.stacks):
@@ -202,9 +208,29 @@ def _check_references(s: ScenarioIn, marks: dict[tuple, int]) -> None:
                     fail(f"unknown country {c!r}", "wars", i, j)
 
 
+def _check_board(s: ScenarioIn, fail: Any) -> None:
+    """Every place is the board's, of the same kind, and every adjacency one of its borders."""
+    try:
+        board = load_board(s.board)
+    except BoardError as e:
+        fail(e.message, "board")
+    for kind, items, table in (("provinces", s.provinces, {**board.provinces, **board.rotw}),
+                               ("sea_zones", s.sea_zones, board.seas)):
+        for i, p in enumerate(items):
+            if p.name not in table:
+                close = difflib.get_close_matches(p.name, list(table), n=3)
+                hint = f" (close: {', '.join(close)})" if close else ""
+                fail(f"{p.name!r} is not a {kind[:-1].replace('_', ' ')} of board {s.board!r}{hint}", kind, i, "name")
+    for i, (a, b) in enumerate(s.adjacency):
+        if board.border(a, b) is None:
+            fail(f"{a!r} and {b!r} share no border on board {s.board!r}", "adjacency", i)
+
+
 def normalise(s: ScenarioIn) -> dict[str, Any]:
     """The JSON the event carries: controller defaulted to the owner, adjacency sorted."""
     doc = s.model_dump(mode="json")
+    if doc["board"] is None:
+        del doc["board"]  # scenarios without a board record exactly what they recorded before the field existed
     for p in doc["provinces"]:
         p["controller"] = p["controller"] or p["owner"]
     doc["adjacency"] = sorted(sorted(pair) for pair in doc["adjacency"])
