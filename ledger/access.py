@@ -55,6 +55,11 @@ ACTIONS: dict[str, str] = {
     "issue_token": "issue an access token",
     "revoke_token": "revoke an access token",
     "list_tokens": "list the live tokens (ids, roles, holders; never the secrets)",
+    "move_stack": "record a stack's move on the map",
+    "change_control": "record a change of a province's controller",
+    "place_marker": "place a marker on the map",
+    "remove_marker": "remove a marker from the map",
+    "declare_war": "record a declaration of war",
 }
 
 

@@ -11,28 +11,18 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn
 
-err = Console(stderr=True, soft_wrap=True)
+from ledger.cli.base import cid_of, err, escape, fail, ledger_app
+
 ALL = "all"
-
-
-def register(app: typer.Typer) -> None:
-    app.command("export")(export_cmd)
-    app.command("chart")(chart_cmd)
-
-
-def _fail(field: str, message: str) -> None:
-    err.print(f"[red]error \\[{field}]:[/red] {message}")
-    raise typer.Exit(2)
 
 
 def _history(campaign: str, show_progress: bool) -> Any:
     """Read the campaign once (as the ledger itself: everything), with a progress bar on stderr if asked."""
-    from ledger import cli as base
-    from ledger.application import SYSTEM
+    from ledger.domain.actors import SYSTEM
     from projections.history import gather
 
-    with base.ledger_app() as ledger:
-        cid = base.cid_of(ledger, campaign)
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
         head = ledger.campaign(cid).version
         bar = Progress(TextColumn("export {task.description}"), BarColumn(), MofNCompleteColumn(),
                        TaskProgressColumn(), console=Console(stderr=True, force_terminal=True)) \
@@ -62,25 +52,25 @@ def export_cmd(
     from projections import export
 
     if fmt not in export.FORMATS:
-        _fail("format", f"{fmt!r}: one of {', '.join(export.FORMATS)}")
+        fail("format", f"{fmt!r}: one of {', '.join(export.FORMATS)}")
     if shape not in ("long", "wide"):
-        _fail("shape", f"{shape!r}: long or wide")
+        fail("shape", f"{shape!r}: long or wide")
     names = ("ers", "inflation", "stability", "victory") if table == ALL else (table,)
     if table != ALL and table not in export.TABLES:
-        _fail("table", f"{table!r}: one of {', '.join(export.TABLES)} or all")
+        fail("table", f"{table!r}: one of {', '.join(export.TABLES)} or all")
     names = tuple("ers-wide" if n == "ers" and shape == "wide" else n for n in names)
     split = len(names) > 1 and fmt != "json"  # CSV and Parquet: one file per table
     if split and out is None:
-        _fail("out", "CSV or Parquet of every table: --out DIRECTORY (one file per table), or choose --table")
+        fail("out", "CSV or Parquet of every table: --out DIRECTORY (one file per table), or choose --table")
     if fmt == "parquet" and out is None:
-        _fail("out", "Parquet is binary: --out FILE")
+        fail("out", "Parquet is binary: --out FILE")
     show = progress if progress is not None else sys.stderr.isatty()
     history = _history(campaign, show)
     try:
         export.check_country(history, country)
         span = export.parse_turns(turns, history.turns) if turns else None
     except InvalidInput as e:
-        _fail(e.field or "input", e.message)
+        fail(e.field or "input", e.message)
     if fmt == "json" and len(names) > 1:
         import orjson
 
@@ -92,7 +82,7 @@ def export_cmd(
         data = export.encode(name, fmt, export.rows(history, name, country, span))
         _write(out / export.filename(history.campaign, name, fmt, country, span) if split else out, data)
         if split:
-            err.print(f"{name}: {out / export.filename(history.campaign, name, fmt, country, span)}")
+            err.print(escape(f"{name}: {out / export.filename(history.campaign, name, fmt, country, span)}"))
 
 
 def _write(path: Optional[Path], data: bytes) -> None:
@@ -116,14 +106,14 @@ def chart_cmd(
 
     fmt = out.suffix.lstrip(".").lower()
     if fmt not in charts.FORMATS:
-        _fail("out", f"{out.name}: the file ends in .svg or .png")
+        fail("out", f"{out.name}: the file ends in .svg or .png")
     if kind not in charts.KINDS:
-        _fail("kind", f"{kind!r}: one of {', '.join(charts.KINDS)}")
+        fail("kind", f"{kind!r}: one of {', '.join(charts.KINDS)}")
     history = _history(campaign, False)
     try:
         span = export.parse_turns(turns, history.turns) if turns else None
         chart = charts.chart_series(history, kind, country, span)
     except InvalidInput as e:
-        _fail(e.field or "input", e.message)
+        fail(e.field or "input", e.message)
     out.write_bytes(charts.render(chart, fmt))
-    err.print(f"{kind}: {out} ({len(chart.series)} series)")
+    err.print(escape(f"{kind}: {out} ({len(chart.series)} series)"))

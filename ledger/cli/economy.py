@@ -7,6 +7,8 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
+from ledger.cli.base import Actor, cid_of, emit, err, escape, ledger_app, out
+from ledger.domain.commands import ClosePhase, build
 from ledger.economy.sheets import Cell, Sheet
 
 phase_app = typer.Typer(help="Close the phases of the open turn, in the sequence of play.", no_args_is_help=True)
@@ -14,38 +16,32 @@ phase_app = typer.Typer(help="Close the phases of the open turn, in the sequence
 SHEETS = {"A": "Sheet A — Royal Treasury", "B": "Sheet B — Income and expenses", "C": "Sheet C — Loans"}
 
 
-def register(app: typer.Typer) -> None:
-    app.add_typer(phase_app, name="phase")
-    app.command("ers")(ers)
-
-
 def ers(campaign: str, country: str, turn: int,
         as_json: Annotated[bool, typer.Option("--json", help="The sheet as JSON, with lineage")] = False) -> None:
     """Print COUNTRY's Economic Record Sheet of TURN, sheets A, B and C."""
-    from ledger import cli as base
-    from ledger import phases
     from ledger.domain.errors import InvalidInput
     from ledger.economy.sheets import sheet_json
+    from projections.economy import campaign_budget
 
-    with base.ledger_app() as ledger:
-        cid = base.cid_of(ledger, campaign)
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
         state = ledger.campaign(cid)
         state.require_country(country)
         if not 1 <= turn <= state.turn:
             raise InvalidInput(f"turn {turn} has not been opened (current turn {state.turn})", field="turn")
-        sheet = phases.campaign_budget(ledger, cid).sheet(country, turn)
+        sheet = campaign_budget(ledger, cid).sheet(country, turn)
         assert sheet is not None  # every opened turn of a campaign country has one
         if as_json:
-            base.emit(sheet_json(sheet))
+            emit(sheet_json(sheet))
             return
         for table in paper_tables(sheet, state.name or state.slug):
-            base.out.print(table)
+            out.print(table)
         if sheet.unbooked:
-            base.out.print("[yellow]entries the sheet could not take:[/yellow]")
+            out.print("[yellow]entries the sheet could not take:[/yellow]")
             for u in sheet.unbooked:
-                base.out.print(f"  {u['line']} {u['amount']:+d} (positions {u['positions']}): {u['reason']}")
+                out.print(escape(f"  {u['line']} {u['amount']:+d} (positions {u['positions']}): {u['reason']}"))
         if sheet.error:
-            base.err.print(f"[red]sheet not computable:[/red] {sheet.error['message']}")
+            err.print(f"[red]sheet not computable:[/red] {escape(str(sheet.error['message']))}")
             raise typer.Exit(1)
 
 
@@ -57,8 +53,8 @@ def paper_tables(sheet: Sheet, campaign: str) -> list[Table]:
     phases = ", ".join(sheet.phases_closed) or "none"
     tables = []
     for letter, title in SHEETS.items():
-        t = Table(title=f"{sheet.country} · turn {sheet.turn} · {title}",
-                  caption=f"{campaign} — phases closed: {phases}" if letter == "C" else None,
+        t = Table(title=escape(f"{sheet.country} · turn {sheet.turn} · {title}"),
+                  caption=escape(f"{campaign} — phases closed: {phases}") if letter == "C" else None,
                   title_justify="left", show_lines=False)
         t.add_column("Line", justify="right", style="bold")
         t.add_column("Name")
@@ -69,8 +65,8 @@ def paper_tables(sheet: Sheet, campaign: str) -> list[Table]:
             if c.sheet != letter or c.code.endswith("_pct"):
                 continue
             pct = cells.get(f"{c.code}_pct")
-            t.add_row(c.code, c.name, f"{pct.value}%" if pct else "", _amount(c), _origin(c, pct),
-                      style="bold" if c.code in ("A8", "A13", "A25", "A31", "A33") else None)
+            t.add_row(escape(c.code), escape(c.name), f"{pct.value}%" if pct else "", _amount(c),
+                      escape(_origin(c, pct)), style="bold" if c.code in ("A8", "A13", "A25", "A31", "A33") else None)
         tables.append(t)
     return tables
 
@@ -101,11 +97,7 @@ def phase_close(campaign: str, phase: str,
                 key: Annotated[Optional[str], typer.Option("--idempotency-key")] = None) -> None:
     """Close PHASE of the open turn (events, diplomacy, incomes, military, redeployment, exchequer, peace,
     interphase), in order and once."""
-    from ledger import cli as base
-    from ledger import phases
-    from ledger.application import Actor
-
-    with base.ledger_app() as ledger:
-        result = phases.close_phase(ledger, base.cid_of(ledger, campaign), phase, actor=Actor(actor),
-                                    idempotency_key=key)
-        base.emit(result.to_json())
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        command = build(ClosePhase, phase=phase)
+        emit(ledger.handle(cid, command, actor=Actor(actor), idempotency_key=key).to_json())

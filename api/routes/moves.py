@@ -1,0 +1,48 @@
+"""What a game master records on the map: moves, control, markers, wars (names checked against the scenario)."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, status
+
+from api import schemas
+from api.deps import CampaignId, IdempotencyKey, LedgerDep, Permit
+from api.errors import ERRORS
+from api.routes.views import appended
+from ledger.domain import commands as cmd
+
+router = APIRouter(prefix="/campaigns/{campaign}/map", tags=["map"], responses=ERRORS)
+
+
+@router.post("/moves", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A stack moves from where the game master read it on the map to a neighbouring place")
+def move_stack(body: cmd.MoveStack, cid: CampaignId, ledger: LedgerDep, actor: Permit("move_stack"),
+               key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/control", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A province changes controller")
+def change_control(body: cmd.ChangeControl, cid: CampaignId, ledger: LedgerDep, actor: Permit("change_control"),
+                   key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/markers", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Place a marker (pillage, revolt, siegework...) on a province or sea zone")
+def place_marker(body: cmd.PlaceMarker, cid: CampaignId, ledger: LedgerDep, actor: Permit("place_marker"),
+                 key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/markers/remove", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Remove a marker")
+def remove_marker(body: cmd.RemoveMarker, cid: CampaignId, ledger: LedgerDep, actor: Permit("remove_marker"),
+                  key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/wars", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Declare a war between two sides")
+def declare_war(body: cmd.DeclareWar, cid: CampaignId, ledger: LedgerDep, actor: Permit("declare_war"),
+                key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))

@@ -1,0 +1,216 @@
+"""``ledger project``, ``ledger rebuild``, ``ledger state``, ``ledger replay``, ``ledger scenario``: the views."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+from rich.text import Text
+
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, error_text, escape, ledger_app, out
+from ledger.rules.core import Ruling
+from ledger.rules.explain import explain
+
+
+def project(follow: Annotated[bool, typer.Option("--follow", help="Keep following the log")] = False,
+            poll: Annotated[float, typer.Option(help="Seconds between polls (SQLite)")] = 0.5) -> None:
+    """Bring the views up to date (once, or following the log: LISTEN/NOTIFY on PostgreSQL)."""
+    from projections.runner import ProjectionRunner
+
+    with ledger_app() as ledger:
+        runner = ProjectionRunner(ledger, poll=poll)
+        n = runner.catch_up()
+        out.print(f"{n} events projected; lag {runner.lag}")
+        if not follow:
+            return
+        runner.start()
+        try:
+            while True:
+                time.sleep(5)
+                s = runner.status()
+                out.print(f"head {s['head']} lag {s['lag']} processed {s['processed']}"
+                          + (f" error {escape(s['last_error'])}" if s["last_error"] else ""))
+        except KeyboardInterrupt:
+            runner.stop()
+
+
+def rebuild(view: Annotated[Optional[str], typer.Argument(help="map, victory or timeline (default: all)")] = None,
+            restart: Annotated[bool, typer.Option("--restart", help="Start over even if a rebuild was "
+                                                  "interrupted")] = False,
+            page: Annotated[int, typer.Option(help="Events per transaction")] = 5000,
+            jobs: Annotated[int, typer.Option(min=1, max=8, help="Processes to split the views over "
+                                              "(PostgreSQL; each reads the log itself)")] = 1,
+            throttle: Annotated[float, typer.Option(help="Seconds to pause between pages (spare a live "
+                                                    "database)")] = 0.0) -> None:
+    """Drop the views and project every event again (an interrupted rebuild resumes)."""
+    from projections.runner import Projector
+    from projections.views import VIEW_CLASSES
+
+    if view is not None and view not in VIEW_CLASSES:
+        out.print(error_text(f"unknown view {view!r} ({', '.join(VIEW_CLASSES)})", "view"))  # stdout, as ever
+        raise typer.Exit(2)
+    with ledger_app() as ledger:
+        projector = Projector(ledger, [view] if view else None, page=page)
+        head = projector.db.head()
+        with Progress(TextColumn("rebuild {task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TaskProgressColumn(), TextColumn("{task.fields[rate]} events/s"), TimeRemainingColumn(),
+                      console=Console(stderr=True)) as bar:
+            task = bar.add_task(", ".join(projector.names), total=head, rate="—")
+            start = time.perf_counter()
+            done = [0]
+
+            def progress(n: int) -> None:
+                done[0] += n
+                rate = done[0] / max(time.perf_counter() - start, 1e-9)
+                bar.update(task, advance=n, rate=f"{rate:,.0f}")
+                if throttle:
+                    time.sleep(throttle)
+
+            result = projector.rebuild(progress, restart=restart, jobs=jobs)
+            if result["resumed_from"]:
+                bar.update(task, completed=min(result["resumed_from"].values()) + done[0])
+        secs = time.perf_counter() - start
+        resumed = result["resumed_from"]
+        note = f" (resumed from {resumed})" if resumed else ""
+        out.print(f"rebuilt {', '.join(result['views'])}: {result['events']} events in {secs:.1f} s{note}")
+
+
+def state(campaign: str, at: Annotated[Optional[int], typer.Option("--at", help="Position N")] = None) -> None:
+    """The map and victory state as of position N (checkpoint + replay)."""
+    from projections import replay
+    from projections.runner import Projector
+
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        projector = Projector(ledger)
+        projector.catch_up()
+        n = ledger.campaign(cid).version if at is None else at
+        emit(replay.state_at(ledger, projector.db, cid, n))
+
+
+def replay_cmd(campaign: str, turn: Annotated[int, typer.Option("--turn", help="Turn to step through")],
+               commands: Annotated[Optional[str], typer.Option(
+                   "--commands", help="Keys to run instead of reading the terminal, e.g. 'n,n,p,j 7,q'")] = None,
+               ) -> None:
+    """Step through a turn: n next, p previous, j N jump to position N, q quit."""
+    from projections import replay
+
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        records = [r for r in replay._records(ledger, cid, 0, ledger.campaign(cid).version)]
+        in_turn = [r for r in records if r.turn == turn]
+        if not in_turn:
+            out.print(error_text(f"turn {turn} has no events", "turn"))
+            raise typer.Exit(2)
+        keys = iter(commands.split(",")) if commands is not None else None
+        i = 0
+        while True:
+            _show(ledger, cid, records, in_turn[i])
+            out.print("[dim]n next · p previous · j N jump · q quit[/dim]")
+            if keys is not None:
+                key = next(keys, "q").strip()
+            else:
+                try:
+                    key = input("> ").strip()
+                except EOFError:
+                    key = "q"
+            if key in ("q", "quit"):
+                return
+            if key in ("n", ""):
+                i = min(i + 1, len(in_turn) - 1)
+            elif key == "p":
+                i = max(i - 1, 0)
+            elif key.startswith("j"):
+                try:
+                    target = int(key[1:].strip())
+                except ValueError:
+                    out.print("[red]j N: N is a position[/red]")
+                    continue
+                found = [k for k, r in enumerate(in_turn) if r.position == target]
+                if found:
+                    i = found[0]
+                else:
+                    out.print(Text(f"position {target} is not in turn {turn} "
+                                   f"({in_turn[0].position}..{in_turn[-1].position})", "red"))
+
+
+def scenario_import(path: Path, slug: str,
+                    name: Annotated[Optional[str], typer.Option(help="Campaign name")] = None,
+                    actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """Create a campaign from a scenario file (YAML or JSON)."""
+    from ledger.scenario import import_scenario
+
+    with ledger_app() as ledger:
+        cid, result = import_scenario(ledger, path.read_text(encoding="utf-8"), slug=slug, name=name,
+                                      source=path.name, actor=Actor(actor, "gm"), idempotency_key=key)
+        emit({"id": str(cid), **result.to_json()})
+
+
+def _show(ledger, cid, records, r) -> None:
+    from projections import replay
+    from projections.timeline import empty, row
+
+    doc = empty()
+    for x in records:
+        if x.type == "ScenarioImported":
+            row(doc, x)
+    line = row(doc, r)
+    out.rule(escape(f"position {r.position} · turn {r.turn} · {r.type}"))
+    out.print(escape(line["summary"]))
+    if r.type == "RulingRecorded":
+        out.print(escape(explain(Ruling.model_validate(r.data["ruling"]))))
+    before = {n: m.empty() for n, m in replay.MODELS.items()}
+    for x in records:
+        if x.position >= r.position:
+            break
+        for n, m in replay.MODELS.items():
+            m.apply(before[n], x)
+    import copy
+
+    after = copy.deepcopy(before)
+    for n, m in replay.MODELS.items():
+        m.apply(after[n], r)
+    changes = [c for n in replay.MODELS for c in replay.diff_docs(before[n], after[n], n)]
+    if changes:
+        out.print("[bold]changed:[/bold]")
+        for c in changes:
+            out.print(f"  {escape(c['path'])}: {escape(str(c['from']))} → {escape(str(c['to']))}")
+    budget_lines = _budget_change(records, r)
+    if budget_lines:
+        out.print("[bold]budget:[/bold]")
+        for b in budget_lines:
+            out.print("  " + escape(b))
+    sys.stdout.flush()
+
+
+def _budget_change(records, r) -> list[str]:
+    """ERS cells that this event changed (ledger/economy/sheets.py, before and after it)."""
+    if r.type not in ("TreasuryEntryRecorded", "CorrectionRecorded"):
+        return []
+    try:
+        from ledger.economy.sheets import budget
+    except ImportError:
+        return []
+    upto = [x for x in records if x.position < r.position]
+    try:
+        b0, b1 = budget(upto), budget([*upto, r])
+    except Exception as e:  # a budget that cannot be computed yet is reported, not fatal to the replay
+        return [f"(budget unavailable: {e})"]
+    return [f"{line}" for line in _sheet_diff(b0, b1)]
+
+
+def _sheet_diff(b0, b1) -> list[str]:
+    def cells(b) -> dict:
+        return {(country, turn, code): c.value for (country, turn), sheet in b.sheets.items()
+                for code, c in (sheet.cells or {}).items()}
+
+    c0, c1 = cells(b0), cells(b1)
+    return [f"{k[0]} turn {k[1]} {k[2]}: {c0.get(k)} → {v}" for k, v in sorted(c1.items()) if c0.get(k) != v][:20]
+
+

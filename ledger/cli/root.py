@@ -1,0 +1,56 @@
+"""The ``ledger`` Typer app, built here and only here from the topic modules' commands and sub-apps.
+
+The topic modules import ``ledger.cli.base`` only; this module imports them all,
+and nothing in ``ledger/cli/`` imports this module (``ledger/cli/__init__.py``
+loads it when ``app`` or ``main`` is first asked for).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from ledger.cli import access, audit, campaigns, economy, export, projections, records, service, turns
+
+app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
+                  pretty_exceptions_enable=False)
+
+# Top-level commands, in the order `ledger --help` lists them.
+for name, command in [
+    ("ers", economy.ers),
+    ("project", projections.project),
+    ("rebuild", projections.rebuild),
+    ("state", projections.state),
+    ("replay", projections.replay_cmd),
+    ("scenario", projections.scenario_import),
+    ("export", export.export_cmd),
+    ("chart", export.chart_cmd),
+    ("serve", service.serve),
+    ("sample", service.sample),
+    ("roll", turns.roll),
+    ("treasury", records.treasury),
+    ("correct", records.correct),
+    ("events", audit.events),
+    ("verify", audit.verify),
+    ("recompute", audit.recompute),
+    ("procedures", audit.procedures),
+    ("resolve", audit.resolve),
+    ("openapi", service.openapi),
+]:
+    app.command(name)(command)
+
+# Command groups.
+for name, group in [
+    ("campaign", campaigns.campaign_app),
+    ("turn", turns.turn_app),
+    ("dice", turns.dice_app),
+    ("ruling", records.ruling_app),
+    ("phase", economy.phase_app),
+    ("token", access.token_app),
+]:
+    app.add_typer(group, name=name)
+
+
+def main() -> None:  # pragma: no cover
+    sys.exit(app())
