@@ -11,6 +11,7 @@ numbers.
 
 from __future__ import annotations
 
+import orjson
 import pytest
 from fastapi.testclient import TestClient
 from freezegun import freeze_time
@@ -250,6 +251,47 @@ def test_closed_phases_survive_a_cold_load_from_a_snapshot(settings, ledger, cid
             cold.close_phase(cid, "incomes", actor=GM)
     finally:
         cold.close()
+
+
+def test_closing_a_phase_reads_no_history_even_on_a_cold_ledger_restored_from_a_snapshot(settings, ledger, cid):
+    """The ERS a phase records comes from the write-side state (its treasury log), never from the events."""
+    from ledger.application import Ledger
+
+    play_turn_one(ledger, cid)
+    ledger.open_turn(cid, actor=GM)
+    for n in range(settings.snapshot_interval):  # past the snapshot interval: a cold load starts from it
+        entry(ledger, cid, "B37", 1, f"other expense {n}")
+    want = {p: close(ledger, cid, p)["ers"] for p in PHASES[:2]}
+    cold = Ledger(settings)
+    try:
+        cold.campaign(cid)  # the state: snapshot plus tail, as every request loads it
+        select = cold.recorder.select_events
+        read: list[int] = []
+
+        def counting(*args, **kwargs):
+            rows = select(*args, **kwargs)
+            read.append(len(rows))
+            return rows
+
+        cold.recorder.select_events = counting
+        got = {p: close(cold, cid, p)["ers"] for p in PHASES[2:4]}
+        assert sum(read) == 0
+        assert got["incomes"] == {} and set(got["military"]) == set()
+        assert set(want["diplomacy"]) == {"FRA", "ENG"}
+        # The same figures as the budget computed from the events themselves.
+        sheet = campaign_budget(cold, cid).sheet("FRA", 2)
+        assert want["diplomacy"]["FRA"]["A8"] == sheet.cells["A8"].at_close["value"]
+    finally:
+        cold.close()
+
+
+def test_the_treasury_log_survives_the_snapshot_round_trip_item_for_item(settings, ledger, cid):
+    from ledger.domain.campaign import CampaignState
+
+    play_turn_one(ledger, cid)
+    state = ledger.campaign(cid)
+    again = CampaignState.from_dict(orjson.loads(orjson.dumps(state.to_dict())))
+    assert again.treasury == state.treasury and state.treasury.count > 10
 
 
 def test_phase_closed_event_carries_the_phase_in_its_context_and_the_server_time(ledger, cid):
