@@ -1,4 +1,5 @@
-"""The fast read path (api/readpath.py): views at the head whatever the runner's lag, per audience, cached by head.
+"""The fast reads (projections/head.py, api/readpath.py): views at the head whatever the runner's lag, per audience,
+cached by head, behind FastAPI's routing and the authentication every route has.
 
 Every answer is compared with a replay from the first event (``replay.state_from_scratch``,
 ``phases.campaign_budget``), with the views empty, behind, and caught up; the
@@ -18,7 +19,7 @@ from ledger.application import Actor
 from ledger.domain.campaign import campaign_id
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
-from projections import replay
+from projections import corrections, read, replay
 from ledger.economy.sheets import sheet_json
 from projections.runner import Projector
 
@@ -44,9 +45,9 @@ def expected(ledger, cid, actor=None):
     head = ledger.campaign(cid).version
     if actor is None:
         return replay.state_from_scratch(ledger, cid, head)
-    from api.routes.projections import _visible_state
-
-    return _visible_state(ledger, cid, head, actor, tuple(ledger.campaign(cid).revealed))
+    # From the first event, the caller's visible ones only: what the checkpoints and the tail must equal.
+    return corrections.fold(replay.MODELS, read.visible_records(ledger, cid, actor, ledger.campaign(cid).revealed,
+                                                                0, head))
 
 
 def check_all(w):
@@ -60,7 +61,7 @@ def check_all(w):
         assert client.get("/campaigns/sample/map", headers=w["player"]).json() == mine["map"]
         assert client.get("/campaigns/sample/state", headers=w["player"]).json()["victory"] == mine["victory"]
         rows = client.get("/campaigns/sample/turns/2/timeline", headers=w["gm"]).json()
-        records = replay._records(ledger, cid, 0, want["position"])
+        records = read.records(ledger, cid, 0, want["position"])
         assert rows == [r for r in replay.timeline_rows(records) if r["turn"] == 2]
         for who, actor in (("gm", None), ("player", w["fra"])):
             sheet = client.get("/campaigns/sample/ers/FRA/2", headers=w[who])
