@@ -63,7 +63,9 @@ class Reader:
     def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 64, budgets: int = 64,
                  checkpoint_bytes: int = 64 * 2**20):
         self.ledger, self.db = ledger, db
-        self._lock = threading.Lock()  # guards the caches below (cachetools caches are not thread-safe)
+        self._lock = threading.Lock()  # guards the caches below (cachetools caches are not thread-safe), briefly
+        # Held while a turn's rows are extended (a read of the tail): its own, so no other read waits on it.
+        self._timelines_lock = threading.Lock()
         self._audiences: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(audiences)
         self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(timelines)
         self._budgets: LRUCache[UUID, tuple[tuple[int, int], Budget]] = LRUCache(budgets)
@@ -111,7 +113,7 @@ class Reader:
 
     def timeline_rows(self, cid: UUID, turn: int, head: int) -> list[dict[str, Any]]:
         """A turn's timeline rows (every audience's: filtered after), kept per (campaign, turn) and extended."""
-        with self._lock:
+        with self._timelines_lock:
             entry = self._timelines.get((cid, turn))
             if entry is None:
                 entry = self._load_timeline(cid, turn)
