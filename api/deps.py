@@ -2,14 +2,12 @@
 
 Access control for route authors (see ``ledger/access.py`` for the rules):
 
-- ``ActorDep`` (alias ``ReaderDep``): the authenticated caller as an ``Actor``
+- ``ActorDep``: the authenticated caller as an ``Actor``
   (id, role, country). On a route under ``/campaigns/{campaign}`` it is also
   checked against that campaign: 401 without or with a bad token, 404 for an
   unknown campaign, 403 for a token of another campaign. Use it on every read
   route, then filter what you return with ``ledger.access.can_see(actor, event,
   state.revealed)`` (``CampaignStateDep`` gives the state).
-- ``RequireGM``: the same, and the role must be the campaign's game master (or
-  the admin), else 403. For GM-only reads.
 - ``Permit("action")``: the same, and ``ledger.access.may_write`` must allow
   the action for the role in this campaign (``WRITES`` table), else 403. Use it
   on every write route: ``actor: Permit("record_ruling")``. A new action is
@@ -78,17 +76,6 @@ async def get_actor(request: Request, caller: CallerDep, ledger: LedgerDep) -> A
 
 
 ActorDep = Annotated[Actor, Depends(get_actor)]
-ReaderDep = ActorDep
-
-
-async def require_gm(actor: ActorDep) -> Actor:
-    if actor.role not in ("gm", "admin"):
-        raise Forbidden(f"only the game master may do this (you are {actor.role})", field="Authorization",
-                        rule="access.gm")
-    return actor
-
-
-RequireGM = Annotated[Actor, Depends(require_gm)]
 
 
 class _Permit:
@@ -137,5 +124,5 @@ async def campaign_state(request: Request, cid: CampaignId, ledger: LedgerDep) -
 
 
 CampaignStateDep = Annotated[CampaignState, Depends(campaign_state)]
-__all__ = ["LedgerDep", "ActorDep", "ReaderDep", "RequireGM", "Permit", "CallerDep", "IdempotencyKey",
+__all__ = ["LedgerDep", "ActorDep", "Permit", "CallerDep", "IdempotencyKey",
            "CampaignId", "CampaignStateDep", "CampaignNotFound"]

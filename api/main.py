@@ -10,7 +10,6 @@ from fastapi.staticfiles import StaticFiles
 
 from api import errors
 from api.observability import Observability, configure_logging
-from api.readpath import ReadCache
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import economy, moves
 from api.routes import export as export_routes
@@ -58,7 +57,6 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(web.router)  # the web page at /ui
     app.mount("/ui/static", StaticFiles(directory=web.WEB / "static"), name="ui-static")
     # Outermost last: request id and timing wrap everything, the size limit wraps the routes.
-    app.add_middleware(ReadCache)  # repeated reads at an unchanged head, answered before routing (api/readpath.py)
     app.add_middleware(errors.BodyLimit, max_bytes=settings.max_request_bytes)
     app.add_middleware(Observability)
     configure_logging()

@@ -82,3 +82,141 @@ class DicePublic(BaseModel):
     manual: int = Field(examples=[2])
     ok: bool = Field(examples=[True])
     mismatches: list[str] = Field(examples=[[]])
+
+
+# ------------------------------------------------------------------ read models (map, victory, timeline, ERS)
+# The read routes serve JSON bytes rendered once and cached (api/readpath.py): these models document them
+# (``responses={200: {"model": ...}}``) and are what the bytes hold.
+
+MAP_EXAMPLE: dict[str, Any] = {
+    "position": 42, "turn": 1, "scenario": "Channel",
+    "provinces": {"Picardie": {"controller": "ENG", "owner": "FRA", "markers": []}}, "adjacency": [],
+    "stacks": {"FRA-1": {"country": "FRA", "location": "Picardie", "units": {"LD": 5}}},
+    "leaders": {}, "sieges": {}, "discoveries": {}, "unplaced": []}
+VICTORY_EXAMPLE: dict[str, Any] = {
+    "position": 42, "turn": 1, "countries": ["ENG", "FRA"], "vp": {"ENG": 5, "FRA": 0},
+    "vp_by_turn": {"1": {"ENG": 5}}, "stability": {"ENG": 1, "FRA": -1}, "stability_log": [], "inflation": 1,
+    "inflation_log": [], "wars": [], "war_turns": {"ENG": 0, "FRA": 0},
+    "awards": [{"position": 37, "effect": 0, "country": "ENG", "turn": 1, "points": "5", "reason": "M19"}]}
+
+
+class MapPublic(BaseModel):
+    """The map document (projections/map.py); a correction adds ``corrections``."""
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [MAP_EXAMPLE]})
+    position: int
+    turn: int | None
+    scenario: str | None
+    provinces: dict[str, Any]
+    adjacency: list[Any]
+    stacks: dict[str, Any]
+    leaders: dict[str, Any]
+    sieges: dict[str, Any]
+    discoveries: dict[str, Any]
+    unplaced: list[Any]
+
+
+class Award(BaseModel):
+    position: int = Field(description="The event the points come from")
+    effect: int
+    country: str
+    turn: int | None
+    points: str = Field(description="Exact number as text (\"5\", \"1/2\")")
+    reason: str
+
+
+class VictoryDoc(BaseModel):
+    """The victory document (projections/victory.py); a correction adds ``corrections``."""
+    model_config = ConfigDict(extra="allow")
+    position: int
+    turn: int | None
+    countries: list[str]
+    vp: dict[str, Any]
+    vp_by_turn: dict[str, Any]
+    stability: dict[str, Any]
+    stability_log: list[Any]
+    inflation: Any
+    inflation_log: list[Any]
+    wars: list[Any]
+    war_turns: dict[str, Any]
+
+
+class VictoryPublic(VictoryDoc):
+    model_config = ConfigDict(extra="allow", json_schema_extra={"examples": [VICTORY_EXAMPLE]})
+    awards: list[Award] | None = Field(description="Every award with its event (game master); null for "
+                                                   "players and observers")
+
+
+class TimelineRow(BaseModel):
+    position: int = Field(examples=[37])
+    turn: int | None = Field(examples=[1])
+    type: str = Field(examples=["RulingRecorded"])
+    summary: str = Field(examples=["T1 S2: M19 battle at Picardie: ENG major victory"])
+    context: dict[str, Any] = Field(examples=[{"turn": 1, "phase": "military", "round": "S2", "impulse": "ENG"}])
+    visibility: dict[str, Any] = Field(examples=[{"scope": "public"}])
+
+
+class StatePublic(BaseModel):
+    campaign: str = Field(examples=["6d1c0b1e-7f7a-5b2c-9e3d-4f5a6b7c8d9e"])
+    position: int = Field(examples=[42], description="The position the state is as of")
+    checkpoint: int | None = Field(default=None, examples=[30],
+                                   description="Where the replay started from (game master)")
+    filtered_for: str | None = Field(default=None, examples=["player"],
+                                     description="Replayed from the events this role may see (not a game master)")
+    map: MapPublic
+    victory: VictoryDoc
+
+
+class Change(BaseModel):
+    path: str = Field(examples=["map.stacks.FRA-1.units.LD"])
+    from_: Any = Field(alias="from", examples=[8])
+    to: Any = Field(examples=[5])
+
+
+class DiffPublic(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    campaign: str = Field(examples=["6d1c0b1e-7f7a-5b2c-9e3d-4f5a6b7c8d9e"])
+    from_: int = Field(alias="from", examples=[36])
+    to: int = Field(examples=[37])
+    changes: list[Change]
+    events: list[TimelineRow]
+
+
+class ProjectionStatus(BaseModel):
+    head: int | None = Field(default=None, examples=[1234], description="Latest notification id of the store")
+    positions: dict[str, int] = Field(examples=[{"map": 1234, "victory": 1234, "timeline": 1234, "budget": 1234}])
+    lag: int = Field(examples=[0])
+    running: bool = Field(examples=[True], description="Whether this process runs the projection runner")
+    processed: int | None = Field(default=None, examples=[1234])
+    last_error: str | None = Field(default=None, examples=[None])
+
+
+class ErsLine(BaseModel):
+    code: str = Field(examples=["A9"])
+    name: str = Field(examples=["Looting"])
+    sheet: str = Field(examples=["A"])
+    kind: str = Field(examples=["entered"], description="entered | derived")
+    unit: str = Field(examples=["ducats"])
+    amount: int = Field(examples=[35])
+    ticks: int | None = Field(examples=[None])
+    formula: str | None = Field(examples=[None])
+    sources: list[str] = Field(examples=[[]], description="Lines a derived (or defaulted) cell is computed from")
+    events: list[int] = Field(examples=[[12]], description="Positions of the events an entered cell comes from")
+    defaulted: bool = Field(examples=[False])
+    alert: str | None = Field(examples=[None])
+    at_close: dict[str, Any] | None = Field(examples=[None])
+
+
+class ErsSheet(BaseModel):
+    country: str = Field(examples=["FRA"])
+    turn: int = Field(examples=[1])
+    lines: list[ErsLine]
+    error: dict[str, Any] | None = Field(examples=[None])
+    unbooked: list[dict[str, Any]] = Field(examples=[[]])
+    phases_closed: list[str] = Field(examples=[["diplomacy"]])
+
+
+class ChainLink(BaseModel):
+    position: int = Field(examples=[3])
+    prev_hash: str = Field(examples=["9f2c" + "0" * 60])
+    hash: str = Field(examples=["b41a" + "0" * 60])
+    visible: bool = Field(description="Whether this caller may read the event itself", examples=[True])

@@ -41,7 +41,7 @@ def empty() -> dict[str, Any]:
 
 
 def records(doc: dict[str, Any]) -> list[Record]:
-    """``doc["events"]``: [type, position, trimmed fields] lists (readers keep their own, api/readpath.py)."""
+    """``doc["events"]``: [type, position, trimmed fields] lists (readers keep their own, projections/head.py)."""
     return [Record("", pos, kind, data) for kind, pos, data in doc["events"]]
 
 

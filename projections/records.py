@@ -31,6 +31,16 @@ class Record:
     def turn(self) -> int | None:
         return self.context.get("turn")
 
+    # What ``ledger.access.can_see`` reads of an event: a record passes for one, so the one predicate
+    # filters records, events and timeline rows alike.
+    @property
+    def visibility(self) -> dict[str, Any]:
+        return self.data.get("visibility") or {}
+
+    @property
+    def originator_version(self) -> int:
+        return self.position
+
 
 def type_of(topic: str) -> str:
     return topic.rpartition(":")[2]

@@ -8,36 +8,30 @@ rebuild from the first event up to N, at the cost of one turn of events.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 from uuid import UUID
 
 import orjson
 
 from ledger.domain.errors import InvalidInput
-from projections import corrections
+from projections import corrections, read
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
-from projections.records import Record, from_row
+from projections.records import Record
 from projections.store import ViewDB
 
 MODELS = {"map": map_model, "victory": victory_model}
 
 
-def _records(ledger: Any, cid: UUID, gt: int, lte: int) -> list[Record]:
-    rows = ledger.recorder.select_events(cid, gt=gt or None, lte=lte)
-    return [from_row(cid, s.originator_version, s.topic, s.state) for s in rows]
+# The old private names: ledger/cli_projections.py reads them until the CLI moves to projections.read.
+_records = read.records
+_check_position = read.check_position
 
 
-def _check_position(ledger: Any, cid: UUID, n: int, name: str = "at") -> int:
-    head = ledger.campaign(cid).version
-    if isinstance(n, bool) or not isinstance(n, int) or not 0 <= n <= head:
-        raise InvalidInput(f"position {n} is not in the history (0..{head})", field=name)
-    return head
-
-
-def state_at(ledger: Any, db: ViewDB, cid: UUID, n: int) -> dict[str, Any]:
-    _check_position(ledger, cid, n)
+def checkpoint(db: ViewDB, cid: UUID, n: int) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+    """Per view (map, victory): the position and document of its latest checkpoint at or before ``n``."""
     docs: dict[str, dict[str, Any]] = {}
     since: dict[str, int] = {}
     with db.reading() as cur:
@@ -47,17 +41,31 @@ def state_at(ledger: Any, db: ViewDB, cid: UUID, n: int) -> dict[str, Any]:
             row = cur.fetchone()
             docs[name] = orjson.loads(bytes(row["doc"])) if row else model.empty()
             since[name] = int(row["position"]) if row else 0
-    history = lambda upto: _records(ledger, cid, 0, upto)  # noqa: E731 (read only when a correction comes)
-    for r in _records(ledger, cid, min(since.values()), n):
+    return since, docs
+
+
+def fold_into(docs: dict[str, dict[str, Any]], since: dict[str, int], rs: Iterable[Record],
+              history: corrections.History) -> dict[str, dict[str, Any]]:
+    """Apply ``rs`` (in order) to each view's document past that view's ``since``; ``history(n)`` gives the
+    records 1..n a correction folds again."""
+    for r in rs:
         for name, model in MODELS.items():
-            if r.position > since[name]:
+            if r.position > since.get(name, 0):
                 docs[name], _ = corrections.apply(model, docs[name], r, history)
+    return docs
+
+
+def state_at(ledger: Any, db: ViewDB, cid: UUID, n: int) -> dict[str, Any]:
+    read.check_position(ledger, cid, n)
+    since, docs = checkpoint(db, cid, n)
+    history = lambda upto: read.records(ledger, cid, 0, upto)  # noqa: E731 (read only when a correction comes)
+    fold_into(docs, since, read.records(ledger, cid, min(since.values()), n), history)
     return {"campaign": str(cid), "position": n, "checkpoint": min(since.values()), **docs}
 
 
 def state_from_scratch(ledger: Any, cid: UUID, n: int) -> dict[str, Any]:
     """The same state by replaying every event from the first (what the tests compare against)."""
-    docs = corrections.fold(MODELS, _records(ledger, cid, 0, n))
+    docs = corrections.fold(MODELS, read.records(ledger, cid, 0, n))
     return {"campaign": str(cid), "position": n, **docs}
 
 
@@ -73,8 +81,8 @@ def diff_docs(a: Any, b: Any, path: str = "") -> list[dict[str, Any]]:
 
 
 def diff(ledger: Any, db: ViewDB, cid: UUID, a: int, b: int) -> dict[str, Any]:
-    _check_position(ledger, cid, a, "from")
-    _check_position(ledger, cid, b, "to")
+    read.check_position(ledger, cid, a, "from")
+    read.check_position(ledger, cid, b, "to")
     if a > b:
         raise InvalidInput(f"from ({a}) must not be after to ({b})", field="from")
     sa, sb = state_at(ledger, db, cid, a), state_at(ledger, db, cid, b)

@@ -250,7 +250,7 @@ class ProjectionRunner:
             except Exception as e:  # keep following: a transient store error must not kill the thread
                 self.last_error = f"{type(e).__name__}: {e}"
             self.wake.wait(self.poll if not self.projector.db.postgres else 5.0)
-            # Gather a burst of appends into one page: reads never wait for the views (api/readpath.py adds
+            # Gather a burst of appends into one page: reads never wait for the views (projections/head.py adds
             # the tail), and a page per append would take the writers' CPU under load.
             self.stop_event.wait(self.gather)
             self.wake.clear()

@@ -15,7 +15,6 @@ import re
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Query
-from pydantic import BaseModel, Field
 
 from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, LedgerDep
@@ -26,13 +25,6 @@ from ledger.access import ALL_SEEING, can_see, visible
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["audit"], responses=ERRORS)
 
 PAGE = 500
-
-
-class ChainLink(BaseModel):
-    position: int = Field(examples=[3])
-    prev_hash: str = Field(examples=["9f2c" + "0" * 60])
-    hash: str = Field(examples=["b41a" + "0" * 60])
-    visible: bool = Field(description="Whether this caller may read the event itself", examples=[True])
 
 
 @router.get("/events", response_model=list[schemas.EventPublic],
@@ -61,11 +53,11 @@ def verify(cid: CampaignId, ledger: LedgerDep, actor: ActorDep):
                                reason=r.reason)
 
 
-@router.get("/chain", response_model=list[ChainLink],
+@router.get("/chain", response_model=list[schemas.ChainLink],
             summary="Every link of the chain: hidden events show their hashes, never their content")
 def chain(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep,
           after: Annotated[int, Query(ge=0, le=2**53)] = 0, limit: Annotated[int, Query(ge=1, le=5000)] = 500):
-    return [ChainLink(position=e.originator_version, prev_hash=e.prev_hash, hash=e.hash,
+    return [schemas.ChainLink(position=e.originator_version, prev_hash=e.prev_hash, hash=e.hash,
                       visible=can_see(actor, e, state.revealed))
             for e in ledger.history(cid, after=after, limit=limit)]
 

@@ -31,7 +31,8 @@ from starlette.concurrency import run_in_threadpool
 from api import deps
 from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
-from api.web.turn_view import turn_view, turns, visible_records
+from api.readpath import reads_of
+from api.web.turn_view import turn_view
 from ledger import tokens
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
@@ -175,8 +176,11 @@ async def campaigns_page(request: Request):
 
 @router.get("/campaigns/{campaign}", response_class=HTMLResponse)
 async def campaign_page(request: Request, campaign: str):
+    reader = reads_of(request.app).reader
+
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
-        return {"c": campaign_public(ledger.campaign(cid)), "turns": turns(visible_records(ledger, cid, actor))}
+        state = ledger.campaign(cid)
+        return {"c": campaign_public(state), "turns": reader.turns(cid, actor, state)}
 
     try:
         actor, cid = await _reader(request, campaign)
@@ -191,10 +195,12 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
                     step: Annotated[int | None, Query(ge=1, le=2**31)] = None,
                     position: Annotated[int | None, Query(ge=1, le=2**53)] = None,
                     partial: bool = False):
+    reader = reads_of(request.app).reader
+
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         state = ledger.campaign(cid)
-        return {"c": campaign_public(state), "v": turn_view(ledger, cid, turn, actor, step=step, position=position),
-                "turns": turns(visible_records(ledger, cid, actor)),
+        view = turn_view(ledger, cid, turn, actor, step=step, position=position, reader=reader, state=state)
+        return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
                 "may_correct": may_write(actor, "record_correction", state.settings)}
 
     try:

@@ -4,26 +4,35 @@ One step is one event of the turn. For it: its timeline line, the ruling
 explained (modifiers with their rule codes, table cell, dice and whether the
 revealed seed reproduces them), the map and tracks as of that position, what
 this event changed there (``projections.replay.diff_docs``), the ERS lines it
-changed (``ledger.economy.sheets.budget`` before and after it), and the
-corrections that reference it. A player's or observer's view is replayed from
-the events they may see only (``ledger.access.can_see``), like the API's.
+changed (``ledger.economy.sheets`` before and after it), and the corrections
+that reference it. A player's or observer's view is replayed from the events
+they may see only (``ledger.access.can_see``), like the API's.
+
+Only the turn's events are read: the map and tracks start from the caller's
+nearest checkpoint (``projections.head.Reader.checkpoint``: the stored per-turn
+checkpoints for a game master, the audience's own for the others) and are
+folded once; the budget's inputs are read by type, never the whole history.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from uuid import UUID
 
-from ledger.access import can_see
+import orjson
+
+from ledger import dice as dicelib
 from ledger.application import Actor, Ledger
-from ledger.domain.errors import EventNotFound, LedgerError
+from ledger.domain.campaign import CampaignState, ruling_dice
+from ledger.domain.errors import EventNotFound, InvalidInput, LedgerError, StateConflict
+from ledger.economy.sheets import RELEVANT, Budget, Inputs, compute
 from ledger.rules.core import Ruling
 from ledger.rules.explain import explain
-from projections import corrections, replay
+from projections import budget_view, read, replay
 from projections import timeline as timeline_model
-from ledger.economy.sheets import RELEVANT, Budget, budget
+from projections.head import Reader
 from projections.records import Record
 
 _MISMATCH = re.compile(r"roll (\d+) at position (\d+) ")
@@ -49,47 +58,24 @@ class TurnView:
     corrects: dict[str, Any] | None = None  # the original, when this event is a correction
 
 
-def sees(actor: Actor, r: Record, revealed: frozenset[int]) -> bool:
-    return can_see(actor, {"visibility": r.data.get("visibility"), "position": r.position}, revealed)
-
-
-def visible_records(ledger: Ledger, cid: UUID, actor: Actor) -> list[Record]:
-    state = ledger.campaign(cid)
-    revealed = frozenset(state.revealed)
-    return [r for r in replay._records(ledger, cid, 0, state.version) if sees(actor, r, revealed)]
-
-
-def turns(records: list[Record]) -> list[dict[str, Any]]:
-    """The turns with visible events: number, first and last position, event count."""
-    out: dict[int, dict[str, Any]] = {}
-    for r in records:
-        if r.turn is not None:
-            t = out.setdefault(r.turn, {"turn": r.turn, "first": r.position, "events": 0})
-            t["last"] = r.position
-            t["events"] += 1
-    return [out[k] for k in sorted(out)]
-
-
-def _summaries(records: list[Record]) -> dict[int, str]:
-    doc = timeline_model.empty()
-    return {r.position: timeline_model.row(doc, r)["summary"] for r in records}
-
-
-def _state(records: list[Record]) -> dict[str, dict[str, Any]]:
-    return corrections.fold(replay.MODELS, records)
-
-
 def _sheet_cells(b: Budget) -> dict[tuple[str, int, str], Any]:
     return {(country, turn, code): c.value for (country, turn), sheet in b.sheets.items()
             for code, c in (sheet.cells or {}).items()}
 
 
-def budget_changes(before: list[Record], event: Record) -> list[dict[str, Any]]:
-    """The ERS lines whose value differs between the budget without and with ``event``."""
+def budget_changes(before: list[list[Any]], event: Record) -> list[dict[str, Any]]:
+    """The ERS lines whose value differs between the budget without and with ``event`` (``before``: the
+    budget's inputs before it, as [type, position, fields]). One gathering of the inputs, two computations
+    sharing a memo: the second computes again only the sheets the event changed."""
     if event.type not in _BUDGET_EVENTS:
         return []
     try:
-        c0, c1 = _sheet_cells(budget(before)), _sheet_cells(budget([*before, event]))
+        inputs, memo = Inputs(), {}
+        for kind, position, data in before:
+            inputs.add(kind, position, data)
+        c0 = _sheet_cells(compute(inputs, memo=memo))
+        inputs.add(event.type, event.position, budget_view.trim(event))
+        c1 = _sheet_cells(compute(inputs, memo=memo))
     except Exception as exc:  # noqa: BLE001 - a budget that cannot be computed yet is shown, not fatal
         return [{"error": str(exc)}]
     return [{"country": k[0], "turn": k[1], "line": k[2], "from": c0.get(k), "to": v}
@@ -112,8 +98,38 @@ def _dice_of(r: Record) -> list[dict[str, Any]]:
     return []
 
 
-def dice_status(ledger: Ledger, cid: UUID, r: Record, dice: list[dict[str, Any]], closed: bool,
-                commitment: str | None) -> dict[str, Any]:
+def verify_turn_dice(cid: UUID, turn: int, records: list[Record]) -> dicelib.DiceReport:
+    """``Ledger.verify_dice`` over the turn's records already read (every one, hidden ones too), rather than
+    a second pass over the whole history: the same checks, the same messages."""
+    opened = closed = None
+    rolls: list[dicelib.RecordedRoll] = []
+    for r in records:
+        d = r.data
+        if r.type == "TurnOpened" and d.get("turn") == turn:
+            opened = d
+        elif r.type == "TurnClosed" and d.get("turn") == turn:
+            closed = d
+        elif r.type == "DiceRolled" and d.get("turn") == turn:
+            rolls.append(dicelib.RecordedRoll(r.position, d.get("index"), d["sides"], d["count"], d["purpose"],
+                                              tuple(d["values"]), bool(d.get("manual"))))
+        elif r.type == "RulingRecorded" and r.turn == turn:
+            for die in ruling_dice(d["ruling"]):
+                rolls.append(dicelib.RecordedRoll(r.position, die.get("index"), die["sides"], die["count"],
+                                                  die["purpose"], tuple(die["values"]), bool(die.get("manual"))))
+    if opened is None:
+        raise InvalidInput(f"turn {turn} was never opened", field="turn")
+    if closed is None:
+        raise StateConflict(f"turn {turn} is still open: its seed is revealed when it closes", field="turn")
+    server_rolls = sum(1 for r in rolls if not r.manual)
+    report = dicelib.verify_turn(bytes.fromhex(closed["seed"]), opened["commitment"], str(cid), turn, rolls)
+    if closed["rolls"] != server_rolls:
+        problem = f"turn {turn}: the closing event counts {closed['rolls']} server rolls, the history holds {server_rolls}"
+        report = replace(report, mismatches=(*report.mismatches, problem))
+    return report
+
+
+def dice_status(cid: UUID, r: Record, dice: list[dict[str, Any]], closed: bool, commitment: str | None,
+                turn_records: list[Record]) -> dict[str, Any]:
     """Each die's status: physical (flagged), committed (open turn), or checked against the revealed seed."""
     if not dice:
         return {"turn": "none", "message": None}
@@ -123,7 +139,7 @@ def dice_status(ledger: Ledger, cid: UUID, r: Record, dice: list[dict[str, Any]]
         return {"turn": "open", "message": f"committed (sha256 of the seed {commitment}), verifiable after the "
                                           "turn closes"}
     try:
-        report = ledger.verify_dice(cid, r.turn)
+        report = verify_turn_dice(cid, r.turn, turn_records)
     except LedgerError as exc:
         for d in dice:
             d["status"] = "manual" if d["manual"] else "unverified"
@@ -157,11 +173,26 @@ def _event(r: Record, summary: str) -> dict[str, Any]:
             "timestamp": r.data.get("timestamp"), "hash": r.data.get("hash"), "payload": payload}
 
 
+def reader_of(ledger: Ledger) -> Reader:
+    """A reader of the views for a caller without an app (tests, tools): the app passes its own."""
+    from projections.runner import Projector
+
+    return Reader(ledger, Projector(ledger).db)
+
+
+def _copy(docs: dict[str, Any]) -> dict[str, Any]:
+    return orjson.loads(orjson.dumps(docs))
+
+
 def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int | None = None,
-              position: int | None = None) -> TurnView:
+              position: int | None = None, reader: Reader | None = None, state: CampaignState | None = None
+              ) -> TurnView:
     """The view at ``step`` (1-based, clamped) or at the step of event ``position`` of ``turn``."""
-    records = visible_records(ledger, cid, actor)
-    in_turn = [r for r in records if r.turn == turn]
+    reader = reader or reader_of(ledger)
+    state = state or ledger.campaign(cid)
+    revealed = frozenset(state.revealed)
+    every = reader.turn_records(cid, turn, state.version)  # the turn's events, hidden ones too (dice check)
+    in_turn = read.visible(actor, [r for r in every if r.turn == turn], revealed)
     if not in_turn:
         raise EventNotFound(f"turn {turn} has no event you may see", field="turn")
     if position is not None:
@@ -173,26 +204,40 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     else:
         i = min(max((step or 1) - 1, 0), len(in_turn) - 1)
     r = in_turn[i]
-    summaries = _summaries(records)
-    before = [x for x in records if x.position < r.position]
-    docs_before = _state(before)
-    docs = _state([*before, r])  # a correction folds the history again
+
+    # Map and tracks before the event: the nearest checkpoint, then the events after it, folded once.
+    since, docs = reader.checkpoint(cid, actor, state, r.position - 1)
+    start, first = min(since.values()), every[0].position
+    earlier = read.records(ledger, cid, start, first - 1) if start < first - 1 else []
+    docs_before = reader.fold(cid, actor, state, since, docs,
+                              [x for x in (*earlier, *every) if start < x.position < r.position])
+    docs = reader.fold(cid, actor, state, {name: r.position - 1 for name in since}, _copy(docs_before), [r])
     changes = [c for n in replay.MODELS for c in replay.diff_docs(docs_before[n], docs[n], n)]
-    state = ledger.campaign(cid)
-    closed = any(x.type == "TurnClosed" and x.data.get("turn") == turn for x in records) or (
+
+    # Summaries name the stack owners the scenario declares, as the timeline's do.
+    doc = timeline_model.empty()
+    for x in read.visible(actor, reader.of_types(cid, {"ScenarioImported"}, first - 1), revealed):
+        timeline_model.row(doc, x)
+    summaries = {x.position: timeline_model.row(doc, x)["summary"] for x in in_turn}
+
+    def summary(x: Record) -> str:
+        return summaries.get(x.position) or timeline_model.summary(doc, x)
+
+    closed = any(x.type == "TurnClosed" and x.data.get("turn") == turn for x in in_turn) or (
         state.turn > turn or (state.turn == turn and not state.turn_open))
-    commitment = next((x.data.get("commitment") for x in records
+    commitment = next((x.data.get("commitment") for x in in_turn
                        if x.type == "TurnOpened" and x.data.get("turn") == turn), None)
     dice = _dice_of(r)
-    status = dice_status(ledger, cid, r, dice, closed, commitment)
-    by_pos = {x.position: x for x in records}
-    corrections = [_event(x, summaries[x.position]) for x in records
-                   if x.type == "CorrectionRecorded" and x.data.get("corrects") == r.position]
+    status = dice_status(cid, r, dice, closed, commitment, every)
+    later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version) if x.position > r.position]
+    corrections = [_event(x, summary(x)) for x in read.visible(actor, later, revealed)
+                   if x.data.get("corrects") == r.position]
     corrects = None
     if r.type == "CorrectionRecorded":
-        original = by_pos.get(r.data.get("corrects"))
-        corrects = _event(original, summaries[original.position]) if original else {
-            "position": r.data.get("corrects"), "hidden": True}
+        at = r.data.get("corrects")
+        original = read.visible_records(ledger, cid, actor, revealed, at - 1, at) if isinstance(at, int) else []
+        corrects = _event(original[0], summary(original[0])) if original else {"position": at, "hidden": True}
+    before = reader.budget_events(cid, actor, state, r.position - 1) if r.type in _BUDGET_EVENTS else []
     return TurnView(
         campaign=str(cid), turn=turn,
         steps=[{"position": x.position, "type": x.type, "summary": summaries[x.position]} for x in in_turn],

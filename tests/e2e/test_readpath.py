@@ -1,4 +1,5 @@
-"""The fast read path (api/readpath.py): views at the head whatever the runner's lag, per audience, cached by head.
+"""The fast reads (projections/head.py, api/readpath.py): views at the head whatever the runner's lag, per audience,
+cached by head, behind FastAPI's routing and the authentication every route has.
 
 Every answer is compared with a replay from the first event (``replay.state_from_scratch``,
 ``projections.economy.campaign_budget``), with the views empty, behind, and caught up; the
@@ -19,7 +20,7 @@ from ledger.application import Actor
 from ledger.domain.campaign import campaign_id
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
-from projections import replay
+from projections import corrections, read, replay
 from ledger.economy.sheets import sheet_json
 from projections.runner import Projector
 
@@ -45,9 +46,9 @@ def expected(ledger, cid, actor=None):
     head = ledger.campaign(cid).version
     if actor is None:
         return replay.state_from_scratch(ledger, cid, head)
-    from api.routes.projections import _visible_state
-
-    return _visible_state(ledger, cid, head, actor, tuple(ledger.campaign(cid).revealed))
+    # From the first event, the caller's visible ones only: what the checkpoints and the tail must equal.
+    return corrections.fold(replay.MODELS, read.visible_records(ledger, cid, actor, ledger.campaign(cid).revealed,
+                                                                0, head))
 
 
 def check_all(w):
@@ -61,7 +62,7 @@ def check_all(w):
         assert client.get("/campaigns/sample/map", headers=w["player"]).json() == mine["map"]
         assert client.get("/campaigns/sample/state", headers=w["player"]).json()["victory"] == mine["victory"]
         rows = client.get("/campaigns/sample/turns/2/timeline", headers=w["gm"]).json()
-        records = replay._records(ledger, cid, 0, want["position"])
+        records = read.records(ledger, cid, 0, want["position"])
         assert rows == [r for r in replay.timeline_rows(records) if r["turn"] == 2]
         for who, actor in (("gm", None), ("player", w["fra"])):
             sheet = client.get("/campaigns/sample/ers/FRA/2", headers=w[who])
@@ -115,3 +116,73 @@ def test_the_fast_path_leaves_every_refusal_to_the_routes(world):
     assert client.get("/campaigns/sample/ers/XYZ/1", headers=world["gm"]).status_code == 422
     assert client.get("/campaigns/sample/turns/0/timeline", headers=world["gm"]).status_code == 422
     assert orjson.loads(client.get("/campaigns/sample/turns/1/timeline", headers=world["gm"]).content)
+
+
+def test_the_fast_reads_are_fastapi_routes_with_the_routes_authentication(world):
+    from fastapi.routing import APIRoute
+
+    from api.deps import campaign_state, get_actor
+    from api.routes import economy
+    from api.routes import projections as projection_routes
+
+    app, client, ledger, cid = world["app"], world["client"], world["ledger"], world["cid"]
+    paths = {"/campaigns/{campaign}/map", "/campaigns/{campaign}/victory", "/campaigns/{campaign}/state",
+             "/campaigns/{campaign}/turns/{turn}/timeline", "/campaigns/{campaign}/ers/{country}/{turn}"}
+    routes = {r.path: r for router in (projection_routes.router, economy.router) for r in router.routes
+              if isinstance(r, APIRoute) and r.path in paths and "GET" in r.methods}
+    assert set(routes) == paths
+    for route in routes.values():
+        calls = {d.call for d in route.dependant.dependencies}
+        assert {get_actor, campaign_state} <= calls, route.path
+    assert {m.cls.__name__ for m in app.user_middleware} == {"Observability", "BodyLimit"}  # no layer before routing
+
+    from api import schemas
+
+    documented = {"map": schemas.MapPublic, "victory": schemas.VictoryPublic, "state": schemas.StatePublic,
+                  "ers/FRA/2": schemas.ErsSheet}
+    for who in ("gm", "player"):  # the bytes hold what the OpenAPI schema says
+        for path, model in documented.items():
+            model.model_validate_json(client.get(f"/campaigns/sample/{path}", headers=world[who]).content)
+
+    issued, player = tokens.issue_token(ledger, cid, role="player", country="FRA", actor=GM)
+    token_id = issued.data["token_id"]
+    gm_map = client.get("/campaigns/sample/map", headers=world["gm"])
+    head = ledger.campaign(cid).version
+    assert app.state.reads.cache.get("/campaigns/sample/map", ("all", None), head) == gm_map.content
+    # A body is cached for this path at this head: a caller without a valid token still gets the refusal.
+    assert client.get("/campaigns/sample/map", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert client.get("/campaigns/sample/map").status_code == 401
+    assert ledger.campaign(cid).version == head
+    for _ in range(2):  # the second answer comes from the response cache
+        assert client.get("/campaigns/sample/map", headers={"Authorization": f"Bearer {player}"}).status_code == 200
+    tokens.revoke_token(ledger, cid, token_id, reason="left the game", actor=GM)
+    r = client.get("/campaigns/sample/map", headers={"Authorization": f"Bearer {player}"})
+    assert (r.status_code, r.json()["error"]["message"]) == (401, "unknown or revoked token")
+
+
+def test_the_turn_page_from_checkpoints_equals_a_fold_from_the_first_event(world):
+    from api.web.turn_view import _sheet_cells, turn_view
+    from ledger.economy.sheets import budget
+    from projections.head import Reader
+
+    ledger, cid = world["ledger"], world["cid"]
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=100, reason="secret", actor=GM,
+                                 vis={"scope": "gm"})
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=7, reason="loot", actor=GM)
+    for caught_up in (False, True):
+        if caught_up:
+            Projector(ledger).catch_up()
+        reader = Reader(ledger, Projector(ledger).db)
+        for actor in (GM, world["fra"]):
+            state = ledger.campaign(cid)
+            mine = read.visible_records(ledger, cid, actor, state.revealed, 0, state.version)
+            steps = [r for r in mine if r.turn == 2]
+            for n, r in enumerate(steps, 1):
+                view = turn_view(ledger, cid, 2, actor, step=n, reader=reader)
+                upto = [x for x in mine if x.position <= r.position]
+                want = corrections.fold(replay.MODELS, upto)
+                assert (view.event["position"], view.map, view.victory) == (r.position, want["map"], want["victory"])
+                c0, c1 = _sheet_cells(budget(upto[:-1])), _sheet_cells(budget(upto))
+                changed = [{"country": k[0], "turn": k[1], "line": k[2], "from": c0.get(k), "to": v}
+                           for k, v in sorted(c1.items()) if c0.get(k) != v]
+                assert view.budget_changes == (changed if r.type not in ("TurnOpened",) else [])

@@ -1,0 +1,371 @@
+"""The views at a campaign's head, for every audience, without waiting for the projection runner.
+
+- **Game master (every all-seeing role).** The stored view's document (or rows)
+  at its position ``p``, plus the campaign's events in ``(p, head]`` the runner
+  has not applied yet, applied by the same pure functions the views use. So
+  the answer is exactly the state at the head whether the runner is a thread
+  of this process, another process or behind by a page, and no read waits.
+- **Other audiences.** A player (per country) or an observer must not learn
+  from hidden events, so their map, victory and budget are replayed from the
+  events they may see (``ledger.access.can_see``): kept in memory per
+  (campaign, audience), fast-forwarded with the visible events of the tail,
+  rebuilt when a reveal changes what they may see. Passing a visible
+  ``TurnOpened`` keeps a checkpoint of that audience's documents (a bounded
+  cache), so the state at a position starts from the nearest one, as the
+  stored checkpoints do for a game master.
+
+``Reader`` holds these caches for one process (the app keeps one); they are
+``cachetools`` LRU caches behind locks, since the routes run in a thread pool.
+Renderers return serialized JSON bytes: the caller caches them by head.
+"""
+
+from __future__ import annotations
+
+import bisect
+import threading
+from collections.abc import Callable
+from typing import Any
+from uuid import UUID
+
+import orjson
+from cachetools import LRUCache
+
+from ledger.access import can_see
+from ledger.application import Actor
+from ledger.domain.campaign import CampaignState
+from ledger.economy.sheets import RELEVANT, Budget, budget, sheet_json
+from projections import budget_view, corrections, read, replay
+from projections import timeline as timeline_model
+from projections import victory as victory_model
+from projections.read import Audience, audience, sees_all
+from projections.records import Record
+from projections.store import ViewDB
+
+Docs = dict[str, Any]
+
+
+def stored_doc(db: ViewDB, cid: UUID, view: str) -> tuple[int, bytes | None]:
+    with db.reading() as cur:
+        cur.execute(db.sql("SELECT position, doc FROM {proj_docs} WHERE view = ? AND campaign = ?"),
+                    (view, str(cid)))
+        row = cur.fetchone()
+    return (int(row["position"]), bytes(row["doc"])) if row else (0, None)
+
+
+def tail(ledger: Any, cid: UUID, after: int, head: int) -> list[Record]:
+    """The campaign's events in ``(after, head]``, decoded once."""
+    return read.records(ledger, cid, after, head)
+
+
+class Reader:
+    """One process's reads of the views at the head: per-audience documents, timelines, budgets."""
+
+    def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 64, budgets: int = 64,
+                 checkpoint_bytes: int = 64 * 2**20):
+        self.ledger, self.db = ledger, db
+        self._lock = threading.Lock()  # guards the caches below (cachetools caches are not thread-safe), briefly
+        # Held while a turn's rows are extended (a read of the tail): its own, so no other read waits on it.
+        self._timelines_lock = threading.Lock()
+        self._audiences: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(audiences)
+        self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(timelines)
+        self._budgets: LRUCache[UUID, tuple[tuple[int, int], Budget]] = LRUCache(budgets)
+        # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
+        self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
+
+    # ------------------------------------------------------------------ a game master's views at the head
+
+    def doc_at_head(self, cid: UUID, view: str, head: int) -> tuple[Any, int]:
+        """A map or victory document at ``head`` (raw JSON when the stored one is exactly there), and the
+        position of the stored one."""
+        position, raw = stored_doc(self.db, cid, view)
+        if position == head and raw is not None:
+            return orjson.Fragment(raw), position
+        if position > head:  # the runner went past the head this request saw: replay up to it exactly
+            return replay.state_at(self.ledger, self.db, cid, head)[view], position
+        model = replay.MODELS[view]
+        doc = orjson.loads(raw) if raw is not None else model.empty()
+        for r in tail(self.ledger, cid, position, head):
+            doc, _ = corrections.apply(model, doc, r, self._history(cid))
+        return doc, position
+
+    def awards_at_head(self, cid: UUID, head: int) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+        """The victory document and every award at ``head`` (stored rows, then those of the tail)."""
+        position, raw = stored_doc(self.db, cid, "victory")
+        doc = orjson.loads(raw) if raw is not None else victory_model.empty()
+        awards = [a for a in replay.awards(self.db, cid) if a["position"] <= min(position, head)]
+        if position > head:  # the runner went past the head this request saw
+            return replay.state_at(self.ledger, self.db, cid, head)["victory"], awards
+        for r in tail(self.ledger, cid, position, head):
+            doc, made = corrections.apply(victory_model, doc, r, self._history(cid))
+            if r.type == "CorrectionRecorded":
+                awards = []  # every award again, as the correction leaves them
+            for pos, a in made or ():
+                awards.append({"position": pos, "effect": a["effect"], "country": a["country"],
+                               "turn": a["turn"], "points": str(a["points"]), "reason": a["reason"]})
+        return doc, awards
+
+    def _history(self, cid: UUID, actor: Actor | None = None, revealed: frozenset[int] = frozenset()
+                 ) -> corrections.History:
+        """Records 1..n as ``actor`` sees them: read only when a correction folds a document again."""
+        if actor is None or sees_all(actor):
+            return lambda upto: read.records(self.ledger, cid, 0, upto)
+        return lambda upto: read.visible(actor, read.records(self.ledger, cid, 0, upto), revealed)
+
+    def timeline_rows(self, cid: UUID, turn: int, head: int) -> list[dict[str, Any]]:
+        """A turn's timeline rows (every audience's: filtered after), kept per (campaign, turn) and extended."""
+        with self._timelines_lock:
+            entry = self._timelines.get((cid, turn))
+            if entry is None:
+                entry = self._load_timeline(cid, turn)
+            for r in tail(self.ledger, cid, entry["version"], head):
+                row = timeline_model.row(entry["doc"], r)
+                if row["turn"] == turn:
+                    entry["rows"].append(row)
+            entry["version"] = max(entry["version"], head)
+            self._timelines[(cid, turn)] = entry
+            rows = entry["rows"]
+            return rows if not rows or rows[-1]["position"] <= head else [r for r in rows if r["position"] <= head]
+
+    def _load_timeline(self, cid: UUID, turn: int) -> dict[str, Any]:
+        """The stored rows of the turn up to the view's position for the campaign."""
+        db = self.db
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
+                        (str(cid),))
+            position = int(cur.fetchone()["p"])
+        # Rows past ``position`` may have been committed since: the tail adds them.
+        rows = [r for r in replay.timeline(db, cid, turn=turn) if r["position"] <= position]
+        _, raw = stored_doc(db, cid, "timeline")  # the stack owners the summaries name
+        return {"version": position, "rows": rows, "doc": orjson.loads(raw) if raw else timeline_model.empty()}
+
+    def _budget(self, cid: UUID, events: list[list[Any]]) -> Budget:
+        """``budget()`` of a campaign's relevant events, recomputed only when they change (the slow part)."""
+        sig = (len(events), events[-1][1] if events else 0)
+        with self._lock:
+            found = self._budgets.get(cid)
+        if found is not None and found[0] == sig:
+            return found[1]
+        result = budget(budget_view.records({"events": events}))
+        with self._lock:
+            self._budgets[cid] = (sig, result)
+        return result
+
+    def sheet_at_head(self, cid: UUID, country: str, turn: int, head: int) -> dict[str, Any] | None:
+        """A game master's sheet: the stored one when no entry came after the view's position, else recomputed."""
+        db = self.db
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT position FROM {proj_docs} WHERE view = ? AND campaign = ?"),
+                        (budget_view.NAME, str(cid)))
+            row = cur.fetchone()
+        position = int(row["position"]) if row else 0
+        records = tail(self.ledger, cid, position, head) if position <= head else []
+        if row is not None and position <= head and not any(r.type in RELEVANT for r in records):
+            stored = budget_view.stored_sheet(db, str(cid), country, turn, position)  # None if the view moved on
+            if stored is not None:
+                return stored
+        found = self._budget(cid, self.relevant_events(cid, head)).sheet(country, turn)
+        return sheet_json(found) if found is not None else None
+
+    def relevant_events(self, cid: UUID, upto: int) -> list[list[Any]]:
+        """The events the budget reads at positions 1..upto (the view keeps no copy of them)."""
+        with self.db.reading() as cur:
+            return budget_view.relevant_events(self.db, cur, str(cid), upto)
+
+    # ------------------------------------------------------------------ other audiences
+
+    def _entry(self, cid: UUID, actor: Actor, state: CampaignState) -> dict[str, Any]:
+        key = (cid, audience(actor))
+        with self._lock:
+            entry = self._audiences.get(key)
+            if entry is None:
+                entry = self._audiences[key] = {"lock": threading.Lock(), "version": 0, "revealed": None}
+        return entry
+
+    def _forward(self, entry: dict[str, Any], cid: UUID, actor: Actor, state: CampaignState) -> Docs:
+        """The audience's documents at ``state.version`` (call under ``entry["lock"]``)."""
+        revealed = tuple(state.revealed)
+        if entry["version"] > state.version or entry["revealed"] != revealed:
+            # What they see changed (or an older head than the kept one): from the first event again.
+            entry.update(version=0, revealed=revealed, opened=[], docs=self._empty())
+        shown = frozenset(revealed)
+        docs = entry["docs"]
+        history = self._history(cid, actor, shown)
+        for r in tail(self.ledger, cid, entry["version"], state.version):
+            if can_see(actor, r, shown):
+                for name, model in replay.MODELS.items():
+                    docs[name], _ = corrections.apply(model, docs[name], r, history)
+                if r.type in RELEVANT:
+                    docs["budget"]["events"].append([r.type, r.position, budget_view.trim(r)])
+                    docs["budget_result"] = None
+                if r.type == "TurnOpened":
+                    entry["opened"].append(r.position)
+                    self._keep_checkpoint(cid, actor, revealed, r.position, docs)
+        entry["version"] = state.version
+        return docs
+
+    def _keep_checkpoint(self, cid: UUID, actor: Actor, revealed: tuple[int, ...], position: int, docs: Docs
+                         ) -> None:
+        raw = orjson.dumps({name: docs[name] for name in replay.MODELS})
+        with self._lock:
+            self._checkpoints[(cid, audience(actor), revealed, position)] = raw
+
+    def render(self, cid: UUID, actor: Actor, state: CampaignState, fn: Callable[[Docs], Any]) -> Any:
+        """``fn(docs)`` on the audience's docs at ``state.version`` (under the entry's lock: not copied)."""
+        entry = self._entry(cid, actor, state)
+        with entry["lock"]:
+            return fn(self._forward(entry, cid, actor, state))
+
+    @staticmethod
+    def _empty() -> Docs:
+        return {**{name: model.empty() for name, model in replay.MODELS.items()}, "budget": {"events": []},
+                "budget_result": None}
+
+    # ------------------------------------------------------------------ any audience, at a position
+
+    def checkpoint(self, cid: UUID, actor: Actor, state: CampaignState, n: int
+                   ) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+        """Per view, the position and document of the caller's nearest checkpoint at or before ``n``."""
+        if sees_all(actor):
+            return replay.checkpoint(self.db, cid, n)
+        entry = self._entry(cid, actor, state)
+        with entry["lock"]:
+            self._forward(entry, cid, actor, state)
+            opened, revealed = list(entry["opened"]), entry["revealed"]
+        key = (cid, audience(actor), revealed)
+        for position in reversed(opened[:bisect.bisect_right(opened, n)]):
+            with self._lock:
+                raw = self._checkpoints.get((*key, position))
+            if raw is not None:
+                return {name: position for name in replay.MODELS}, orjson.loads(raw)
+        return {name: 0 for name in replay.MODELS}, {name: m.empty() for name, m in replay.MODELS.items()}
+
+    def fold(self, cid: UUID, actor: Actor, state: CampaignState, since: dict[str, int],
+             docs: dict[str, dict[str, Any]], rs: list[Record]) -> dict[str, dict[str, Any]]:
+        """``docs`` (a checkpoint's) after the records of ``rs`` the caller may see."""
+        revealed = frozenset(state.revealed)
+        return replay.fold_into(docs, since, read.visible(actor, rs, revealed), self._history(cid, actor, revealed))
+
+    def state_at(self, cid: UUID, actor: Actor, state: CampaignState, n: int) -> dict[str, Any]:
+        """Map and victory as of position ``n`` as the caller sees them: from the nearest checkpoint."""
+        read.check_position(self.ledger, cid, n, head=state.version)
+        if sees_all(actor):
+            return replay.state_at(self.ledger, self.db, cid, n)
+        since, docs = self.checkpoint(cid, actor, state, n)
+        docs = self.fold(cid, actor, state, since, docs, read.records(self.ledger, cid, min(since.values()), n))
+        return {"campaign": str(cid), "position": n, "filtered_for": actor.role, **docs}
+
+    def budget_events(self, cid: UUID, actor: Actor, state: CampaignState, upto: int) -> list[list[Any]]:
+        """The events the budget reads at positions 1..upto that the caller may see, as [type, position, fields]."""
+        if sees_all(actor):
+            return self.relevant_events(cid, upto)
+        return self.render(cid, actor, state, lambda d: [e for e in d["budget"]["events"] if e[1] <= upto])
+
+    # ------------------------------------------------------------------ rendered answers at the head
+
+    def map(self, cid: UUID, actor: Actor, state: CampaignState) -> bytes:
+        if sees_all(actor):
+            doc, _ = self.doc_at_head(cid, "map", state.version)
+            return orjson.dumps(doc)
+        return self.render(cid, actor, state, lambda d: orjson.dumps(d["map"]))
+
+    def victory(self, cid: UUID, actor: Actor, state: CampaignState) -> bytes:
+        if sees_all(actor):
+            doc, awards = self.awards_at_head(cid, state.version)
+            return orjson.dumps({**doc, "awards": awards})
+        return self.render(cid, actor, state, lambda d: orjson.dumps({**d["victory"], "awards": None}))
+
+    def state(self, cid: UUID, actor: Actor, state: CampaignState) -> bytes:
+        """Map and victory at the head."""
+        out: dict[str, Any] = {"campaign": str(cid), "position": state.version}
+        if not sees_all(actor):
+            out["filtered_for"] = actor.role
+            return self.render(cid, actor, state, lambda d: orjson.dumps(
+                {**out, "map": d["map"], "victory": d["victory"]}))  # serialized under the audience's lock
+        (m, pm), (v, pv) = (self.doc_at_head(cid, name, state.version) for name in ("map", "victory"))
+        return orjson.dumps({**out, "checkpoint": min(pm, pv, state.version), "map": m, "victory": v})
+
+    def timeline(self, cid: UUID, actor: Actor, state: CampaignState, turn: int) -> bytes:
+        rows = self.timeline_rows(cid, turn, state.version)
+        if not sees_all(actor):
+            revealed = frozenset(state.revealed)
+            return orjson.dumps([r for r in rows if can_see(actor, r, revealed)])
+        return orjson.dumps(rows)
+
+    def sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int) -> bytes | None:
+        """A country's ERS for a turn (None: no such sheet). The caller checks the country and the turn."""
+        if sees_all(actor):
+            sheet = self.sheet_at_head(cid, country, turn, state.version)
+            return orjson.dumps(sheet) if sheet is not None else None
+
+        # From the events this caller may see: a hidden entry stays hidden in the totals too.
+        def visible_sheet(docs: Docs) -> bytes | None:
+            if docs["budget_result"] is None:
+                docs["budget_result"] = budget(budget_view.records(docs["budget"]))
+            found = docs["budget_result"].sheet(country, turn)
+            return orjson.dumps(sheet_json(found)) if found is not None else None
+
+        return self.render(cid, actor, state, visible_sheet)
+
+    # ------------------------------------------------------------------ turns, for the web page
+
+    def of_types(self, cid: UUID, types: set[str], upto: int) -> list[Record]:
+        """The campaign's records of some types at positions 1..upto (rare types: corrections, scenarios)."""
+        with self.db.reading() as cur:
+            return self.db.read_campaign(cur, str(cid), upto, types=types)
+
+    def turn_start(self, cid: UUID, turn: int) -> int:
+        """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier
+        turn's, when the views are behind). Positions of turn openings are no secret: the caller filters."""
+        db = self.db
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT MAX(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
+                               "AND turn <= ?"), ("map", str(cid), turn))
+            row = cur.fetchone()
+        return max(int(row["p"]) - 1, 0) if row and row["p"] is not None else 0
+
+    def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
+        """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page."""
+        out: list[Record] = []
+        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), head, size=1000):
+            for r in page:
+                if r.turn is not None and r.turn > turn:  # a turn's events are contiguous: the next one began
+                    return out
+                out.append(r)
+        return out
+
+    def turns(self, cid: UUID, actor: Actor, state: CampaignState) -> list[dict[str, Any]]:
+        """The turns with events the caller may see: number, first and last position, event count; from the
+        timeline view grouped in SQL, plus the tail it has not reached."""
+        db, revealed = self.db, frozenset(state.revealed)
+        out: dict[int, dict[str, Any]] = {}
+
+        def add(turn: int, first: int, last: int, n: int) -> None:
+            t = out.setdefault(turn, {"turn": turn, "first": first, "last": last, "events": 0})
+            t["first"], t["last"], t["events"] = min(t["first"], first), max(t["last"], last), t["events"] + n
+
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
+                        (str(cid),))
+            upto = min(int(cur.fetchone()["p"]), state.version)
+            cur.execute(db.sql("SELECT turn, visibility, MIN(position) AS first, MAX(position) AS last, "
+                               "COUNT(*) AS n FROM {proj_timeline} WHERE campaign = ? AND position <= ? "
+                               "AND turn IS NOT NULL GROUP BY turn, visibility"), (str(cid), upto))
+            groups = cur.fetchall()
+            hidden = []
+            for g in groups:
+                if can_see(actor, {"visibility": orjson.loads(g["visibility"]), "position": -1}, ()):
+                    add(int(g["turn"]), int(g["first"]), int(g["last"]), int(g["n"]))
+                else:
+                    hidden.append(g)
+            shown = sorted(p for p in revealed if p <= upto)
+            if hidden and shown:  # revealed events of hidden groups count one by one (they are few)
+                cur.execute(db.sql("SELECT position, turn, visibility FROM {proj_timeline} WHERE campaign = ? "
+                                   f"AND position IN ({', '.join('?' * len(shown))})"), (str(cid), *shown))
+                for row in cur.fetchall():
+                    vis = orjson.loads(row["visibility"])
+                    if row["turn"] is not None and not can_see(actor, {"visibility": vis, "position": -1}, ()):
+                        add(int(row["turn"]), int(row["position"]), int(row["position"]), 1)
+        for r in read.visible(actor, tail(self.ledger, cid, upto, state.version), revealed):
+            if r.turn is not None:
+                add(r.turn, r.position, r.position, 1)
+        return [out[k] for k in sorted(out)]
