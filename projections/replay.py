@@ -25,11 +25,6 @@ from projections.store import ViewDB
 MODELS = {"map": map_model, "victory": victory_model}
 
 
-# The old private names: ledger/cli_projections.py reads them until the CLI moves to projections.read.
-_records = read.records
-_check_position = read.check_position
-
-
 def checkpoint(db: ViewDB, cid: UUID, n: int) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
     """Per view (map, victory): the position and document of its latest checkpoint at or before ``n``."""
     docs: dict[str, dict[str, Any]] = {}

@@ -99,11 +99,11 @@ def replay_cmd(campaign: str, turn: Annotated[int, typer.Option("--turn", help="
                    "--commands", help="Keys to run instead of reading the terminal, e.g. 'n,n,p,j 7,q'")] = None,
                ) -> None:
     """Step through a turn: n next, p previous, j N jump to position N, q quit."""
-    from projections import replay
+    from projections import read
 
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        records = [r for r in replay._records(ledger, cid, 0, ledger.campaign(cid).version)]
+        records = read.records(ledger, cid, 0, ledger.campaign(cid).version)
         in_turn = [r for r in records if r.turn == turn]
         if not in_turn:
             out.print(error_text(f"turn {turn} has no events", "turn"))

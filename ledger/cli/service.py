@@ -25,7 +25,7 @@ def serve(
     with several, the runner is one process of its own (`ledger project
     --follow`, started and stopped here) unless LEDGER_PROJECTION_RUNNER=external
     says it runs elsewhere. Reads never wait for it: they add the events the
-    views have not reached yet (api/readpath.py).
+    views have not reached yet (projections/head.py).
     """
     import os
     import subprocess
