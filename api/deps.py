@@ -63,7 +63,8 @@ def _campaign(request: Request, ledger: Ledger, campaign: str) -> CampaignState:
             cid = UUID(campaign)
         except ValueError:
             cid = campaign_id(campaign)
-        cached = ledger.campaign(cid)
+        checked = getattr(request.state, "token_state", None)
+        cached = checked if checked is not None and checked.id == cid else ledger.campaign(cid)
         request.state.campaign_state = cached
     return cached
 

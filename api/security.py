@@ -61,6 +61,9 @@ def authenticate(request: Request, settings: Settings, ledger: Ledger) -> Caller
     grant = tokens.authenticate(ledger, raw)
     if grant is None:
         raise Unauthorized("unknown or revoked token", field=BEARER_HEADER)
+    # The state the token was checked against is the campaign's at its head: the routes reuse it (api/deps.py)
+    # rather than asking the store for the head a second time.
+    request.state.token_state = grant.state
     return Caller(grant.actor, grant.campaign, grant.token_id)
 
 

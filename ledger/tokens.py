@@ -24,6 +24,7 @@ from typing import Any
 from uuid import UUID
 
 from ledger.application import Actor, Appended, Ledger
+from ledger.domain.campaign import CampaignState
 from ledger.domain.commands import IssueToken, build
 from ledger.domain.errors import CampaignNotFound, TokenNotFound
 
@@ -38,6 +39,7 @@ class TokenGrant:
     campaign: UUID
     token_id: str
     actor: Actor
+    state: CampaignState | None = None  # the campaign's state the token was checked against (at its head)
 
 
 def digest(token: str) -> str:
@@ -73,7 +75,7 @@ def authenticate(ledger: Ledger, token: str) -> TokenGrant | None:
     record = state.tokens.get(digest(token))
     if record is None:
         return None
-    return TokenGrant(cid, record["id"], Actor(record["holder"], record["role"], record["country"]))
+    return TokenGrant(cid, record["id"], Actor(record["holder"], record["role"], record["country"]), state)
 
 
 def admin_matches(configured: str | None, token: str) -> bool:
