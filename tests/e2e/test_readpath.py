@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from ledger import tokens
+from ledger.domain.commands import RevokeToken
 from projections.economy import campaign_budget
 from ledger.application import Actor
 from ledger.domain.campaign import campaign_id
@@ -155,7 +156,7 @@ def test_the_fast_reads_are_fastapi_routes_with_the_routes_authentication(world)
     assert ledger.campaign(cid).version == head
     for _ in range(2):  # the second answer comes from the response cache
         assert client.get("/campaigns/sample/map", headers={"Authorization": f"Bearer {player}"}).status_code == 200
-    tokens.revoke_token(ledger, cid, token_id, reason="left the game", actor=GM)
+    ledger.submit(cid, RevokeToken, token_id=token_id, reason="left the game", actor=GM)
     r = client.get("/campaigns/sample/map", headers={"Authorization": f"Bearer {player}"})
     assert (r.status_code, r.json()["error"]["message"]) == (401, "unknown or revoked token")
 
