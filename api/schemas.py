@@ -220,3 +220,17 @@ class ChainLink(BaseModel):
     prev_hash: str = Field(examples=["9f2c" + "0" * 60])
     hash: str = Field(examples=["b41a" + "0" * 60])
     visible: bool = Field(description="Whether this caller may read the event itself", examples=[True])
+
+
+class TokenPublic(BaseModel):
+    id: str = Field(examples=["3f9a0c1d2e4b5a69"])
+    role: str = Field(examples=["player"])
+    country: str | None = Field(examples=["FRA"])
+    holder: str = Field(examples=["bruno"])
+
+
+class TokenIssuedPublic(Appended):
+    token: str | None = Field(
+        description="The secret, shown once: only its sha256 is kept. null on an idempotent replay.",
+        examples=["lt_6d1c0b1e7f7a5b2c9e3d4f5a6b7c8d9e_Zk3...Q"],
+    )

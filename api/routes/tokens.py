@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Path, status
-from pydantic import BaseModel, Field
 
 from api import schemas
 from api.deps import CampaignId, IdempotencyKey, LedgerDep, Permit
@@ -17,31 +16,17 @@ from ledger.domain import commands as cmd
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["access"], responses=ERRORS)
 
 
-class TokenPublic(BaseModel):
-    id: str = Field(examples=["3f9a0c1d2e4b5a69"])
-    role: str = Field(examples=["player"])
-    country: str | None = Field(examples=["FRA"])
-    holder: str = Field(examples=["bruno"])
-
-
-class TokenIssuedPublic(schemas.Appended):
-    token: str | None = Field(
-        description="The secret, shown once: only its sha256 is kept. null on an idempotent replay.",
-        examples=["lt_6d1c0b1e7f7a5b2c9e3d4f5a6b7c8d9e_Zk3...Q"],
-    )
-
-
-@router.post("/tokens", response_model=TokenIssuedPublic, status_code=status.HTTP_201_CREATED,
+@router.post("/tokens", response_model=schemas.TokenIssuedPublic, status_code=status.HTTP_201_CREATED,
              summary="Issue a token (game master); the secret is in this response only")
 def issue_token(body: cmd.IssueToken, cid: CampaignId, ledger: LedgerDep, actor: Permit("issue_token"),
                 key: IdempotencyKey):
     result, raw = tokens.issue_token(ledger, cid, body, actor=actor, idempotency_key=key)
-    return TokenIssuedPublic(**appended(result).model_dump(), token=raw)
+    return schemas.TokenIssuedPublic(**appended(result).model_dump(), token=raw)
 
 
-@router.get("/tokens", response_model=list[TokenPublic], summary="The live tokens (never their secrets)")
+@router.get("/tokens", response_model=list[schemas.TokenPublic], summary="The live tokens (never their secrets)")
 def list_tokens(cid: CampaignId, ledger: LedgerDep, actor: Permit("list_tokens")):
-    return [TokenPublic(**t) for t in tokens.live_tokens(ledger, cid)]
+    return [schemas.TokenPublic(**t) for t in tokens.live_tokens(ledger, cid)]
 
 
 @router.post("/tokens/{token_id}/revoke", response_model=schemas.Appended, summary="Revoke a token at once")
