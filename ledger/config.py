@@ -60,7 +60,7 @@ class Settings(BaseSettings):
             "CREATE_TABLE": "y",
         }
         if self.backend == "postgres":
-            env["PERSISTENCE_MODULE"] = "eventsourcing.postgres"
+            env["PERSISTENCE_MODULE"] = "ledger.store.recorders:LedgerPostgresFactory"
             env["APPLICATION_RECORDER_TOPIC"] = "ledger.store.recorders:LedgerPostgresRecorder"
             env["POSTGRES_POOL_SIZE"] = str(self.pool_size)
             if self.postgres_schema:
@@ -79,7 +79,7 @@ class Settings(BaseSettings):
             env.setdefault("POSTGRES_PASSWORD", os.environ.get("POSTGRES_PASSWORD", ""))
         else:
             self.data_dir.mkdir(parents=True, exist_ok=True)
-            env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+            env["PERSISTENCE_MODULE"] = "ledger.store.recorders:LedgerSQLiteFactory"
             env["APPLICATION_RECORDER_TOPIC"] = "ledger.store.recorders:LedgerSQLiteRecorder"
             env["SQLITE_DBNAME"] = str(self.sqlite_path)
         return env
