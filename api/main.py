@@ -19,6 +19,7 @@ from api.routes import web
 from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
+from ledger.supervision import die_with_parent
 from projections.runner import ProjectionRunner
 
 
@@ -27,6 +28,8 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
+        die_with_parent()
         app.state.ledger = ledger or Ledger(settings)
         # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
         runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None

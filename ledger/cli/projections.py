@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -30,6 +31,11 @@ def project(follow: Annotated[bool, typer.Option("--follow", help="Keep followin
         if not follow:
             return
         runner.start()
+        # Under `ledger serve --workers N`: exit with the master; beat so /ready sees this process alive.
+        from ledger.supervision import Heartbeat, die_with_parent
+
+        die_with_parent()
+        Heartbeat(ledger).run(threading.Event())
         try:
             while True:
                 time.sleep(5)
