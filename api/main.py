@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api import errors
+from api import errors, guards
 from api.observability import Observability, configure_logging
 from api.readpath import ReadCache
 from api.routes import audit, campaigns, health, records, tokens
@@ -63,6 +63,9 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     # Outermost last: request id and timing wrap everything, the size limit wraps the routes.
     app.add_middleware(ReadCache)  # repeated reads at an unchanged head, answered before routing (api/readpath.py)
     app.add_middleware(errors.BodyLimit, max_bytes=settings.max_request_bytes)
+    app.add_middleware(guards.InFlightLimit, limit=settings.limit_concurrency)  # 503 + Retry-After over the bound
+    if open_development(settings):  # loopback Host only, no cross-site writes (DNS rebinding, CSRF)
+        app.add_middleware(guards.LocalOnly)
     app.add_middleware(Observability)
     configure_logging()
     if open_development(settings):
