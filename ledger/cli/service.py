@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Annotated, Optional
 
 import typer
@@ -80,6 +81,7 @@ class FollowerSupervisor:
     def _spawn(self):
         import subprocess
 
+        self.started = time.monotonic()
         return subprocess.Popen([sys.executable, "-m", "ledger", "project", "--follow"], stdout=subprocess.DEVNULL)
 
     def _watch(self) -> None:
@@ -88,7 +90,8 @@ class FollowerSupervisor:
             if code is None:
                 continue
             err.print(f"projection follower (pid {self.process.pid}) exited with {code}: restarting")
-            if self.stopping.wait(self.backoff):  # a follower that dies at start must not spin
+            # At once after a long life; a follower that dies at start (store down) must not spin.
+            if time.monotonic() - self.started < 10 and self.stopping.wait(self.backoff):
                 return
             self.restarts += 1
             self.process = self._spawn()
