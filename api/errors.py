@@ -16,7 +16,10 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ledger.domain.errors import LedgerError
+from api.guards import RETRY_AFTER
+from eventsourcing.persistence import InterfaceError as PersistenceInterfaceError
+from eventsourcing.persistence import OperationalError as PersistenceOperationalError
+from ledger.domain.errors import ConcurrencyExhausted, LedgerError
 from ledger.rules.core import RulesError
 
 
@@ -56,6 +59,8 @@ def _body(kind: str, message: str, field: str | None = None, rule: str | None = 
 
 async def ledger_error(_: Request, exc: LedgerError) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+    if isinstance(exc, ConcurrencyExhausted):  # contention, not a conflict of state: the retry will fit
+        headers = {"Retry-After": RETRY_AFTER}
     return JSONResponse(_body(type(exc).__name__, exc.message, exc.field, exc.rule), status_code=exc.status,
                         headers=headers)
 
@@ -80,6 +85,12 @@ async def overflow_error(_: Request, exc: OverflowError) -> JSONResponse:
 async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
     kind = {404: "NotFound", 405: "MethodNotAllowed"}.get(exc.status_code, "HTTPError")
     return JSONResponse(_body(kind, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
+
+
+async def store_unavailable(_: Request, exc: Exception) -> JSONResponse:
+    # The store did not answer (connection refused or lost, lock timeout): nothing was appended; retry later.
+    return JSONResponse(_body("StoreUnavailable", f"the store is unavailable: {type(exc).__name__}"),
+                        status_code=503, headers={"Retry-After": RETRY_AFTER})
 
 
 class BodyLimit:
@@ -165,3 +176,5 @@ def register(app: FastAPI) -> None:
     app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
     app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
     app.add_exception_handler(OverflowError, overflow_error)  # type: ignore[arg-type]
+    app.add_exception_handler(PersistenceOperationalError, store_unavailable)
+    app.add_exception_handler(PersistenceInterfaceError, store_unavailable)

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api import errors
+from api import errors, guards
 from api.observability import Observability, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import economy, moves
@@ -18,6 +18,7 @@ from api.routes import web
 from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
+from ledger.supervision import die_with_parent
 from projections.runner import ProjectionRunner
 
 
@@ -26,6 +27,8 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
+        # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
+        die_with_parent()
         app.state.ledger = ledger or Ledger(settings)
         # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
         runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
@@ -58,6 +61,9 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.mount("/ui/static", StaticFiles(directory=web.WEB / "static"), name="ui-static")
     # Outermost last: request id and timing wrap everything, the size limit wraps the routes.
     app.add_middleware(errors.BodyLimit, max_bytes=settings.max_request_bytes)
+    app.add_middleware(guards.InFlightLimit, limit=settings.limit_concurrency)  # 503 + Retry-After over the bound
+    if open_development(settings):  # loopback Host only, no cross-site writes (DNS rebinding, CSRF)
+        app.add_middleware(guards.LocalOnly)
     app.add_middleware(Observability)
     configure_logging()
     if open_development(settings):

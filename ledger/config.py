@@ -30,6 +30,13 @@ class Settings(BaseSettings):
     head_cache_size: int = 1000
     admin_token: str | None = Field(default=None, description="bootstrap token for creating campaigns")
     max_request_bytes: int = 1_000_000
+    # uvicorn (ledger serve): idle keep-alive seconds, seconds to drain on stop, the largest request head (h11),
+    # and requests in flight per worker before a 503 with Retry-After (api/guards.py); 0 = no bound.
+    timeout_keep_alive: int = Field(default=5, ge=1)
+    timeout_graceful_shutdown: int = Field(default=10, ge=1)
+    max_header_bytes: int = Field(default=16_384, ge=1024)
+    limit_concurrency: int = Field(default=256, ge=0)
+    follower_stale_seconds: float = Field(default=10.0, gt=0, description="/ready: a follower beat older is dead")
     projection_runner: Literal["thread", "external"] = Field(
         default="thread", description="thread: the API process keeps the views; external: `ledger project --follow`")
 
@@ -60,7 +67,7 @@ class Settings(BaseSettings):
             "CREATE_TABLE": "y",
         }
         if self.backend == "postgres":
-            env["PERSISTENCE_MODULE"] = "eventsourcing.postgres"
+            env["PERSISTENCE_MODULE"] = "ledger.store.recorders:LedgerPostgresFactory"
             env["APPLICATION_RECORDER_TOPIC"] = "ledger.store.recorders:LedgerPostgresRecorder"
             env["POSTGRES_POOL_SIZE"] = str(self.pool_size)
             if self.postgres_schema:
@@ -79,7 +86,7 @@ class Settings(BaseSettings):
             env.setdefault("POSTGRES_PASSWORD", os.environ.get("POSTGRES_PASSWORD", ""))
         else:
             self.data_dir.mkdir(parents=True, exist_ok=True)
-            env["PERSISTENCE_MODULE"] = "eventsourcing.sqlite"
+            env["PERSISTENCE_MODULE"] = "ledger.store.recorders:LedgerSQLiteFactory"
             env["APPLICATION_RECORDER_TOPIC"] = "ledger.store.recorders:LedgerSQLiteRecorder"
             env["SQLITE_DBNAME"] = str(self.sqlite_path)
         return env

@@ -28,6 +28,10 @@ class Ready(BaseModel):
                                  examples=[0])
     projections: dict[str, Any] = Field(default_factory=dict, description="Lag per projection, when reported",
                                         examples=[{"map": 0, "victory": 0, "timeline": 0, "budget": 0}])
+    follower: dict[str, Any] | None = Field(
+        default=None, description="The external projection follower (`ledger project --follow`), from its "
+        "heartbeat: alive (beat within LEDGER_FOLLOWER_STALE_SECONDS), pid, host, age_seconds; null when the "
+        "views are kept by a thread of this process", examples=[{"alive": True, "pid": 4242, "age_seconds": 0.8}])
 
 
 @router.get("/health", response_model=Health, summary="Liveness: the process answers")
@@ -47,7 +51,31 @@ def ready(request: Request, ledger: LedgerDep):
         status = runner.status()
         per = {name: max(0, status["head"] - position) for name, position in status["positions"].items()}
         total = int(status["lag"])
-    return Ready(status="ready", store=ledger.settings.backend, head=head, projections_lag=total, projections=per)
+    follower = None
+    if runner is None and ledger.settings.projection_runner == "external":
+        per, total, follower = _external(request, ledger)
+    return Ready(status="ready" if follower is None or follower["alive"] else "degraded",
+                 store=ledger.settings.backend, head=head, projections_lag=total, projections=per, follower=follower)
+
+
+def _external(request: Request, ledger: Any) -> tuple[dict[str, int], int, dict[str, Any]]:
+    """Lag read from the views' tracking rows, liveness from the follower's heartbeat (ledger/supervision.py).
+
+    A dead follower leaves the API serving (reads add the tail the views miss): ``status`` says ``degraded``
+    with a 200, so a load balancer keeps the workers while the master restarts the follower.
+    """
+    from ledger.supervision import Heartbeat
+    from projections.runner import Projector
+
+    state = request.app.state
+    if getattr(state, "lag_probe", None) is None:
+        state.lag_probe = (Projector(ledger), Heartbeat(ledger))
+    projector, heartbeat = state.lag_probe
+    positions, head = projector.positions(), projector.db.head()
+    per = {name: max(0, head - position) for name, position in positions.items()}
+    beat = heartbeat.read()
+    alive = beat is not None and beat["age_seconds"] <= ledger.settings.follower_stale_seconds
+    return per, max(per.values(), default=0), {"alive": alive, **(beat or {})}
 
 
 @router.get("/metrics", summary="Prometheus metrics", response_class=Response,

@@ -8,12 +8,14 @@ form sets when there is no Authorization header; local development without a
 token acts as admin from loopback), and what is shown is filtered by
 ``ledger.access.can_see`` like every read route. The one write, a correction,
 passes the same permission check as ``POST /campaigns/{id}/corrections``
-(``Permit("record_correction")``) and a CSRF token (double submit: a random
-``ledger_csrf`` cookie, SameSite=Strict, that the form repeats).
+(``Permit("record_correction")``) and a CSRF token (a random
+``ledger_csrf`` cookie, SameSite=Strict, and the form's token HMAC(that cookie, the login cookie): bound to
+the session).
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import inspect
 import json
@@ -69,11 +71,22 @@ async def _reader(request: Request, campaign: str) -> tuple[Actor, UUID]:
     return caller.actor, cid
 
 
+def _csrf_secret(request: Request) -> str:
+    secret = request.cookies.get(CSRF_COOKIE) or getattr(request.state, "new_csrf", None)
+    if not secret:
+        secret = request.state.new_csrf = secrets.token_urlsafe(24)
+    return secret
+
+
+def _csrf_for(secret: str, session: str) -> str:
+    # Bound to the session: HMAC(random cookie, login cookie). A token copied from another session (another
+    # login, or none) does not match, and a forged ledger_csrf cookie is useless without the HttpOnly login.
+    return hmac.new(secret.encode(), b"ledger-csrf|" + session.encode(), hashlib.sha256).hexdigest()
+
+
 def _csrf(request: Request) -> str:
-    token = request.cookies.get(CSRF_COOKIE) or getattr(request.state, "new_csrf", None)
-    if not token:
-        token = request.state.new_csrf = secrets.token_urlsafe(24)
-    return token
+    """The token the forms of this page carry."""
+    return _csrf_for(_csrf_secret(request), request.cookies.get(TOKEN_COOKIE, ""))
 
 
 def _secure(request: Request) -> bool:
@@ -97,8 +110,9 @@ def _error(request: Request, exc: LedgerError) -> Response:
 
 
 def _check_csrf(request: Request, form: dict[str, str]) -> None:
-    cookie, sent = request.cookies.get(CSRF_COOKIE, ""), form.get("csrf", "")
-    if not cookie or not sent or not hmac.compare_digest(cookie.encode(), sent.encode()):
+    secret, sent = request.cookies.get(CSRF_COOKIE, ""), form.get("csrf", "")
+    expected = _csrf_for(secret, request.cookies.get(TOKEN_COOKIE, "")) if secret else ""
+    if not expected or not sent or not hmac.compare_digest(expected.encode(), sent.encode()):
         raise Forbidden("the form's CSRF token does not match: reload the page and submit again", field="csrf",
                         rule="access.csrf")
 

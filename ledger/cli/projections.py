@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated, Optional
@@ -25,6 +26,11 @@ def project(follow: Annotated[bool, typer.Option("--follow", help="Keep followin
 
     with ledger_app() as ledger:
         runner = ProjectionRunner(ledger, poll=poll)
+        if follow:  # under `ledger serve --workers N`: exit with the master; beat so /ready sees us alive
+            from ledger.supervision import Heartbeat, die_with_parent
+
+            die_with_parent()
+            Heartbeat(ledger).run(threading.Event())
         n = runner.catch_up()
         out.print(f"{n} events projected; lag {runner.lag}")
         if not follow:

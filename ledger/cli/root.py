@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from ledger.cli import access, audit, campaigns, economy, export, projections, records, service, turns
+from ledger.cli import access, audit, backup, campaigns, economy, export, projections, records, service, turns
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -37,6 +37,7 @@ for name, command in [
     ("procedures", audit.procedures),
     ("resolve", audit.resolve),
     ("openapi", service.openapi),
+    ("backup", backup.backup), ("restore", backup.restore),
 ]:
     app.command(name)(command)
 

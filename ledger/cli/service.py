@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Annotated, Optional
 
 import typer
 
 from ledger.cli.base import err, escape, ledger_app, out
 from ledger.config import Settings
+from ledger.supervision import SUPERVISOR_ENV
 
 
 def serve(
@@ -28,7 +30,6 @@ def serve(
     views have not reached yet (projections/head.py).
     """
     import os
-    import subprocess
 
     import uvicorn
 
@@ -40,23 +41,69 @@ def serve(
             slug = ensure_sample(ledger)
         out.print(f"sample campaign [bold]{escape(slug)}[/bold] ready ({escape(str(settings.backend))} store)")
     # No uvicorn access log: api/observability.py already logs every request as one JSON line.
+    # uvicorn has no header read timeout: keep-alive, the header size (h11) and the connection bound are set here;
+    # a slow client's headers are cut by a reverse proxy's timeout (README, Configuration).
+    limits = dict(timeout_keep_alive=settings.timeout_keep_alive,
+                  timeout_graceful_shutdown=settings.timeout_graceful_shutdown,
+                  h11_max_incomplete_event_size=settings.max_header_bytes,
+                  # uvicorn's own 503 carries no Retry-After: it is the hard bound above the app's (api/guards.py).
+                  limit_concurrency=2 * settings.limit_concurrency if settings.limit_concurrency else None)
     if workers == 1:
         from api.main import create_app
 
-        uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=False)
+        uvicorn.run(create_app(settings), host=host, port=port, log_level=log_level, access_log=False, **limits)
         return
-    follower = None
-    if settings.projection_runner == "thread":
-        follower = subprocess.Popen([sys.executable, "-m", "ledger", "project", "--follow"],
-                                    stdout=subprocess.DEVNULL)
+    # Workers and the follower watch this pid and exit when it dies, even by kill -9 (ledger/supervision.py).
+    os.environ[SUPERVISOR_ENV] = str(os.getpid())
+    follower = FollowerSupervisor() if settings.projection_runner == "thread" else None
     os.environ["LEDGER_PROJECTION_RUNNER"] = "external"  # read by each worker's Settings
     try:
         uvicorn.run("api.main:create_app", factory=True, host=host, port=port, workers=workers,
-                    log_level=log_level, access_log=False)
+                    log_level=log_level, access_log=False, **limits)
     finally:
         if follower is not None:
-            follower.terminate()
-            follower.wait(timeout=10)
+            follower.stop()
+
+
+class FollowerSupervisor:
+    """Runs `ledger project --follow` as a child and starts it again when it dies (a thread of `serve`)."""
+
+    def __init__(self, check_every: float = 1.0, backoff: float = 2.0):
+        import threading
+
+        self.check_every, self.backoff = check_every, backoff
+        self.restarts = 0
+        self.stopping = threading.Event()
+        self.process = self._spawn()
+        self.thread = threading.Thread(target=self._watch, name="follower-supervisor", daemon=True)
+        self.thread.start()
+
+    def _spawn(self):
+        import subprocess
+
+        self.started = time.monotonic()
+        return subprocess.Popen([sys.executable, "-m", "ledger", "project", "--follow"], stdout=subprocess.DEVNULL)
+
+    def _watch(self) -> None:
+        while not self.stopping.wait(self.check_every):
+            code = self.process.poll()
+            if code is None:
+                continue
+            err.print(f"projection follower (pid {self.process.pid}) exited with {code}: restarting")
+            # At once after a long life; a follower that dies at start (store down) must not spin.
+            if time.monotonic() - self.started < 10 and self.stopping.wait(self.backoff):
+                return
+            self.restarts += 1
+            self.process = self._spawn()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=5)
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except Exception:
+            self.process.kill()
 
 
 def sample() -> None:

@@ -16,13 +16,16 @@ from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+import psycopg.errors
+from eventsourcing.persistence import InterfaceError, OperationalError, ProgrammingError, StoredEvent
 from eventsourcing.utils import retry
-from eventsourcing.postgres import PostgresApplicationRecorder
-from eventsourcing.sqlite import SQLiteApplicationRecorder
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
+from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecorder, SQLiteFactory
 from psycopg.sql import SQL, Identifier
 
 IMMUTABLE_MESSAGE = "ledger events are immutable"
+#: pg_advisory_xact_lock key serialising the store's migrations across processes (the views use 724311).
+MIGRATION_LOCK = 724310
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,59 @@ class Extras:
     seed: TurnSeed | None = None
 
 
-class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
+class SerialisedSQLiteMigration:
+    """For every SQLite recorder of the ledger (events and snapshots)."""
+
+    def create_table(self) -> None:
+        """Every CREATE in one ``BEGIN IMMEDIATE`` transaction.
+
+        The library's deferred BEGIN reads the schema first and upgrades to a write lock later: when another
+        process committed its own CREATEs in between, SQLite (WAL) answers "database is locked" at once
+        instead of waiting. IMMEDIATE takes the write lock first, so concurrent start-ups queue on the
+        connection's busy timeout and the later ones find everything created.
+        """
+        with self.datastore.get_connection(commit=True) as conn:
+            c = conn.cursor()
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in self.construct_create_table_statements():
+                    c.execute(statement)
+            except BaseException:
+                conn.rollback()
+                raise
+            conn.commit()
+
+class SerialisedPostgresMigration:
+    """For every PostgreSQL recorder of the ledger (events and snapshots)."""
+
+    def create_table(self) -> None:
+        """The library's migration, in one transaction under ``pg_advisory_xact_lock``.
+
+        Several processes start at once (``ledger serve --workers N``, the follower, the CLI): the library
+        runs CREATE TYPE, CREATE TABLE/INDEX, CREATE OR REPLACE FUNCTION/TRIGGER unserialised, which
+        deadlocks or hits a unique violation on the catalogs now and then. Under the lock the first process
+        creates everything and the others find it done. CREATE TYPE has no IF NOT EXISTS: each runs in a
+        savepoint so a DuplicateObject does not abort the transaction.
+        """
+        with self.datastore.transaction(commit=True) as curs:
+            curs.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK,))
+            for statement in self.sql_create_statements:
+                if "CREATE TYPE" in statement.as_string():
+                    try:
+                        with curs.connection.transaction():
+                            curs.execute(statement, prepare=False)
+                    except psycopg.errors.DuplicateObject:
+                        pass
+            for statement in self.sql_create_statements:
+                if "CREATE TYPE" not in statement.as_string():
+                    try:
+                        curs.execute(statement, prepare=False)
+                    except psycopg.errors.SyntaxError as e:
+                        raise ProgrammingError(f"Syntax error: '{e}' in: {statement.as_string()}") from e
+        self.datastore.register_type_adapters()
+
+
+class LedgerSQLiteRecorder(SerialisedSQLiteMigration, SQLiteApplicationRecorder):
     def construct_create_table_statements(self) -> list[str]:
         t = self.events_table_name
         return [
@@ -111,7 +166,7 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
             return [UUID(r["originator_id"]) for r in c.fetchall()]
 
 
-class LedgerPostgresRecorder(PostgresApplicationRecorder):
+class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRecorder):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         schema = Identifier(self.datastore.schema)
@@ -260,3 +315,21 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self._select_campaigns)
             return [r["originator_id"] for r in curs.fetchall()]
+
+
+class LedgerSQLiteSnapshotRecorder(SerialisedSQLiteMigration, SQLiteAggregateRecorder):
+    pass
+
+
+class LedgerPostgresSnapshotRecorder(SerialisedPostgresMigration, PostgresAggregateRecorder):
+    pass
+
+
+# The factories (PERSISTENCE_MODULE in ledger/config.py) exist only so the snapshot recorder, which the
+# library builds from ``aggregate_recorder_class`` (no environment variable), migrates under the same lock.
+class LedgerSQLiteFactory(SQLiteFactory):
+    aggregate_recorder_class = LedgerSQLiteSnapshotRecorder
+
+
+class LedgerPostgresFactory(PostgresFactory):
+    aggregate_recorder_class = LedgerPostgresSnapshotRecorder

@@ -287,13 +287,14 @@ def test_metrics_count_appended_events_and_time_requests_by_route(world):
 
 def test_local_development_without_admin_token_is_open_to_loopback_only(settings, ledger):
     dev = settings.model_copy(update={"env": "development", "admin_token": None})
-    local = TestClient(create_app(dev, ledger), client=("127.0.0.1", 50000))
+    # base_url: development mode answers loopback Host names only (api/guards.py).
+    local = TestClient(create_app(dev, ledger), client=("127.0.0.1", 50000), base_url="http://127.0.0.1:8000")
     r = local.post("/campaigns", json={"slug": "dev", "name": "D", "countries": ["ENG"]},
                    headers={"X-Ledger-Actor": "dana"})
     assert r.status_code == 201
     [event] = ledger.history(UUID(r.json()["campaign"]))
     assert event.actor["id"] == "dana"
-    remote = TestClient(create_app(dev, ledger), client=("192.0.2.7", 50000))
+    remote = TestClient(create_app(dev, ledger), client=("192.0.2.7", 50000), base_url="http://localhost")
     assert remote.get("/campaigns").status_code == 401
     # Not in production, nor in test, nor with an admin token configured.
     configured = TestClient(create_app(dev.model_copy(update={"admin_token": ADMIN}), ledger),

@@ -113,10 +113,11 @@ def test_a_correction_of_a_hidden_event_stays_as_hidden_as_the_original(settings
 
 def test_development_mode_from_loopback_needs_no_login_and_other_addresses_do(settings, sample):
     dev = settings.model_copy(update={"env": "development", "admin_token": None})
-    with client(dev, sample, client=("127.0.0.1", 50000)) as c:
+    # base_url: development mode answers loopback Host names only (api/guards.py).
+    with client(dev, sample, client=("127.0.0.1", 50000), base_url="http://127.0.0.1:8000") as c:
         r = c.get("/ui/campaigns/sample/turns/1?step=7")
         assert r.status_code == 200 and 'id="position">9<' in r.text and 'id="dispute-form"' in r.text
-    with client(dev, sample, client=("192.0.2.7", 50000)) as c:
+    with client(dev, sample, client=("192.0.2.7", 50000), base_url="http://localhost:8000") as c:
         assert c.get("/ui", follow_redirects=False).headers["location"] == "/ui/login?next=%2Fui"
 
 

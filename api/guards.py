@@ -1,0 +1,96 @@
+"""ASGI guards in front of the routes: local development's origin checks, and the in-flight bound.
+
+``LocalOnly`` (only in open development: ``LEDGER_ENV=development`` and no admin token, what ``ops/run``
+starts, where a loopback client without a token acts as admin):
+- the ``Host`` must be a loopback name (``localhost``, ``127.0.0.1``, ``[::1]``, any port): a DNS-rebound
+  name (``evil.example`` resolving to 127.0.0.1) reaches the socket but not the app;
+- a write (any method but GET, HEAD, OPTIONS) must not be cross-site: ``Sec-Fetch-Site`` (sent by every
+  current browser) must be ``same-origin`` or ``none``, and an ``Origin``, when sent, must be a loopback
+  origin on the same port. Clients that send neither (curl, the CLI, scripts) are not browsers and pass.
+
+``InFlightLimit``: more than ``limit`` requests in flight in this process get a 503 with ``Retry-After``
+(uvicorn's own ``limit_concurrency`` answers a bare 503, so it is set above this one as a hard bound).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from fastapi.responses import JSONResponse
+
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "[::1]", "::1"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+SAME_SITE = frozenset({"same-origin", "none"})
+#: Seconds a client should wait before retrying a 503 (overload, store unavailable) or a 409 of contention.
+RETRY_AFTER = "1"
+
+
+def _refuse(status: int, kind: str, message: str, field: str | None, rule: str | None = None,
+            headers: dict[str, str] | None = None) -> JSONResponse:
+    body = {"error": {"type": kind, "message": message, "field": field, "rule": rule}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+def split_host(value: str) -> tuple[str, str]:
+    """``host[:port]`` to (lower-case host, port text); IPv6 literals keep their brackets."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        host, _, rest = value.partition("]")
+        return host + "]", rest.lstrip(":")
+    host, _, port = value.partition(":")
+    return host, port
+
+
+class LocalOnly:
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers", ())}
+        host, port = split_host(headers.get("host", ""))
+        refusal = None
+        if host not in LOOPBACK_NAMES:
+            refusal = _refuse(403, "Forbidden", "development mode answers loopback host names only "
+                              "(localhost, 127.0.0.1, [::1])", "Host", "access.host")
+        elif scope["method"] not in SAFE_METHODS:
+            site, origin = headers.get("sec-fetch-site"), headers.get("origin")
+            if site is not None and site.lower() not in SAME_SITE:
+                refusal = _refuse(403, "Forbidden", f"cross-site write refused (Sec-Fetch-Site: {site})",
+                                  "Sec-Fetch-Site", "access.same_origin")
+            elif origin is not None:
+                parts = urlsplit(origin)
+                o_host, o_port = split_host(parts.netloc)
+                o_port = o_port or {"http": "80", "https": "443"}.get(parts.scheme, "")
+                if o_host not in LOOPBACK_NAMES or o_port != (port or {"https": "443"}.get(scope["scheme"], "80")):
+                    refusal = _refuse(403, "Forbidden", f"cross-site write refused (Origin: {origin})", "Origin",
+                                      "access.same_origin")
+        if refusal is not None:
+            await refusal(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
+class InFlightLimit:
+    EXEMPT = ("/health", "/ready", "/metrics")  # probes still answer under overload
+
+    def __init__(self, app: Any, limit: int):
+        self.app, self.limit, self.in_flight = app, limit, 0
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not self.limit or scope.get("path") in self.EXEMPT:
+            await self.app(scope, receive, send)
+            return
+        if self.in_flight >= self.limit:
+            response = _refuse(503, "Overloaded", f"more than {self.limit} requests in flight: retry later",
+                               None, headers={"Retry-After": RETRY_AFTER})
+            await response(scope, receive, send)
+            return
+        self.in_flight += 1  # one event loop per process: no lock needed
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1

@@ -1,0 +1,123 @@
+"""Processes of ``ledger serve --workers N``: die with the master, and tell the others you are alive.
+
+- ``die_with_parent()``: a worker or the follower exits when the process that started it dies, even by
+  kill -9 (which runs no clean-up in the master): ``PR_SET_PDEATHSIG`` on Linux sends SIGTERM at once, and a
+  thread polling the parent pid covers other systems and the race where the master died before prctl ran.
+  The master's pid comes in ``LEDGER_SUPERVISOR_PID`` (set by ``serve`` before it starts anything).
+- ``Heartbeat``: the follower writes its pid and time into ``ledger_heartbeats`` every few seconds, in the
+  ledger's own store (so a follower on another host counts too); ``/ready`` reads it. A follower killed
+  with -9 stops beating, which is how its death is noticed without being its parent.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from typing import Any
+
+LOG = logging.getLogger("ledger.supervision")
+SUPERVISOR_ENV = "LEDGER_SUPERVISOR_PID"
+PR_SET_PDEATHSIG = 1
+
+
+def _pdeathsig(sig: int) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, sig, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def die_with_parent(parent: int | None = None, poll: float = 0.5, grace: float = 10.0) -> bool:
+    """Exit when ``parent`` (default: ``$LEDGER_SUPERVISOR_PID``) dies. False when there is none to watch."""
+    if parent is None:
+        raw = os.environ.get(SUPERVISOR_ENV, "")
+        parent = int(raw) if raw.isdigit() else None
+    if parent is None or parent == os.getpid():
+        return False
+    if os.getppid() != parent:
+        try:
+            os.kill(parent, 0)
+        except ProcessLookupError:
+            pass  # the master died before we got here: the watch below exits at once
+        else:
+            return False  # an inherited variable, not our parent: nothing to watch
+    # PDEATHSIG fires when the *thread* that forked us ends; the master starts us from its main thread (uvicorn's
+    # supervisor loop, serve's follower supervisor lives as long as serve), and the poll below is the backstop.
+    _pdeathsig(signal.SIGTERM)
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(poll)
+        LOG.warning("supervisor %s is gone: exiting", parent)
+        os.kill(os.getpid(), signal.SIGTERM)  # a graceful stop first (uvicorn drains its requests)
+        time.sleep(grace)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="die-with-parent", daemon=True).start()
+    return True
+
+
+class Heartbeat:
+    """One row per beating process in ``ledger_heartbeats`` (name, pid, host, beat_at in epoch seconds)."""
+
+    def __init__(self, ledger: Any, name: str = "follower"):
+        from eventsourcing.postgres import PostgresDatastore
+
+        self.datastore = ledger.recorder.datastore
+        self.name = name
+        self.postgres = isinstance(self.datastore, PostgresDatastore)
+        self.table = f'"{self.datastore.schema}".ledger_heartbeats' if self.postgres else "ledger_heartbeats"
+        self.ph = "%s" if self.postgres else "?"
+        self._created = False
+
+    def _create(self, cur: Any) -> None:
+        if not self._created:
+            if self.postgres:
+                cur.execute("SELECT pg_advisory_xact_lock(724312)")  # concurrent CREATEs, as for the migrations
+            cur.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (name text PRIMARY KEY, pid integer NOT NULL, "
+                        "host text NOT NULL, beat_at double precision NOT NULL)")
+            self._created = True
+
+    def beat(self) -> None:
+        p = self.ph
+        with self.datastore.transaction(commit=True) as cur:
+            self._create(cur)
+            cur.execute(f"INSERT INTO {self.table} (name, pid, host, beat_at) VALUES ({p}, {p}, {p}, {p}) "
+                        "ON CONFLICT (name) DO UPDATE SET pid = excluded.pid, host = excluded.host, "
+                        "beat_at = excluded.beat_at", (self.name, os.getpid(), socket.gethostname(), time.time()))
+
+    def read(self) -> dict[str, Any] | None:
+        """The last beat (pid, host, age in seconds), or None if none was ever written."""
+        try:
+            with self.datastore.transaction(commit=False) as cur:
+                cur.execute(f"SELECT pid, host, beat_at FROM {self.table} WHERE name = {self.ph}", (self.name,))
+                row = cur.fetchone()
+        except Exception as exc:  # no table yet: nothing ever beat
+            if "ledger_heartbeats" in str(exc) or "no such table" in str(exc):
+                return None
+            raise
+        if row is None:
+            return None
+        return {"pid": int(row["pid"]), "host": row["host"], "age_seconds": round(time.time() - row["beat_at"], 1)}
+
+    def run(self, stop: threading.Event, every: float = 2.0) -> threading.Thread:
+        def loop() -> None:
+            while not stop.is_set():
+                try:
+                    self.beat()
+                except Exception as exc:  # a store hiccup: the next beat retries; a long gap shows in /ready
+                    LOG.warning("heartbeat failed: %s", exc)
+                stop.wait(every)
+
+        thread = threading.Thread(target=loop, name=f"heartbeat-{self.name}", daemon=True)
+        thread.start()
+        return thread
