@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     head_cache_size: int = 1000
     admin_token: str | None = Field(default=None, description="bootstrap token for creating campaigns")
     max_request_bytes: int = 1_000_000
+    signing_key_file: Path | None = Field(
+        default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")
+    public_host: str = Field(default="localhost", description="the name in checkpoint origins and the key name")
     projection_runner: Literal["thread", "external"] = Field(
         default="thread", description="thread: the API process keeps the views; external: `ledger project --follow`")
 
