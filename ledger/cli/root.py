@@ -33,6 +33,7 @@ for name, command in [
     ("correct", records.correct),
     ("events", audit.events),
     ("verify", audit.verify),
+    ("audit", audit.audit),
     ("recompute", audit.recompute),
     ("procedures", audit.procedures),
     ("resolve", audit.resolve),
