@@ -209,8 +209,7 @@ class Ledger(Application[UUID]):
         for e in events:
             version, head = (state.version, state.head_hash) if state is not None else (0, GENESIS)
             if e.originator_version != version + 1 or e.prev_hash != head:
-                raise ChainBroken(f"the stored history does not link at position {version + 1}: "
-                                  f"run verify for campaign {e.originator_id}", field="campaign")
+                raise ValueError(f"the stored history does not link at position {version + 1}")
             state = project_campaign(state, [e])
         return state
 
@@ -244,12 +243,11 @@ class Ledger(Application[UUID]):
 
     def _check_signed_head(self, state: CampaignState) -> None:
         """The head must be one the service signed (one indexed read): an event appended, or a tail rewritten
-        and re-hashed, by someone writing to the database without the key is refused here."""
+        and re-hashed, by someone writing to the database without the key is refused here (by ``_head``)."""
         signed = self.recorder.signed_checkpoints(state.id, state.version)  # type: ignore[attr-defined]
         expected = self.signer.note(state.id, state.version, state.root)
         if not signed or signed[0][1] != expected:
-            raise ChainBroken(f"the head of campaign {state.id} (position {state.version}) is not one the service "
-                              "signed: run verify", field="campaign")
+            raise ValueError(f"the head (position {state.version}) is not one the service signed")
 
     def _broken(self, cid: UUID, cause: Exception) -> ChainBroken:
         report = self.verify(cid)
