@@ -98,7 +98,7 @@ def tail_deleted(ledger, settings, table, cid):
 
 
 def tail_rewritten_and_rehashed(ledger, settings, table, cid):
-    rehash_from(ledger, settings, table, cid, 4, lambda s: s.update(values=[10]))
+    rehash_from(ledger, settings, table, cid, 4, lambda s: s.update(purpose="rewritten"))
     return 4, "do not hash to the root"
 
 
@@ -166,7 +166,7 @@ def test_a_deleted_tail_with_its_signed_checkpoints_is_caught_by_the_head_a_play
 def test_a_rewritten_tail_is_caught_by_a_checkpoint_the_player_kept(ledger, settings):
     cid, receipts = new_campaign(ledger)
     table = unlock(settings)
-    rehash_from(ledger, settings, table, cid, 5, lambda s: s.update(values=[1]))
+    rehash_from(ledger, settings, table, cid, 5, lambda s: s.update(purpose="rewritten"))
     report = ledger.verify(cid, checkpoint=receipts[-1])
     assert not report.intact and report.broken_at == 5
 
