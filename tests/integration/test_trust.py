@@ -306,3 +306,35 @@ def test_an_idempotent_replay_returns_the_same_receipt(ledger):
     first = ledger.roll(cid, purpose="k", actor=GM, idempotency_key="k1")
     again = ledger.roll(cid, purpose="k", actor=GM, idempotency_key="k1")
     assert again.replayed and again.checkpoint == first.checkpoint
+
+
+# ------------------------------------------------------------------ the command line
+
+
+def test_the_cli_verifies_against_a_noted_head_and_a_kept_checkpoint_and_audits_receipts(settings, tmp_path):
+    from tests.integration.test_cli import run
+
+    ledger = Ledger(settings)
+    try:
+        cid, receipts = new_campaign(ledger)
+        noted = f"5:{ledger.event_at(cid, 5).hash}"
+    finally:
+        ledger.close()
+    folder = tmp_path / "receipts"
+    folder.mkdir()
+    for i, note in enumerate(receipts):
+        (folder / f"{i:03}.txt").write_text(note)
+    assert run(settings, "verify", "trust", "--expect-head", noted).exit_code == 0
+    assert run(settings, "verify", "trust", "--checkpoint", str(folder / "004.txt")).exit_code == 0
+    ok = run(settings, "audit", "trust", "--receipts", str(folder))
+    assert ok.exit_code == 0 and "5 receipts" in ok.output
+    bad = run(settings, "verify", "trust", "--expect-head", "5:nothex")
+    assert bad.exit_code == 2 and "--expect-head" in bad.output
+
+    table = unlock(settings)
+    raw_execute(settings, f"DELETE FROM {table} WHERE originator_version >= 5")
+    raw_execute(settings, "DELETE FROM ledger_checkpoints WHERE size >= 5")
+    truncated = run(settings, "verify", "trust", "--expect-head", noted)
+    assert truncated.exit_code == 1 and "position 5" in truncated.output
+    audited = run(settings, "audit", "trust", "--receipts", str(folder))
+    assert audited.exit_code == 1 and "truncated: 004.txt covers 5 events" in audited.output
