@@ -29,14 +29,13 @@ from eventsourcing.utils import get_topic
 
 from ledger import dice as dicelib
 from ledger import merkle
-from ledger.chain import (ChainReport, Expectation, NotCanonical, StoredRow, canonical_json, event_hash, hash_body,
+from ledger.chain import (GENESIS, ChainReport, Expectation, NotCanonical, StoredRow, canonical_json, event_hash, hash_body,
                           verify_rows)
 from ledger.checkpoints import CheckpointError, load_signer, parse_note
 from ledger.config import Settings
 from ledger.domain import commands as cmd
 from ledger.domain.actors import SYSTEM, Actor
 from ledger.domain import events as ev
-from ledger.chain import GENESIS
 from ledger.domain.campaign import CampaignState, campaign_id, project_campaign, ruling_dice
 from ledger.domain.errors import (
     CampaignNotFound,
@@ -508,6 +507,8 @@ class Ledger(Application[UUID]):
         caller noted (a head ``(position, hash)`` or a signed checkpoint of theirs)."""
         expectations = []
         if expect_head is not None:
+            if expect_head[0] < 1:
+                raise InvalidInput("the position of the head you noted starts at 1", field="expect_head")
             expectations.append(Expectation(expect_head[0], head_hash=expect_head[1], source="the head you noted"))
         if checkpoint is not None:
             noted = self.parse_checkpoint(cid, checkpoint)
@@ -525,6 +526,21 @@ class Ledger(Application[UUID]):
         if not rows and not signed:
             raise CampaignNotFound(f"no campaign with id {cid}", field="campaign")
         return verify_rows(rows, expectations=[*signed, *expectations], require_signed=True)
+
+    def sign_head(self, cid: UUID) -> str:
+        """Sign the head of a history written before checkpoints existed (the operator attests to it).
+
+        Refused unless the rows verify as a chain: a signature never covers a break the walk can see.
+        """
+        report = verify_rows(self.stored_rows(cid))
+        if report.count == 0:
+            raise CampaignNotFound(f"no campaign with id {cid}", field="campaign")
+        if not report.intact:
+            raise StateConflict(f"the history is broken at position {report.broken_at}: {report.reason}",
+                                field="campaign")
+        note = self.signer.note(cid, report.count, bytes.fromhex(report.root or ""))
+        self.recorder.add_checkpoint(cid, report.count, note)  # type: ignore[attr-defined]
+        return note
 
     def parse_checkpoint(self, cid: UUID, text: str, field_name: str = "checkpoint") -> Any:
         try:

@@ -138,11 +138,16 @@ def _generate(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     pem = Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    # Created exclusively, readable by the owner only: two processes starting at once keep the first key.
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return
+    # Written aside, then linked into place: the link fails if the file exists, so two processes starting at
+    # once keep the first key, and no process ever reads a half-written file.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "wb") as f:
         f.write(pem)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        return
+    finally:
+        tmp.unlink()
     log.warning("generated a new signing key at %s (development): publish its public key to your players", path)

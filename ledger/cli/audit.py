@@ -60,6 +60,12 @@ def verify(campaign: str,
     out.print(f"intact: {report.count} events, head {report.head_hash}, root {report.root}")
 
 
+def sign_head(campaign: str) -> None:
+    """Sign the head of a history written before signed checkpoints (the operator attests to it); print it."""
+    with ledger_app() as ledger:
+        print(ledger.sign_head(_cid(campaign)), end="")
+
+
 def _read(path: Path, option: str) -> str:
     try:
         return path.read_text(encoding="utf-8")

@@ -34,6 +34,7 @@ for name, command in [
     ("events", audit.events),
     ("verify", audit.verify),
     ("audit", audit.audit),
+    ("sign-head", audit.sign_head),
     ("recompute", audit.recompute),
     ("procedures", audit.procedures),
     ("resolve", audit.resolve),

@@ -151,10 +151,12 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
     if kind in RELEVANT and state.treasury is not None:
         state = replace(state, treasury=state.treasury.add(kind, event.originator_version, vars(event)))
     frontier = state.merkle
-    if frontier is not None:
-        leaf = merkle.leaf_hash(bytes.fromhex(event.hash))
-        grown = merkle.frontier_append([bytes.fromhex(h) for h in frontier], event.originator_version - 1, leaf)
-        frontier = tuple(h.hex() for h in grown)
+    if frontier is not None:  # merkle.frontier_append on hex: only the subtree roots merged are decoded
+        grown, h, size = list(frontier), merkle.leaf_hash(bytes.fromhex(event.hash)), event.originator_version - 1
+        while size & 1:
+            h = merkle.node_hash(bytes.fromhex(grown.pop()), h)
+            size >>= 1
+        frontier = (*grown, h.hex())
     return replace(state, version=event.originator_version, head_hash=event.hash, merkle=frontier)
 
 

@@ -94,6 +94,12 @@ class LedgerSQLiteRecorder(SQLiteApplicationRecorder):
                       (cid.hex, size, note))
         return ids
 
+    def add_checkpoint(self, campaign: UUID, size: int, note: str) -> None:
+        """A checkpoint signed outside a write (``ledger sign-head``); an existing one is kept."""
+        with self.datastore.transaction(commit=True) as c:
+            c.execute("INSERT OR IGNORE INTO ledger_checkpoints (campaign_id, size, note) VALUES (?,?,?)",
+                      (campaign.hex, size, note))
+
     def signed_checkpoints(self, campaign: UUID, size: int | None = None) -> list[tuple[int, str]]:
         """(size, note) of the checkpoints signed for a campaign, by size (or the one at ``size``)."""
         with self.datastore.transaction(commit=False) as c:
@@ -288,6 +294,11 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
             curs.execute(self._select_seed, (campaign, turn), prepare=True)
             row = curs.fetchone()
         return bytes(row["seed"]) if row else None
+
+    def add_checkpoint(self, campaign: UUID, size: int, note: str) -> None:
+        """A checkpoint signed outside a write (``ledger sign-head``); an existing one is kept."""
+        with self.datastore.get_connection() as conn, conn.transaction():
+            conn.execute(self._insert_checkpoint + SQL(" ON CONFLICT DO NOTHING"), (campaign, size, note))
 
     def signed_checkpoints(self, campaign: UUID, size: int | None = None) -> list[tuple[int, str]]:
         """(size, note) of the checkpoints signed for a campaign, by size (or the one at ``size``)."""

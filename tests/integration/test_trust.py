@@ -338,3 +338,31 @@ def test_the_cli_verifies_against_a_noted_head_and_a_kept_checkpoint_and_audits_
     assert truncated.exit_code == 1 and "position 5" in truncated.output
     audited = run(settings, "audit", "trust", "--receipts", str(folder))
     assert audited.exit_code == 1 and "truncated: 004.txt covers 5 events" in audited.output
+
+
+def test_a_history_from_before_checkpoints_verifies_once_the_operator_signs_its_head(settings):
+    ledger = Ledger(settings)
+    try:
+        cid, _ = new_campaign(ledger)
+        raw_execute(settings, "DELETE FROM ledger_checkpoints")  # as a store written by an older release
+        report = ledger.verify(cid)
+        assert not report.intact and report.broken_at == 1 and "not covered" in report.reason
+        note = ledger.sign_head(cid)
+        assert parse_note(note, ledger.signer.name, ledger.signer.public).size == 5
+        assert ledger.verify(cid).intact
+    finally:
+        ledger.close()
+    restarted = Ledger(settings)
+    try:
+        assert restarted.campaign(cid).version == 5  # the cold load accepts the signed head
+        restarted.roll(cid, purpose="after", actor=GM)
+        assert restarted.verify(cid).intact
+    finally:
+        restarted.close()
+
+
+def test_the_operator_cannot_sign_a_head_over_a_broken_chain(ledger, settings):
+    cid, _ = new_campaign(ledger)
+    topic_changed(ledger, settings, unlock(settings), cid)
+    with pytest.raises(Exception, match="broken at position 3"):
+        ledger.sign_head(cid)
