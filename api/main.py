@@ -11,7 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from api import errors, guards
 from api.observability import Observability, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
-from api.routes import economy, moves
+from api.routes import checkpoints, economy, moves
 from api.routes import export as export_routes
 from api.routes import projections as projection_routes
 from api.routes import web
@@ -57,6 +57,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(moves.router)  # moves, control, markers, wars
     app.include_router(projection_routes.router)  # map, victory, timeline, state at N, diff
     app.include_router(export_routes.router)  # economic history downloads and charts
+    app.include_router(checkpoints.router)  # the service's key, signed checkpoints, Merkle proofs
     app.include_router(web.router)  # the web page at /ui
     app.mount("/ui/static", StaticFiles(directory=web.WEB / "static"), name="ui-static")
     # Outermost last: request id and timing wrap everything, the size limit wraps the routes.

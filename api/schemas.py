@@ -52,6 +52,8 @@ class Appended(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict, description="What the command returns (dice, ruling...)",
                                  examples=[{"dice": [{"purpose": "M13 escape", "sides": 10, "count": 1,
                                                       "values": [7], "index": 3, "manual": False}]}])
+    checkpoint: str | None = Field(default=None, description="The checkpoint the service signed at the new head "
+                                   "(C2SP signed note): keep it as a receipt (`ledger audit --receipts`)")
 
 
 class EventPublic(BaseModel):

@@ -11,6 +11,7 @@ then re-run on fresh state, so nothing interleaves and nothing is lost.
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import threading
 import time
@@ -22,12 +23,15 @@ from uuid import UUID
 
 import orjson
 from pydantic import ValidationError
-from eventsourcing.application import AggregateNotFoundError, Application, LRUCache
+from eventsourcing.application import Application, LRUCache
 from eventsourcing.persistence import IntegrityError
 from eventsourcing.utils import get_topic
 
 from ledger import dice as dicelib
-from ledger.chain import ChainReport, NotCanonical, StoredRow, canonical_json, event_hash, hash_body, verify_rows
+from ledger import merkle
+from ledger.chain import (GENESIS, ChainReport, Expectation, NotCanonical, StoredRow, canonical_json, event_hash, hash_body,
+                          verify_rows)
+from ledger.checkpoints import CheckpointError, load_signer, parse_note
 from ledger.config import Settings
 from ledger.domain import commands as cmd
 from ledger.domain.actors import SYSTEM, Actor
@@ -35,6 +39,7 @@ from ledger.domain import events as ev
 from ledger.domain.campaign import CampaignState, campaign_id, project_campaign, ruling_dice
 from ledger.domain.errors import (
     CampaignNotFound,
+    ChainBroken,
     ConcurrencyExhausted,
     EventNotFound,
     IdempotencyConflict,
@@ -47,6 +52,7 @@ from ledger.economy.treasury_log import Economy
 from ledger.store.recorders import Extras, IdempotencyRecord
 from ledger.usecases import HANDLERS
 
+logger = logging.getLogger("ledger.application")
 MAX_ATTEMPTS = 20
 PUBLIC = {"scope": "public"}
 
@@ -69,13 +75,15 @@ class Appended:
     events: tuple[dict[str, Any], ...]
     data: dict[str, Any] = field(default_factory=dict)
     replayed: bool = False
+    checkpoint: str | None = None  # the signed checkpoint at the new head: the client's receipt
 
     def to_json(self) -> dict[str, Any]:
-        return {"campaign": self.campaign, "events": list(self.events), "data": self.data}
+        return {"campaign": self.campaign, "events": list(self.events), "data": self.data,
+                "checkpoint": self.checkpoint}
 
     @classmethod
     def from_json(cls, d: dict[str, Any], replayed: bool) -> Appended:
-        return cls(d["campaign"], tuple(d["events"]), d.get("data", {}), replayed)
+        return cls(d["campaign"], tuple(d["events"]), d.get("data", {}), replayed, d.get("checkpoint"))
 
 
 class ServerDice:
@@ -156,6 +164,7 @@ class Ledger(Application[UUID]):
         self._writers: dict[UUID, threading.RLock] = {}  # one writer per campaign in this process (execute)
         self._economies: LRUCache[UUID, Economy] = LRUCache(maxsize=self.settings.head_cache_size)
         self._scenarios: LRUCache[UUID, dict[str, Any]] = LRUCache(maxsize=self.settings.head_cache_size)
+        self.signer = load_signer(self.settings)
 
     # ------------------------------------------------------------ write side
 
@@ -164,17 +173,86 @@ class Ledger(Application[UUID]):
             state = self._heads.get(cid)
         except KeyError:
             try:
-                state = self.repository.get(cid, projector_func=project_campaign)
-            except AggregateNotFoundError:
-                raise CampaignNotFound(f"no campaign with id {cid}", field="campaign") from None
-            if state.treasury is None:  # a snapshot older than the treasury log: fold the history once
-                state = project_campaign(None, self.events.get(cid))
+                state = self._load(cid)
+            except (CampaignNotFound, ChainBroken):
+                raise
+            except Exception as e:  # an undecodable or misplaced row: say where, never a traceback
+                raise self._broken(cid, e) from None
         else:
             # One indexed query: decode new events only when another writer (or process) appended.
             if refresh and self.recorder.head_version(cid) != state.version:  # type: ignore[attr-defined]
-                state = project_campaign(state, self.events.get(cid, gt=state.version))
+                try:
+                    state = self._fold(state, self.events.get(cid, gt=state.version))
+                    self._check_signed_head(state)
+                except ChainBroken:
+                    raise
+                except Exception as e:
+                    raise self._broken(cid, e) from None
         self._heads.put(cid, state)
         return state
+
+    def _load(self, cid: UUID) -> CampaignState:
+        """A cold load: the latest snapshot if it checks out against the chain, then the tail, links checked."""
+        state = self._snapshot_state(cid)
+        if state is None:
+            state = self._fold(None, self.events.get(cid))
+            if state is None:
+                raise CampaignNotFound(f"no campaign with id {cid}", field="campaign")
+        else:
+            state = self._fold(state, self.events.get(cid, gt=state.version))
+        self._check_signed_head(state)
+        return state
+
+    def _fold(self, state: CampaignState | None, events: Any) -> CampaignState | None:
+        """Fold events, checking each one's position and link to the head it builds on."""
+        for e in events:
+            version, head = (state.version, state.head_hash) if state is not None else (0, GENESIS)
+            if e.originator_version != version + 1 or e.prev_hash != head:
+                raise ValueError(f"the stored history does not link at position {version + 1}")
+            state = project_campaign(state, [e])
+        return state
+
+    def _snapshot_state(self, cid: UUID) -> CampaignState | None:
+        """The latest snapshot's state, or None when there is none or it does not check out (logged).
+
+        A snapshot is a cache, not a record: it is used only if the service's key sealed it (a row written
+        by anyone else, e.g. a GM token added with SQL, is ignored) and if the event it folds to is still the
+        stored event at its position (one indexed read).
+        """
+        if self.snapshots is None:
+            return None
+        try:
+            [snap] = list(self.snapshots.get(cid, desc=True, limit=1)) or [None]
+            if snap is None:
+                return None
+            data = dict(snap.state)
+            seal = bytes.fromhex(data.pop("seal", None) or "")
+            if not self.signer.verify(_snapshot_message(cid, snap.originator_version, data), seal):
+                raise ValueError("its seal does not verify with the service's key")
+            state = CampaignState.from_dict(data)
+            if state.version != snap.originator_version or state.treasury is None or state.merkle is None:
+                raise ValueError("it is older than the state it should hold")
+            at = self.recorder.select_events(cid, gt=state.version - 1, lte=state.version)
+            if len(at) != 1 or orjson.loads(at[0].state).get("hash") != state.head_hash:
+                raise ValueError(f"its head hash is not the stored event's at position {state.version}")
+        except Exception as e:
+            logger.warning("campaign %s: snapshot ignored, the state is rebuilt from the events (%s)", cid, e)
+            return None
+        return state
+
+    def _check_signed_head(self, state: CampaignState) -> None:
+        """The head must be one the service signed (one indexed read): an event appended, or a tail rewritten
+        and re-hashed, by someone writing to the database without the key is refused here (by ``_head``)."""
+        signed = self.recorder.signed_checkpoints(state.id, state.version)  # type: ignore[attr-defined]
+        expected = self.signer.note(state.id, state.version, state.root)
+        if not signed or signed[0][1] != expected:
+            raise ValueError(f"the head (position {state.version}) is not one the service signed")
+
+    def _broken(self, cid: UUID, cause: Exception) -> ChainBroken:
+        report = self.verify(cid)
+        where = (f"at position {report.broken_at}: {report.reason}" if not report.intact
+                 else f"({type(cause).__name__}: {cause})")
+        return ChainBroken(f"the stored history of campaign {cid} is damaged {where}", field="campaign")
 
     def execute(self, cid: UUID, actor: Actor, command: Callable[[Draft], dict[str, Any] | None], **kw: Any
                 ) -> Appended:
@@ -226,10 +304,15 @@ class Ledger(Application[UUID]):
                 sealed = draft.seal()
             except NotCanonical as e:
                 raise _not_storable(e) from None
+            new_state = project_campaign(state if state.version else None, sealed)
+            assert new_state is not None
+            # Signed before the append and written with it: every stored head is one the service signed.
+            note = self.signer.note(cid, new_state.version, new_state.root)
             # Canonical (sorted) form, so a replayed response is byte-identical to the first.
             result = Appended.from_json(orjson.loads(canonical_json(
-                Appended(str(cid), tuple(summarise(e) for e in sealed), data).to_json())), replayed=False)
-            extras = draft.extras
+                Appended(str(cid), tuple(summarise(e) for e in sealed), data, checkpoint=note).to_json())),
+                replayed=False)
+            extras = replace(draft.extras, checkpoint=(cid, new_state.version, note))
             if idempotency_key:
                 extras = replace(
                     extras,
@@ -241,8 +324,6 @@ class Ledger(Application[UUID]):
                 # Someone appended first (or the same key won a race): re-run on fresh state.
                 time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
                 continue
-            new_state = project_campaign(state if state.version else None, sealed)
-            assert new_state is not None
             self._heads.put(cid, new_state)
             self._maybe_snapshot(state.version, new_state)
             return result
@@ -267,11 +348,14 @@ class Ledger(Application[UUID]):
     def _maybe_snapshot(self, before: int, state: CampaignState) -> None:
         interval = self.settings.snapshot_interval
         if self.snapshots is not None and state.version // interval > before // interval:
+            data = state.to_dict()
+            # Sealed with the service's key so that a snapshot row edited in the database is ignored on load.
+            data["seal"] = self.signer.sign(_snapshot_message(state.id, state.version, data)).hex()
             snap = ev.CampaignSnapshot(
                 originator_id=state.id,
                 originator_version=state.version,
                 timestamp=datetime.now(UTC),
-                state=state.to_dict(),
+                state=data,
             )
             self.snapshots.put([snap])
 
@@ -386,7 +470,14 @@ class Ledger(Application[UUID]):
         return self._head(cid, refresh=True)
 
     def campaigns(self) -> list[CampaignState]:
-        return [self.campaign(cid) for cid in self.recorder.campaign_ids()]  # type: ignore[attr-defined]
+        """Every campaign whose history loads; a damaged one is left out and logged (its own routes say why)."""
+        found = []
+        for cid in self.recorder.campaign_ids():  # type: ignore[attr-defined]
+            try:
+                found.append(self.campaign(cid))
+            except ChainBroken as e:
+                logger.error("campaign %s left out of the list: %s", cid, e.message)
+        return found
 
     def history(self, cid: UUID, *, after: int = 0, limit: int | None = None) -> list[ev.LedgerEvent]:
         self._head(cid)  # 404 for an unknown campaign
@@ -409,9 +500,99 @@ class Ledger(Application[UUID]):
                 return
             after = page[-1].originator_version
 
-    def verify(self, cid: UUID) -> ChainReport:
-        self._head(cid)
-        return verify_rows(self.stored_rows(cid))
+    def verify(self, cid: UUID, *, expect_head: tuple[int, str] | None = None, checkpoint: str | None = None
+               ) -> ChainReport:
+        """Walk the raw rows (no domain state is built, so nothing stored can make this crash) and name the
+        first position that does not match: the chain itself, the checkpoints the service signed, and what a
+        caller noted (a head ``(position, hash)`` or a signed checkpoint of theirs)."""
+        expectations = []
+        if expect_head is not None:
+            if expect_head[0] < 1:
+                raise InvalidInput("the position of the head you noted starts at 1", field="expect_head")
+            expectations.append(Expectation(expect_head[0], head_hash=expect_head[1], source="the head you noted"))
+        if checkpoint is not None:
+            noted = self.parse_checkpoint(cid, checkpoint)
+            expectations.append(Expectation(noted.size, root=noted.root, source="your checkpoint"))
+        rows = list(self.stored_rows(cid))
+        # Read after the rows: the events and their checkpoint commit together, so every row read is covered.
+        signed = []
+        for size, note in self.recorder.signed_checkpoints(cid):  # type: ignore[attr-defined]
+            try:
+                cp = parse_note(note, self.signer.name, self.signer.public)
+            except CheckpointError:
+                cp = None
+            signed.append(Expectation(size, root=cp.root if cp is not None and cp.size == size else None,
+                                      source="the checkpoint the service signed", signed=True))
+        if not rows and not signed:
+            raise CampaignNotFound(f"no campaign with id {cid}", field="campaign")
+        return verify_rows(rows, expectations=[*signed, *expectations], require_signed=True)
+
+    def sign_head(self, cid: UUID) -> str:
+        """Sign the head of a history written before checkpoints existed (the operator attests to it).
+
+        Refused unless the rows verify as a chain: a signature never covers a break the walk can see.
+        """
+        report = verify_rows(self.stored_rows(cid))
+        if report.count == 0:
+            raise CampaignNotFound(f"no campaign with id {cid}", field="campaign")
+        if not report.intact:
+            raise StateConflict(f"the history is broken at position {report.broken_at}: {report.reason}",
+                                field="campaign")
+        note = self.signer.note(cid, report.count, bytes.fromhex(report.root or ""))
+        self.recorder.add_checkpoint(cid, report.count, note)  # type: ignore[attr-defined]
+        return note
+
+    def parse_checkpoint(self, cid: UUID, text: str, field_name: str = "checkpoint") -> Any:
+        try:
+            cp = parse_note(text, self.signer.name, self.signer.public)
+        except CheckpointError as e:
+            raise InvalidInput(str(e), field=field_name) from None
+        if cp.origin != self.signer.origin(cid):
+            raise InvalidInput(f"the checkpoint is for {cp.origin!r}, not {self.signer.origin(cid)!r}",
+                               field=field_name)
+        return cp
+
+    # ------------------------------------------------------------ checkpoints and proofs
+
+    def checkpoint(self, cid: UUID) -> str:
+        """The signed checkpoint at the campaign's head (as every write returned it)."""
+        state = self._head(cid, refresh=True)
+        return self.signer.note(cid, state.version, state.root)
+
+    def leaf_hashes(self, cid: UUID, size: int) -> list[bytes]:
+        """The Merkle leaves (hashes of the stored event hashes) of positions 1..size, from the raw rows."""
+        leaves = []
+        for row in self.stored_rows(cid):
+            if row.position > size:
+                break
+            leaves.append(merkle.leaf_hash(bytes.fromhex(orjson.loads(row.state)["hash"])))
+        return leaves
+
+    def _proof_size(self, cid: UUID, size: int | None, field_name: str) -> int:
+        head = self._head(cid, refresh=True).version
+        if size is None:
+            return head
+        if not 1 <= size <= head:
+            raise InvalidInput(f"the tree size must be between 1 and the head ({head})", field=field_name)
+        return size
+
+    def inclusion_proof(self, cid: UUID, position: int, size: int | None = None) -> dict[str, Any]:
+        n = self._proof_size(cid, size, "size")
+        if not 1 <= position <= n:
+            raise InvalidInput(f"the position must be between 1 and the tree size ({n})", field="position")
+        leaves = self.leaf_hashes(cid, n)
+        return {"position": position, "size": n, "leaf_hash": leaves[position - 1].hex(),
+                "root": merkle.root(leaves).hex(),
+                "proof": [h.hex() for h in merkle.inclusion_proof(position - 1, leaves)]}
+
+    def consistency_proof(self, cid: UUID, first: int, second: int | None = None) -> dict[str, Any]:
+        n = self._proof_size(cid, second, "to")
+        if not 1 <= first <= n:
+            raise InvalidInput(f"'from' must be between 1 and 'to' ({n})", field="from")
+        leaves = self.leaf_hashes(cid, n)
+        return {"from": first, "to": n, "from_root": merkle.root(leaves[:first]).hex(),
+                "to_root": merkle.root(leaves).hex(),
+                "proof": [h.hex() for h in merkle.consistency_proof(first, leaves)]}
 
     def verify_dice(self, cid: UUID, turn: int) -> dicelib.DiceReport:
         opened: ev.TurnOpened | None = None
@@ -471,6 +652,11 @@ class Ledger(Application[UUID]):
                 differences.append({"position": e.originator_version, "procedure": e.procedure,
                                     "status": "differs", "reason": f"fields differ: {', '.join(changed)}"})
         return differences
+
+
+def _snapshot_message(cid: UUID, position: int, data: dict[str, Any]) -> bytes:
+    body = {k: v for k, v in data.items() if k != "seal"}
+    return b"ledger-snapshot\n%s\n%d\n" % (str(cid).encode(), position) + hashlib.sha256(canonical_json(body)).digest()
 
 
 def _not_storable(e: Exception) -> InvalidInput:

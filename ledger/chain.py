@@ -80,37 +80,104 @@ class ChainReport:
     head_hash: str
     broken_at: int | None = None
     reason: str | None = None
+    root: str | None = None  # RFC 6962 root (hex) of the events that verified
 
 
-def verify_rows(rows: Iterable[StoredRow]) -> ChainReport:
+@dataclass(frozen=True)
+class Expectation:
+    """What the history must hold at ``size`` events: a head hash, or a Merkle root (a checkpoint's).
+
+    ``signed``: a checkpoint the service signed after a write (``root`` None when its signature does
+    not verify); every stored position must be covered by one, so an event appended outside the ledger
+    shows. Otherwise what a caller noted (a head, a checkpoint they kept), against a truncated or
+    rewritten-and-rehashed tail.
+    """
+
+    size: int
+    head_hash: str | None = None
+    root: bytes | None = None
+    source: str = "the expectation"
+    signed: bool = False
+
+
+def verify_rows(rows: Iterable[StoredRow], expectations: Iterable[Expectation] = (), *,
+                require_signed: bool = False) -> ChainReport:
     """Walk a campaign's stored rows in order; name the first that does not match.
 
     Checks, for each row: positions are gapless from 1; the stored bytes are the
     canonical encoding of what they decode to (so even a whitespace edit is
-    caught); the link to the previous hash; the hash itself.
+    caught); the link to the previous hash; the hash itself. Then the
+    expectations (with ``require_signed``, every position must be covered by a
+    signed one); each must match the history at its size, and the
+    history may not end before one. Nothing here decodes an event into a domain object, so
+    no stored row, however mangled, can make it fail otherwise than by a report.
     """
+    from ledger import merkle  # beside the chain; imported here to keep this module's import light
+
+    wanted: dict[int, list[Expectation]] = {}
+    for x in expectations:
+        wanted.setdefault(x.size, []).append(x)
+    signed_sizes = sorted(x.size for xs in wanted.values() for x in xs if x.signed)
+    problems: list[tuple[int, str]] = []
+    frontier: list[bytes] = []
+    last_signed = 0
     prev = GENESIS
     count = 0
     for expected, row in enumerate(rows, start=1):
-        def broken(reason: str) -> ChainReport:
-            return ChainReport(False, count, prev, row.position, reason)
+        def broken(reason: str) -> None:
+            problems.append((expected, reason))
 
         if row.position != expected:
-            return ChainReport(False, count, prev, expected, f"position {expected} is missing (found {row.position})")
+            broken(f"position {expected} is missing (found {row.position})")
+            break
         try:
             state = orjson.loads(row.state)
         except orjson.JSONDecodeError:
-            return broken("stored bytes are not valid JSON")
+            broken("stored bytes are not valid JSON")
+            break
         if not isinstance(state, dict):
-            return broken("stored state is not an object")
+            broken("stored state is not an object")
+            break
         if canonical_json(state) != bytes(row.state):
-            return broken("stored bytes are not in canonical form (edited outside the ledger)")
+            broken("stored bytes are not in canonical form (edited outside the ledger)")
+            break
         if state.get("prev_hash") != prev:
-            return broken("link to the previous event does not match")
+            broken("link to the previous event does not match")
+            break
         recomputed = event_hash(prev, hash_body(row.campaign, row.position, row.topic, state))
         if state.get("hash") != recomputed:
-            return broken("hash does not match the event's content")
+            broken("hash does not match the event's content")
+            break
         prev = recomputed
+        frontier = merkle.frontier_append(frontier, count, merkle.leaf_hash(bytes.fromhex(recomputed)))
         count += 1
-    return ChainReport(True, count, prev)
-
+        for x in wanted.get(count, ()):
+            if x.signed:
+                first, last_signed = last_signed + 1, count
+                if x.root is None:
+                    problems.append((first, f"{x.source} at size {count} does not verify with the service's key"))
+                elif x.root != merkle.frontier_root(frontier):
+                    problems.append((first, f"positions {first}..{count} do not hash to the root {x.source} at "
+                                            f"size {count}: rewritten (and re-hashed) outside the ledger"))
+            elif x.head_hash is not None and x.head_hash != recomputed:
+                problems.append((count, f"the event at position {count} is not {x.source} "
+                                        f"({x.head_hash[:16]}…): rewritten"))
+            elif x.root is not None and x.root != merkle.frontier_root(frontier):
+                problems.append((count, f"positions 1..{count} do not hash to the root of {x.source}: "
+                                        f"rewritten at or before position {count}"))
+        if problems:
+            break
+    if not problems:
+        size = max(wanted, default=0)
+        if size > count:
+            problems.append((count + 1, f"positions {count + 1}..{size} are missing: {wanted[size][0].source} "
+                                        f"covers {size} events (a deleted tail)"))
+        covered = signed_sizes[-1] if signed_sizes else 0
+        if require_signed and count > covered:
+            problems.append((covered + 1, f"position {covered + 1} is not covered by any checkpoint the service "
+                                          "signed: appended outside the ledger"))
+    root = merkle.frontier_root(frontier).hex()
+    if problems:
+        at, reason = min(problems)
+        return ChainReport(False, count, prev, at, reason, root)
+    return ChainReport(True, count, prev, root=root)

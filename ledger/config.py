@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     max_header_bytes: int = Field(default=16_384, ge=1024)
     limit_concurrency: int = Field(default=256, ge=0)
     follower_stale_seconds: float = Field(default=10.0, gt=0, description="/ready: a follower beat older is dead")
+    signing_key_file: Path | None = Field(
+        default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")
+    public_host: str = Field(default="localhost", description="the name in checkpoint origins and the key name")
     projection_runner: Literal["thread", "external"] = Field(
         default="thread", description="thread: the API process keeps the views; external: `ledger project --follow`")
 

@@ -14,13 +14,17 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Query
+from uuid import UUID
+
+from fastapi import APIRouter, Depends, Path, Query
 
 from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, LedgerDep
 from api.errors import ERRORS
+from api.routes.checkpoints import campaign_ref
 from api.routes.views import event_public
 from ledger.access import ALL_SEEING, can_see, visible
+from ledger.domain.errors import InvalidInput
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["audit"], responses=ERRORS)
 
@@ -46,11 +50,23 @@ def list_events(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: Camp
 
 
 @router.get("/verify", response_model=schemas.ChainPublic,
-            summary="Walk the whole hash chain on the server (counts and hashes only)")
-def verify(cid: CampaignId, ledger: LedgerDep, actor: ActorDep):
-    r = ledger.verify(cid)
+            summary="Walk the stored rows on the server (counts and hashes only), against what you noted")
+def verify(cid: Annotated[UUID, Depends(campaign_ref)], ledger: LedgerDep,
+           expect_head: Annotated[str | None, Query(max_length=200, description="POSITION:HASH you noted",
+                                                    examples=["42:b41a" + "0" * 60])] = None,
+           checkpoint: Annotated[str | None, Query(max_length=4000,
+                                                   description="A signed checkpoint you kept (a receipt)")] = None):
+    # Never builds the campaign's state: a damaged history gets its report, not an error.
+    r = ledger.verify(cid, expect_head=parse_head(expect_head) if expect_head else None, checkpoint=checkpoint)
     return schemas.ChainPublic(intact=r.intact, count=r.count, head_hash=r.head_hash, broken_at=r.broken_at,
                                reason=r.reason)
+
+
+def parse_head(text: str, field: str = "expect_head") -> tuple[int, str]:
+    position, sep, digest = text.partition(":")
+    if not sep or not position.isdigit() or not re.fullmatch(r"[0-9a-f]{64}", digest):
+        raise InvalidInput("expected POSITION:HASH (a position and a 64-hex-digit hash)", field=field)
+    return int(position), digest
 
 
 @router.get("/chain", response_model=list[schemas.ChainLink],
@@ -58,7 +74,7 @@ def verify(cid: CampaignId, ledger: LedgerDep, actor: ActorDep):
 def chain(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep,
           after: Annotated[int, Query(ge=0, le=2**53)] = 0, limit: Annotated[int, Query(ge=1, le=5000)] = 500):
     return [schemas.ChainLink(position=e.originator_version, prev_hash=e.prev_hash, hash=e.hash,
-                      visible=can_see(actor, e, state.revealed))
+                              visible=can_see(actor, e, state.revealed))
             for e in ledger.history(cid, after=after, limit=limit)]
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Optional
+from uuid import UUID
 
 import typer
 from rich.table import Table
 
 from ledger.cli.base import cid_of, emit, err, escape, fail, ledger_app, out, parse_ints, parse_json
+from ledger.domain.campaign import campaign_id
 from ledger.rules.core import FixedDice, RulesError, get_ruleset
 
 
@@ -28,14 +31,68 @@ def events(campaign: str, after: int = 0, limit: Optional[int] = None,
     out.print(table)
 
 
-def verify(campaign: str) -> None:
-    """Walk the hash chain; exit 1 naming the first broken position."""
+def _cid(campaign: str) -> UUID:
+    # Not cid_of: that loads the campaign's state, which a damaged history refuses; verify never needs it.
+    try:
+        return UUID(campaign)
+    except ValueError:
+        return campaign_id(campaign)
+
+
+def verify(campaign: str,
+           expect_head: Annotated[Optional[str], typer.Option(
+               "--expect-head", help="POSITION:HASH you noted: a deleted or rewritten tail shows")] = None,
+           checkpoint: Annotated[Optional[Path], typer.Option(
+               "--checkpoint", help="A signed checkpoint you kept (a file)")] = None) -> None:
+    """Walk the stored rows and the service's signed checkpoints; exit 1 naming the first broken position."""
+    head = None
+    if expect_head is not None:
+        position, sep, digest = expect_head.partition(":")
+        if not sep or not position.isdigit() or len(digest) != 64:
+            fail("--expect-head", "expected POSITION:HASH (a position and a 64-hex-digit hash)")
+        head = (int(position), digest.lower())
+    note = _read(checkpoint, "--checkpoint") if checkpoint is not None else None
     with ledger_app() as ledger:
-        report = ledger.verify(cid_of(ledger, campaign))
+        report = ledger.verify(_cid(campaign), expect_head=head, checkpoint=note)
     if not report.intact:
         out.print(f"[red]BROKEN[/red] at position {report.broken_at}: {escape(str(report.reason))}")
         raise typer.Exit(1)
-    out.print(f"intact: {report.count} events, head {report.head_hash}")
+    out.print(f"intact: {report.count} events, head {report.head_hash}, root {report.root}")
+
+
+def sign_head(campaign: str) -> None:
+    """Sign the head of a history written before signed checkpoints (the operator attests to it); print it."""
+    with ledger_app() as ledger:
+        print(ledger.sign_head(_cid(campaign)), end="")
+
+
+def _read(path: Path, option: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        fail(option, f"cannot read {path}: {e}")
+
+
+def audit(campaign: str,
+          receipts: Annotated[Path, typer.Option("--receipts", help="A directory of signed checkpoints you kept")]
+          ) -> None:
+    """Check a player's receipts: signed by the service, consistent with each other and with the current
+    history (a truncation, a rewritten tail or a fork exits 1)."""
+    from ledger.receipts import audit_receipts
+
+    if not receipts.is_dir():
+        fail("--receipts", f"{receipts} is not a directory")
+    notes = {p.name: _read(p, "--receipts") for p in sorted(receipts.iterdir()) if p.is_file()}
+    if not notes:
+        fail("--receipts", f"{receipts} holds no receipt")
+    with ledger_app() as ledger:
+        report = audit_receipts(ledger, _cid(campaign), notes)
+    for problem in report.problems:
+        out.print(f"[red]PROBLEM[/red] {escape(problem)}")
+    if not report.ok:
+        raise typer.Exit(1)
+    out.print(f"{report.checked} receipts: each signed by the service and extended by the history "
+              f"({report.head} events)")
 
 
 def recompute(campaign: str) -> None:

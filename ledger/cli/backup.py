@@ -16,6 +16,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -23,6 +24,7 @@ import typer
 
 from ledger.cli.base import escape, fail, ledger_app, out
 from ledger.config import Settings
+from ledger.domain.errors import LedgerError
 
 PG_BIN = "/usr/lib/postgresql/15/bin"
 
@@ -132,10 +134,18 @@ def restore(file: Annotated[Path, typer.Argument(help="A file written by `ledger
             src.close()
     broken = 0
     with ledger_app() as ledger:
-        for state in ledger.campaigns():
-            report = ledger.verify(state.id)
+        # Every campaign the store holds, loadable or not: a history signed by another key than this
+        # service's (LEDGER_SIGNING_KEY_FILE) is reported, never skipped.
+        for cid in ledger.recorder.campaign_ids():
+            report = ledger.verify(cid)
+            try:
+                name = ledger.campaign(cid).slug
+            except LedgerError as e:
+                name, report = str(cid), report if not report.intact else replace(report, intact=False,
+                                                                                   reason=str(e))
             broken += not report.intact
-            out.print(f"{escape(state.slug)}: {'intact' if report.intact else 'BROKEN'} {report.count} events, "
-                      f"head {report.head_hash}", soft_wrap=True)
+            out.print(f"{escape(name)}: {'intact' if report.intact else 'BROKEN'} {report.count} events, "
+                      f"head {report.head_hash}" + (f" ({escape(report.reason)})" if report.reason else ""),
+                      soft_wrap=True)
     if broken:
         raise typer.Exit(1)

@@ -33,6 +33,8 @@ for name, command in [
     ("correct", records.correct),
     ("events", audit.events),
     ("verify", audit.verify),
+    ("audit", audit.audit),
+    ("sign-head", audit.sign_head),
     ("recompute", audit.recompute),
     ("procedures", audit.procedures),
     ("resolve", audit.resolve),

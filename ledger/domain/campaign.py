@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
+from ledger import merkle
 from ledger.chain import GENESIS
 from ledger.domain import events as ev
 from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
@@ -55,6 +56,14 @@ class CampaignState:
     # What the budget reads (ledger/economy/treasury_log.py): closing a phase computes the ERS from it.
     # None: restored from a snapshot older than this field; the application replays the history once.
     treasury: TreasuryLog | None = field(default_factory=TreasuryLog)
+    # RFC 6962 frontier of the event hashes (ledger/merkle.py), hex, largest subtree first: the root at the
+    # head, which every write signs, is known without reading the history. None: an older snapshot (replayed).
+    merkle: tuple[str, ...] | None = ()
+
+    @property
+    def root(self) -> bytes:
+        """The Merkle root of the history up to the head."""
+        return merkle.frontier_root([bytes.fromhex(h) for h in self.merkle or ()])
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -70,6 +79,7 @@ class CampaignState:
         d["game_masters"] = tuple(d["game_masters"])
         d["phases_closed"] = tuple(d.get("phases_closed", ()))  # absent from older snapshots
         d["revealed"] = tuple(d.get("revealed", ()))
+        d["merkle"] = tuple(d["merkle"]) if d.get("merkle") is not None else None
         log = d.get("treasury")
         d["treasury"] = TreasuryLog.from_json(log) if log is not None else None
         return cls(**d)
@@ -140,7 +150,14 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
     kind = type(event).__name__
     if kind in RELEVANT and state.treasury is not None:
         state = replace(state, treasury=state.treasury.add(kind, event.originator_version, vars(event)))
-    return replace(state, version=event.originator_version, head_hash=event.hash)
+    frontier = state.merkle
+    if frontier is not None:  # merkle.frontier_append on hex: only the subtree roots merged are decoded
+        grown, h, size = list(frontier), merkle.leaf_hash(bytes.fromhex(event.hash)), event.originator_version - 1
+        while size & 1:
+            h = merkle.node_hash(bytes.fromhex(grown.pop()), h)
+            size >>= 1
+        frontier = (*grown, h.hex())
+    return replace(state, version=event.originator_version, head_hash=event.hash, merkle=frontier)
 
 
 def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:

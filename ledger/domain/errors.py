@@ -53,3 +53,9 @@ class Unauthorized(LedgerError):
 
 class TokenNotFound(LedgerError):
     status = 404
+
+
+class ChainBroken(LedgerError):
+    """The stored history does not verify (edited outside the ledger): nothing is built on it."""
+
+    status = 409

@@ -3,8 +3,12 @@
 Both add, in the same migration (idempotent, run at start-up):
 - triggers refusing UPDATE and DELETE (and TRUNCATE on PostgreSQL) of stored events;
 - ``ledger_idempotency``: the first result of each idempotency key;
-- ``ledger_turn_seeds``: the secret seed of each turn until it is revealed.
-Rows of the last two are written in the same transaction as the events they
+- ``ledger_turn_seeds``: the secret seed of each turn until it is revealed;
+- ``ledger_checkpoints``: the checkpoint the service signed after each write
+  (campaign, tree size, signed note), so ``verify`` can tell an event appended
+  or a tail rewritten outside the ledger (whoever writes to the database
+  cannot sign), and a deleted tail the service had signed.
+Rows of the last three are written in the same transaction as the events they
 belong to (``insert_events(..., extras=...)``), so a retried command can never
 append twice and a turn never opens without its seed.
 """
@@ -49,6 +53,7 @@ class Extras:
 
     idempotency: IdempotencyRecord | None = None
     seed: TurnSeed | None = None
+    checkpoint: tuple[UUID, int, str] | None = None  # (campaign, size, signed note)
 
 
 class SerialisedSQLiteMigration:
@@ -118,6 +123,9 @@ class LedgerSQLiteRecorder(SerialisedSQLiteMigration, SQLiteApplicationRecorder)
             "CREATE TABLE IF NOT EXISTS ledger_turn_seeds ("
             "campaign_id TEXT NOT NULL, turn INTEGER NOT NULL, seed BLOB NOT NULL, "
             "PRIMARY KEY (campaign_id, turn))",
+            "CREATE TABLE IF NOT EXISTS ledger_checkpoints ("
+            "campaign_id TEXT NOT NULL, size INTEGER NOT NULL, note TEXT NOT NULL, "
+            "PRIMARY KEY (campaign_id, size))",
         ]
 
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
@@ -135,7 +143,28 @@ class LedgerSQLiteRecorder(SerialisedSQLiteMigration, SQLiteApplicationRecorder)
                 "INSERT INTO ledger_turn_seeds (campaign_id, turn, seed) VALUES (?,?,?)",
                 (s.campaign.hex, s.turn, s.seed),
             )
+        if extras and extras.checkpoint:
+            cid, size, note = extras.checkpoint
+            c.execute("INSERT INTO ledger_checkpoints (campaign_id, size, note) VALUES (?,?,?)",
+                      (cid.hex, size, note))
         return ids
+
+    def add_checkpoint(self, campaign: UUID, size: int, note: str) -> None:
+        """A checkpoint signed outside a write (``ledger sign-head``); an existing one is kept."""
+        with self.datastore.transaction(commit=True) as c:
+            c.execute("INSERT OR IGNORE INTO ledger_checkpoints (campaign_id, size, note) VALUES (?,?,?)",
+                      (campaign.hex, size, note))
+
+    def signed_checkpoints(self, campaign: UUID, size: int | None = None) -> list[tuple[int, str]]:
+        """(size, note) of the checkpoints signed for a campaign, by size (or the one at ``size``)."""
+        with self.datastore.transaction(commit=False) as c:
+            if size is None:
+                c.execute("SELECT size, note FROM ledger_checkpoints WHERE campaign_id=? ORDER BY size",
+                          (campaign.hex,))
+            else:
+                c.execute("SELECT size, note FROM ledger_checkpoints WHERE campaign_id=? AND size=?",
+                          (campaign.hex, size))
+            return [(int(r["size"]), str(r["note"])) for r in c.fetchall()]
 
     def get_idempotency(self, scope: str, key: str) -> IdempotencyRecord | None:
         with self.datastore.transaction(commit=False) as c:
@@ -206,8 +235,22 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                     "campaign_id uuid NOT NULL, turn integer NOT NULL, seed bytea NOT NULL, "
                     "PRIMARY KEY (campaign_id, turn))"
                 ).format(schema=schema),
+                SQL(
+                    "CREATE TABLE IF NOT EXISTS {schema}.ledger_checkpoints ("
+                    "campaign_id uuid NOT NULL, size bigint NOT NULL, note text NOT NULL, "
+                    "PRIMARY KEY (campaign_id, size))"
+                ).format(schema=schema),
             ]
         )
+        self._insert_checkpoint = SQL(
+            "INSERT INTO {schema}.ledger_checkpoints (campaign_id, size, note) VALUES (%s,%s,%s)"
+        ).format(schema=schema)
+        self._select_checkpoints = SQL(
+            "SELECT size, note FROM {schema}.ledger_checkpoints WHERE campaign_id=%s ORDER BY size"
+        ).format(schema=schema)
+        self._select_checkpoint = SQL(
+            "SELECT size, note FROM {schema}.ledger_checkpoints WHERE campaign_id=%s AND size=%s"
+        ).format(schema=schema)
         self._insert_idempotency = SQL(
             "INSERT INTO {schema}.ledger_idempotency (scope, key, request_hash, response) VALUES (%s,%s,%s,%s)"
         ).format(schema=schema)
@@ -263,6 +306,8 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                     if extras and extras.seed:
                         s = extras.seed
                         conn.execute(sql["seed"], (s.campaign, s.turn, s.seed), prepare=True)
+                    if extras and extras.checkpoint:
+                        conn.execute(sql["checkpoint"], extras.checkpoint, prepare=True)
                     # Sync now so a conflict raises IntegrityError here, not at commit.
                     pipeline.sync()
                     ids = [cur.fetchone()["notification_id"] for cur in cursors]
@@ -289,6 +334,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                     ).format(schema, table).as_string(conn),
                     "idempotency": self._insert_idempotency.as_string(conn),
                     "seed": self._insert_seed.as_string(conn),
+                    "checkpoint": self._insert_checkpoint.as_string(conn),
                 }
         return self._sql
 
@@ -303,6 +349,20 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
             curs.execute(self._select_seed, (campaign, turn), prepare=True)
             row = curs.fetchone()
         return bytes(row["seed"]) if row else None
+
+    def add_checkpoint(self, campaign: UUID, size: int, note: str) -> None:
+        """A checkpoint signed outside a write (``ledger sign-head``); an existing one is kept."""
+        with self.datastore.get_connection() as conn, conn.transaction():
+            conn.execute(self._insert_checkpoint + SQL(" ON CONFLICT DO NOTHING"), (campaign, size, note))
+
+    def signed_checkpoints(self, campaign: UUID, size: int | None = None) -> list[tuple[int, str]]:
+        """(size, note) of the checkpoints signed for a campaign, by size (or the one at ``size``)."""
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            if size is None:
+                curs.execute(self._select_checkpoints, (campaign,))
+            else:
+                curs.execute(self._select_checkpoint, (campaign, size), prepare=True)
+            return [(int(r["size"]), str(r["note"])) for r in curs.fetchall()]
 
     def head_version(self, campaign: UUID) -> int:
         """The campaign's last position (0: none): one autocommit round trip, checked per request."""

@@ -26,6 +26,8 @@ def cli_env(settings) -> dict[str, str]:
     env = {"LEDGER_STORE": settings.backend, "LEDGER_DATA_DIR": str(settings.data_dir)}
     if settings.backend == "postgres":
         env |= {"LEDGER_POSTGRES_DSN": settings.postgres_dsn, "LEDGER_POSTGRES_SCHEMA": settings.postgres_schema}
+    if settings.signing_key_file is not None:
+        env["LEDGER_SIGNING_KEY_FILE"] = str(settings.signing_key_file)
     return env
 
 
@@ -49,13 +51,16 @@ def test_backup_restored_into_an_empty_store_has_the_same_chain_and_views(settin
     assert done.exit_code == 0, done.output
 
     database = None
+    # The restored service signs with the same key as the source (LEDGER_SIGNING_KEY_FILE), as in production.
+    key = settings.signing_key_file or settings.data_dir / "signing-key.pem"
     if settings.backend == "sqlite":
-        target = settings.model_copy(update={"data_dir": tmp_path / "restored"})
+        target = settings.model_copy(update={"data_dir": tmp_path / "restored", "signing_key_file": key})
     else:  # pg_dump keeps the schema's name: the empty store is a new database
         database = f"restore_{uuid.uuid4().hex[:10]}"
         with psycopg.connect(PG_DSN, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{database}"')
-        target = settings.model_copy(update={"postgres_dsn": make_conninfo(PG_DSN, dbname=database)})
+        target = settings.model_copy(update={"postgres_dsn": make_conninfo(PG_DSN, dbname=database),
+                                             "signing_key_file": key})
         with psycopg.connect(target.postgres_dsn, autocommit=True) as conn:
             conn.execute(f'CREATE SCHEMA "{settings.postgres_schema}"')
     try:

@@ -16,6 +16,8 @@ def cli_env(settings) -> dict[str, str]:
     env = {"LEDGER_STORE": settings.backend, "LEDGER_DATA_DIR": str(settings.data_dir)}
     if settings.backend == "postgres":
         env |= {"LEDGER_POSTGRES_DSN": settings.postgres_dsn, "LEDGER_POSTGRES_SCHEMA": settings.postgres_schema}
+    if settings.signing_key_file is not None:
+        env["LEDGER_SIGNING_KEY_FILE"] = str(settings.signing_key_file)
     return env
 
 
