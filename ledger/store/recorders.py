@@ -11,6 +11,7 @@ append twice and a turn never opens without its seed.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -280,22 +281,32 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
     def _commit_group(self, group: list[_Append]) -> None:
         """One transaction for the group; sets every append's ids or error, never raises.
 
-        Statements are sent in one pipeline; each append is synced inside its
-        own savepoint (one round trip per append) so a duplicate position
-        raises there and rolls back to the savepoint, not the transaction.
+        Every statement of the group is sent in one pipeline and synced once:
+        each append sits between ``SAVEPOINT`` and ``RELEASE``, so when one
+        conflicts (a duplicate position: the server skips what follows),
+        the transaction rolls back to that append's savepoint, the append
+        fails alone, and the appends after it are sent again. (psycopg's
+        nested ``transaction()`` blocks would sync on entry and exit: two more
+        round trips per append.)
         """
         sql = self._rendered()
         try:
             with self.datastore.get_connection() as conn:
-                with conn.pipeline() as pipeline, conn.transaction():
-                    with conn.cursor() as c:
-                        c.execute(sql["lock_timeout"])
-                        c.execute(sql["lock"])
-                        c.execute(sql["notify"])
-                    for request in group:
-                        self._append_in_savepoint(conn, pipeline, sql, request)
-                    if all(r.error is not None for r in group):
-                        return  # nothing to commit (the transaction commits an empty lock and NOTIFY)
+                # No server-side prepared statements in the group: psycopg counts a statement prepared once its
+                # Parse is queued, but the server skips the rest of an aborted pipeline, and the statement then
+                # "does not exist" on the connection's next use (seen as soon as appends conflicted).
+                threshold, conn.prepare_threshold = conn.prepare_threshold, None
+                try:
+                    with conn.pipeline() as pipeline, conn.transaction():
+                        with conn.cursor() as c:
+                            c.execute(sql["lock_timeout"])
+                            c.execute(sql["lock"])
+                            c.execute(sql["notify"])
+                        pending = group
+                        while pending:
+                            pending = self._send_appends(conn, pipeline, sql, pending)
+                finally:
+                    conn.prepare_threshold = threshold
         except Exception as e:  # translated by get_connection: every append of the group fails with it
             for request in group:
                 request.ids, request.error = None, e
@@ -303,31 +314,52 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
             for request in group:
                 request.done.set()
 
-    def _append_in_savepoint(self, conn: Any, pipeline: Any, sql: dict[str, str], request: _Append) -> None:
-        cursors = []
+    def _send_appends(self, conn: Any, pipeline: Any, sql: dict[str, str], group: list[_Append]) -> list[_Append]:
+        """Send the appends, each in a savepoint; returns those to send again after a conflict (none: done)."""
+        sent: list[list[Any]] = []  # [append, its INSERT cursors, its RELEASE cursor once sent]
         try:
-            with conn.transaction():  # a savepoint inside the group's transaction
+            for request in group:
+                entry: list[Any] = [request, [], None]
+                sent.append(entry)
+                conn.execute("SAVEPOINT ledger_append")
                 for e in request.events:
                     cur = conn.cursor()
-                    cur.execute(sql["insert"], (e.originator_id, e.originator_version, e.topic, e.state),
-                                prepare=True)
-                    cursors.append(cur)
+                    cur.execute(sql["insert"], (e.originator_id, e.originator_version, e.topic, e.state))
+                    entry[1].append(cur)
                 extras = request.extras
                 if extras and extras.idempotency:
                     i = extras.idempotency
-                    conn.execute(sql["idempotency"], (i.scope, i.key, i.request_hash, i.response), prepare=True)
+                    conn.execute(sql["idempotency"], (i.scope, i.key, i.request_hash, i.response))
                 if extras and extras.seed:
                     s = extras.seed
-                    conn.execute(sql["seed"], (s.campaign, s.turn, s.seed), prepare=True)
-                pipeline.sync()  # a conflict raises here, inside the savepoint
-                request.ids = [cur.fetchone()["notification_id"] for cur in cursors]
+                    conn.execute(sql["seed"], (s.campaign, s.turn, s.seed))
+                entry[2] = conn.execute("RELEASE SAVEPOINT ledger_append")
+            pipeline.sync()
         except psycopg.IntegrityError as e:
-            # Someone appended at this position first (or the same idempotency key won): this append only.
-            request.error = IntegrityError(str(e))
-            request.error.__cause__ = e
-        finally:
+            # Raised at the sync or earlier, while results were read during sending: finish the pipeline's
+            # aborted stretch first, so the rollback below is not skipped too.
+            with contextlib.suppress(psycopg.Error):
+                pipeline.sync()
+            # The first append whose RELEASE did not run is the one that conflicted; those before it stand.
+            k = next(k for k, (_, _, release) in enumerate(sent) if release is None or release.pgresult is None
+                     or release.pgresult.status != psycopg.pq.ExecStatus.COMMAND_OK)
+            for request, cursors, _ in sent[:k]:
+                request.ids = [cur.fetchone()["notification_id"] for cur in cursors]
+            loser = sent[k][0]
+            loser.error = IntegrityError(str(e))
+            loser.error.__cause__ = e
+            conn.execute("ROLLBACK TO SAVEPOINT ledger_append")
+            conn.execute("RELEASE SAVEPOINT ledger_append")
+            pipeline.sync()
+            for _, cursors, _ in sent:
+                for cur in cursors:
+                    cur.close()
+            return group[k + 1:]
+        for request, cursors, _ in sent:
+            request.ids = [cur.fetchone()["notification_id"] for cur in cursors]
             for cur in cursors:
                 cur.close()
+        return []
 
     def _rendered(self) -> dict[str, str]:
         if self._sql is None:
