@@ -19,10 +19,11 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
+import orjson
 import psycopg
 from psycopg.sql import SQL, Identifier
 
-from projections.records import Record, from_row
+from projections.records import Record, type_of
 from projections.store import TrackingConflict, ViewDB
 from projections.views import VIEW_CLASSES, View
 
@@ -30,7 +31,18 @@ PAGE = 2000
 
 
 def _decode(rows: list[tuple[int, Any, int, str, bytes]]) -> list[Record]:
-    return [from_row(campaign, position, topic, state, nid) for nid, campaign, position, topic, state in rows]
+    """``records.from_row`` for a page, inlined: one call per event less, and each topic split once."""
+    loads, types = orjson.loads, _TYPES
+    out = []
+    for nid, campaign, position, topic, state in rows:
+        kind = types.get(topic)
+        if kind is None:
+            kind = types[topic] = type_of(topic)
+        out.append(Record(str(campaign), position, kind, loads(state), nid))
+    return out
+
+
+_TYPES: dict[str, str] = {}
 
 
 class Projector:

@@ -22,6 +22,10 @@ from projections.records import Record
 from projections.store import ViewDB
 
 
+_dumps = orjson.dumps
+_PUBLIC = {"scope": "public"}
+
+
 def empty_table(db: ViewDB, cur: Any, table: str) -> None:
     """Empty a table only this view writes (a rebuild's reset).
 
@@ -69,7 +73,7 @@ class View:
         return doc
 
     def handle(self, cur: Any, r: Record) -> None:
-        doc = self.doc(cur, r.campaign)
+        doc = self.docs.get(r.campaign) or self.doc(cur, r.campaign)  # cached: no call per event
         if r.type == "CorrectionRecorded":  # fold the campaign again, the corrected events replaced
             doc, awards = corrections.apply(self.model, doc, r, lambda n: self.db.read_campaign(cur, r.campaign, n))
             self.docs[r.campaign] = doc
@@ -168,12 +172,16 @@ class TimelineView(View):
     model = timeline_model
 
     def handle(self, cur: Any, r: Record) -> None:
-        doc = self.doc(cur, r.campaign)
-        row = timeline_model.row(doc, r)
-        if r.type == "ScenarioImported":
-            self.dirty.add(r.campaign)  # the stack owners: the only state this view keeps
-        self.rows.append((r.campaign, r.position, row["turn"], row["type"], row["summary"],
-                          orjson.dumps(row["context"]).decode(), orjson.dumps(row["visibility"]).decode()))
+        # timeline_model.row without its intermediate dict (a rebuild makes one row per event): same fields.
+        campaign, t, data = r.campaign, r.type, r.data
+        doc = self.docs.get(campaign) or self.doc(cur, campaign)
+        if t == "ScenarioImported":
+            doc["stacks"] = {s["id"]: s["country"] for s in data["scenario"]["stacks"]}
+            self.dirty.add(campaign)  # the stack owners: the only state this view keeps
+        doc["position"] = r.position
+        ctx = data.get("context") or {}
+        self.rows.append((campaign, r.position, ctx.get("turn"), t, timeline_model.summary(doc, r, ctx),
+                          _dumps(ctx).decode(), _dumps(data.get("visibility") or _PUBLIC).decode()))
 
     def flush_rows(self, cur: Any) -> None:
         insert_rows(self.db, cur, self.db.t("proj_timeline"),
