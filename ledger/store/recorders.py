@@ -307,9 +307,11 @@ class LedgerPostgresRecorder(PostgresApplicationRecorder):
                             pending = self._send_appends(conn, pipeline, sql, pending)
                 finally:
                     conn.prepare_threshold = threshold
-        except Exception as e:  # translated by get_connection: every append of the group fails with it
+        except BaseException as e:  # translated by get_connection: every append of the group fails with it
             for request in group:
                 request.ids, request.error = None, e
+            if not isinstance(e, Exception):
+                raise  # an interrupt: the leader's thread stops too, after every waiting caller got its answer
         finally:
             for request in group:
                 request.done.set()
