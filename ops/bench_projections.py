@@ -114,7 +114,7 @@ def main() -> None:
         p50 = statistics.median(lat)
         p95 = lat[int(0.95 * len(lat)) - 1]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        print(f"events: {head} (asked {args.events})")
+        print(f"events: {head}" + ("" if args.reuse else f" (asked {args.events})"))
         runs = lambda xs: ", ".join(f"{x:,.0f}" for x in xs)  # noqa: E731
         print(f"{args.rounds} alternating rounds; medians, each round in brackets")
         print(f"(a) raw psycopg read + orjson decode: {n} rows: {raw_rate:,.0f} events/s  [{runs(raws)}]; "
