@@ -10,12 +10,14 @@ then re-run on fresh state, so nothing interleaves and nothing is lost.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import logging
 import random
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -158,7 +160,8 @@ class Ledger(Application[UUID]):
 
     def __init__(self, settings: Settings | None = None, env: dict[str, str] | None = None):
         self.settings = settings or Settings()
-        super().__init__(env={**self.settings.event_env(), **(env or {})})
+        with _opening(self.settings):
+            super().__init__(env={**self.settings.event_env(), **(env or {})})
         self._heads: LRUCache[UUID, CampaignState] = LRUCache(maxsize=self.settings.head_cache_size)
         self._seeds: dict[tuple[UUID, int], bytes] = {}
         self._writers: dict[UUID, threading.RLock] = {}  # one writer per campaign in this process (execute)
@@ -657,6 +660,25 @@ class Ledger(Application[UUID]):
 def _snapshot_message(cid: UUID, position: int, data: dict[str, Any]) -> bytes:
     body = {k: v for k, v in data.items() if k != "seal"}
     return b"ledger-snapshot\n%s\n%d\n" % (str(cid).encode(), position) + hashlib.sha256(canonical_json(body)).digest()
+
+
+@contextmanager
+def _opening(settings: Settings) -> Iterator[None]:
+    """Several processes (``ledger serve --workers N``, the follower, the CLI) or threads opening one fresh
+    SQLite file at once: the library switches it to WAL, which takes the database's lock without waiting
+    ("database is locked"). An exclusive lock on a file beside it serialises the openings; PostgreSQL's
+    migrations are serialised by an advisory lock instead (ledger/store/recorders.py)."""
+    if settings.backend != "sqlite":
+        yield
+        return
+    path = settings.sqlite_path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(path.name + ".open-lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # per open file: threads of one process exclude each other too
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def _not_storable(e: Exception) -> InvalidInput:

@@ -17,6 +17,7 @@ import base64
 import hashlib
 import logging
 import os
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from uuid import UUID
@@ -140,8 +141,9 @@ def _generate(path: Path) -> None:
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     # Written aside, then linked into place: the link fails if the file exists, so two processes starting at
     # once keep the first key, and no process ever reads a half-written file.
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    # A name of its own per caller (threads of one process share the pid): mkstemp creates it 0600.
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    tmp = Path(name)
     with os.fdopen(fd, "wb") as f:
         f.write(pem)
     try:

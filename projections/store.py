@@ -138,6 +138,28 @@ class ViewDB:
         ids: dict[Any, str] = {}
         return [(r[0], ids.get(r[1]) or ids.setdefault(r[1], str(UUID(str(r[1])))), r[2], r[3], r[4]) for r in rows]
 
+    def read_events_apart(self, after: int, limit: int) -> list[tuple[int, Any, int, str, bytes]]:
+        """``read_events`` on a pooled connection of its own (the runner's read-ahead thread, PostgreSQL).
+
+        Outside the batch's transaction is safe: events are immutable and the
+        recorder's table lock gives notification ids in commit order, so a page
+        read in another snapshot holds exactly the rows the batch would read.
+        """
+        with self.reading() as cur:
+            return self.read_events(cur, after, limit)
+
+    def fast_commit(self, cur: Any) -> None:
+        """A view batch need not wait for its WAL flush (PostgreSQL ``synchronous_commit = off``).
+
+        Safe for views: a crash can lose only whole recent transactions, each
+        with its own tracking row, so the view is back at an older committed
+        position and applies those events again (still exactly-once). The
+        events themselves are written by the recorder, which keeps the
+        server's durable default.
+        """
+        if self.postgres:
+            cur.execute("SET LOCAL synchronous_commit = off")
+
     def read_campaign(self, cur: Any, campaign: str, upto: int, types: Iterable[str] | None = None) -> list[Any]:
         """One campaign's records at positions 1..upto (a correction folds them again), of some types only."""
         from ledger.domain.events import LedgerEvent

@@ -69,9 +69,12 @@ def _ruling(doc: dict[str, Any], d: dict[str, Any], ctx: dict[str, Any]) -> str:
     return f"{d['procedure']} {ruling.get('title', '')}{where}: {text}"
 
 
-def summary(doc: dict[str, Any], r: Record) -> str:
+def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -> str:
+    """``ctx``: ``r.context`` when the caller already has it (a rebuild summarises every event)."""
+    if ctx is None:
+        ctx = r.context
     t, d = r.type, r.data
-    p = _prefix(r.context)
+    p = _prefix(ctx)
     if t == "CampaignCreated":
         return f"Campaign {d['name']!r} created ({', '.join(d['countries'])}; ruleset {d['ruleset']})"
     if t == "ScenarioImported":
@@ -86,7 +89,7 @@ def summary(doc: dict[str, Any], r: Record) -> str:
         how = "physical " if d["manual"] else ""
         return f"{p}{how}{d['count']}d{d['sides']} → {d['values']} ({d['purpose']})"
     if t == "RulingRecorded":
-        return p + _ruling(doc, d, r.context)
+        return p + _ruling(doc, d, ctx)
     if t == "TreasuryEntryRecorded":
         return f"{p}{d['country']}: {d['amount']:+d} ducats on {d['line']} (turn {d['turn']}: {d['reason']})"
     if t == "CorrectionRecorded":
@@ -120,5 +123,5 @@ def row(doc: dict[str, Any], r: Record) -> dict[str, Any]:
         doc["stacks"] = {s["id"]: s["country"] for s in r.data["scenario"]["stacks"]}
     doc["position"] = r.position
     ctx = r.context
-    return {"position": r.position, "turn": ctx.get("turn"), "type": r.type, "summary": summary(doc, r),
+    return {"position": r.position, "turn": ctx.get("turn"), "type": r.type, "summary": summary(doc, r, ctx),
             "context": ctx, "visibility": r.data.get("visibility") or {"scope": "public"}}

@@ -22,6 +22,22 @@ from projections.records import Record
 from projections.store import ViewDB
 
 
+_dumps = orjson.dumps
+_PUBLIC = {"scope": "public"}
+
+
+def empty_table(db: ViewDB, cur: Any, table: str) -> None:
+    """Empty a table only this view writes (a rebuild's reset).
+
+    TRUNCATE on PostgreSQL: a DELETE of every row left as many dead tuples
+    and index entries behind, and the rebuild's COPY then wrote into the
+    bloated table (the server's time dominated a rebuild's writes). TRUNCATE is
+    transactional there, so the reset stays one transaction with the
+    tracking rows; it locks the table until that transaction commits.
+    """
+    cur.execute(f"TRUNCATE {table}" if db.postgres else f"DELETE FROM {table}")
+
+
 def insert_rows(db: ViewDB, cur: Any, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
     """Bulk insert: COPY on PostgreSQL (a rebuild writes rows by the hundred thousand), executemany on SQLite."""
     if not rows:
@@ -57,7 +73,7 @@ class View:
         return doc
 
     def handle(self, cur: Any, r: Record) -> None:
-        doc = self.doc(cur, r.campaign)
+        doc = self.docs.get(r.campaign) or self.doc(cur, r.campaign)  # cached: no call per event
         if r.type == "CorrectionRecorded":  # fold the campaign again, the corrected events replaced
             doc, awards = corrections.apply(self.model, doc, r, lambda n: self.db.read_campaign(cur, r.campaign, n))
             self.docs[r.campaign] = doc
@@ -148,7 +164,7 @@ class VictoryView(View):
 
     def reset(self, cur: Any) -> None:
         super().reset(cur)
-        cur.execute(self.db.sql("DELETE FROM {proj_awards}"))
+        empty_table(self.db, cur, self.db.t("proj_awards"))
 
 
 class TimelineView(View):
@@ -156,12 +172,16 @@ class TimelineView(View):
     model = timeline_model
 
     def handle(self, cur: Any, r: Record) -> None:
-        doc = self.doc(cur, r.campaign)
-        row = timeline_model.row(doc, r)
-        if r.type == "ScenarioImported":
-            self.dirty.add(r.campaign)  # the stack owners: the only state this view keeps
-        self.rows.append((r.campaign, r.position, row["turn"], row["type"], row["summary"],
-                          orjson.dumps(row["context"]).decode(), orjson.dumps(row["visibility"]).decode()))
+        # timeline_model.row without its intermediate dict (a rebuild makes one row per event): same fields.
+        campaign, t, data = r.campaign, r.type, r.data
+        doc = self.docs.get(campaign) or self.doc(cur, campaign)
+        if t == "ScenarioImported":
+            doc["stacks"] = {s["id"]: s["country"] for s in data["scenario"]["stacks"]}
+            self.dirty.add(campaign)  # the stack owners: the only state this view keeps
+        doc["position"] = r.position
+        ctx = data.get("context") or {}
+        self.rows.append((campaign, r.position, ctx.get("turn"), t, timeline_model.summary(doc, r, ctx),
+                          _dumps(ctx).decode(), _dumps(data.get("visibility") or _PUBLIC).decode()))
 
     def flush_rows(self, cur: Any) -> None:
         insert_rows(self.db, cur, self.db.t("proj_timeline"),
@@ -169,7 +189,7 @@ class TimelineView(View):
 
     def reset(self, cur: Any) -> None:
         super().reset(cur)
-        cur.execute(self.db.sql("DELETE FROM {proj_timeline}"))
+        empty_table(self.db, cur, self.db.t("proj_timeline"))
 
 
 class BudgetView(View):
@@ -246,8 +266,8 @@ class BudgetView(View):
 
     def reset(self, cur: Any) -> None:
         super().reset(cur)
-        cur.execute(f"DELETE FROM {self.lines_table}")
-        cur.execute(f"DELETE FROM {self.sheets_table}")
+        empty_table(self.db, cur, self.lines_table)
+        empty_table(self.db, cur, self.sheets_table)
 
 
 VIEW_CLASSES: dict[str, type[View]] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView)}

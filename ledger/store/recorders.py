@@ -15,13 +15,18 @@ append twice and a turn never opens without its seed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
+import psycopg
 import psycopg.errors
-from eventsourcing.persistence import InterfaceError, OperationalError, ProgrammingError, StoredEvent
+from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError, ProgrammingError, StoredEvent
 from eventsourcing.utils import retry
 from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder, PostgresFactory
 from eventsourcing.sqlite import SQLiteAggregateRecorder, SQLiteApplicationRecorder, SQLiteFactory
@@ -65,7 +70,8 @@ class SerialisedSQLiteMigration:
         The library's deferred BEGIN reads the schema first and upgrades to a write lock later: when another
         process committed its own CREATEs in between, SQLite (WAL) answers "database is locked" at once
         instead of waiting. IMMEDIATE takes the write lock first, so concurrent start-ups queue on the
-        connection's busy timeout and the later ones find everything created.
+        connection's busy timeout and the later ones find everything created. (Opening a fresh file, which the
+        library switches to WAL without waiting, is serialised by the application: ``Ledger.__init__``.)
         """
         with self.datastore.get_connection(commit=True) as conn:
             c = conn.cursor()
@@ -77,6 +83,7 @@ class SerialisedSQLiteMigration:
                 conn.rollback()
                 raise
             conn.commit()
+
 
 class SerialisedPostgresMigration:
     """For every PostgreSQL recorder of the ledger (events and snapshots)."""
@@ -106,6 +113,81 @@ class SerialisedPostgresMigration:
                     except psycopg.errors.SyntaxError as e:
                         raise ProgrammingError(f"Syntax error: '{e}' in: {statement.as_string()}") from e
         self.datastore.register_type_adapters()
+
+
+
+class _Append:
+    """One caller's events and extras, waiting for its group's commit."""
+
+    __slots__ = ("events", "extras", "ids", "error", "done", "lead")
+
+    def __init__(self, events: Sequence[StoredEvent], extras: Extras | None):
+        self.events, self.extras = events, extras
+        self.ids: list[int] | None = None
+        self.error: BaseException | None = None
+        self.done = threading.Event()
+        self.lead = False  # handed the leader's role rather than an answer
+
+    def outcome(self) -> list[int]:
+        if self.error is not None:
+            raise self.error
+        assert self.ids is not None
+        return self.ids
+
+
+class GroupCommit:
+    """Leader/follower group commit: appends arriving while a commit is in flight share the next one.
+
+    The first caller to find no commit in flight leads: it takes every append
+    waiting (up to ``limit``), commits them as one transaction and, if more
+    arrived meanwhile, hands the leader's role to the oldest of them before
+    returning its own answer. A lone writer therefore commits at once with no
+    hand-off; under load each commit carries every append that queued behind
+    the previous one. ``window`` (seconds, default 0) makes a leader wait that
+    long for company first, for loads where appends arrive just apart.
+    Order within a campaign is the caller's: the application sends one append
+    per campaign at a time (``Ledger.execute``), and across processes the
+    unique position still decides who was first.
+    """
+
+    def __init__(self, commit: Callable[[list[_Append]], None], *, window: float = 0.0, limit: int = 64):
+        self.commit, self.window, self.limit = commit, window, limit
+        self.mutex = threading.Lock()
+        self.queue: list[_Append] = []
+        self.busy = False
+        self.groups = 0  # commits, and appends in them (benchmarks: the mean group size)
+        self.appends = 0
+
+    def submit(self, request: _Append) -> list[int]:
+        with self.mutex:
+            self.queue.append(request)
+            lead = not self.busy
+            self.busy = True
+        if not lead:
+            request.done.wait()
+            if not request.lead:
+                return request.outcome()
+            request.done.clear()  # led from here: done again once its own group commits
+        self._lead()
+        return request.outcome()
+
+    def _lead(self) -> None:
+        if self.window:
+            time.sleep(self.window)
+        with self.mutex:
+            group, self.queue = self.queue[: self.limit], self.queue[self.limit:]
+        try:
+            self.commit(group)
+        finally:
+            with self.mutex:
+                self.groups += 1
+                self.appends += len(group)
+                if self.queue:
+                    successor = self.queue[0]
+                    successor.lead = True
+                    successor.done.set()
+                else:
+                    self.busy = False
 
 
 class LedgerSQLiteRecorder(SerialisedSQLiteMigration, SQLiteApplicationRecorder):
@@ -196,8 +278,13 @@ class LedgerSQLiteRecorder(SerialisedSQLiteMigration, SQLiteApplicationRecorder)
 
 
 class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRecorder):
+    #: Share one transaction (table lock, NOTIFY, commit) among appends arriving together (``GroupCommit``).
+    group_commit = os.environ.get("LEDGER_GROUP_COMMIT", "1") != "0"
+
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        self._group = GroupCommit(self._commit_group, window=float(os.environ.get("LEDGER_GROUP_COMMIT_WINDOW_MS",
+                                                                                   "0")) / 1000)
         schema = Identifier(self.datastore.schema)
         table = Identifier(self.events_table_name)
         func = Identifier(f"{self.events_table_name}_refuse_change")
@@ -273,52 +360,111 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int] | None:
-        """The library's statements (lock, notify, insert), sent in one pipeline with the extras.
+        """Append one command's events, committed with whatever other campaigns' appends arrive together.
 
-        Same protocol as PostgresApplicationRecorder.insert_events: the table
-        lock keeps notification ids in commit order for followers, NOTIFY wakes
-        them. The statements are rendered to text once (not re-composed per
-        call) and each event is a plain prepared INSERT rather than an array of
-        composite values, which roughly halves the client-side cost of a write.
+        Same protocol as PostgresApplicationRecorder.insert_events (the table
+        lock keeps notification ids in commit order for followers, NOTIFY
+        wakes them), but the lock, the NOTIFY and the commit's WAL flush are
+        shared by a group (``GroupCommit``): every writer of this process takes
+        the same table lock, so without grouping each append paid a full fsync
+        while holding it, one after another. Each append keeps its own
+        savepoint: a conflict fails that append only, and each caller gets its
+        answer after the group's COMMIT. ``group_commit = False`` appends alone.
         """
         if not stored_events:
             return []
+        request = _Append(stored_events, kwargs.get("extras"))
+        if self.group_commit:
+            return self._group.submit(request)
+        self._commit_group([request])
+        return request.outcome()
+
+    def _commit_group(self, group: list[_Append]) -> None:
+        """One transaction for the group; sets every append's ids or error, never raises.
+
+        Every statement of the group is sent in one pipeline and synced once:
+        each append sits between ``SAVEPOINT`` and ``RELEASE``, so when one
+        conflicts (a duplicate position: the server skips what follows),
+        the transaction rolls back to that append's savepoint, the append
+        fails alone, and the appends after it are sent again. (psycopg's
+        nested ``transaction()`` blocks would sync on entry and exit: two more
+        round trips per append.)
+        """
         sql = self._rendered()
-        extras: Extras | None = kwargs.get("extras")
-        exc: Exception | None = None
-        ids: list[int] = []
-        with self.datastore.get_connection() as conn:
-            with conn.pipeline() as pipeline, conn.transaction():
-                with conn.cursor() as c:
-                    c.execute(sql["lock_timeout"])
-                    c.execute(sql["lock"])
-                    c.execute(sql["notify"])
-                cursors = []
+        try:
+            with self.datastore.get_connection() as conn:
+                # No server-side prepared statements in the group: psycopg counts a statement prepared once its
+                # Parse is queued, but the server skips the rest of an aborted pipeline, and the statement then
+                # "does not exist" on the connection's next use (seen as soon as appends conflicted).
+                threshold, conn.prepare_threshold = conn.prepare_threshold, None
                 try:
-                    for e in stored_events:
-                        cur = conn.cursor()
-                        cur.execute(sql["insert"], (e.originator_id, e.originator_version, e.topic, e.state),
-                                    prepare=True)
-                        cursors.append(cur)
-                    if extras and extras.idempotency:
-                        i = extras.idempotency
-                        conn.execute(sql["idempotency"], (i.scope, i.key, i.request_hash, i.response), prepare=True)
-                    if extras and extras.seed:
-                        s = extras.seed
-                        conn.execute(sql["seed"], (s.campaign, s.turn, s.seed), prepare=True)
-                    if extras and extras.checkpoint:
-                        conn.execute(sql["checkpoint"], extras.checkpoint, prepare=True)
-                    # Sync now so a conflict raises IntegrityError here, not at commit.
-                    pipeline.sync()
-                    ids = [cur.fetchone()["notification_id"] for cur in cursors]
-                except Exception as e:  # re-raised below, once the pipeline has exited
-                    exc = e
+                    with conn.pipeline() as pipeline, conn.transaction():
+                        with conn.cursor() as c:
+                            c.execute(sql["lock_timeout"])
+                            c.execute(sql["lock"])
+                            c.execute(sql["notify"])
+                        pending = group
+                        while pending:
+                            pending = self._send_appends(conn, pipeline, sql, pending)
                 finally:
-                    for cur in cursors:
-                        cur.close()
-            if exc:
-                raise exc
-        return ids
+                    conn.prepare_threshold = threshold
+        except BaseException as e:  # translated by get_connection: every append of the group fails with it
+            for request in group:
+                request.ids, request.error = None, e
+            if not isinstance(e, Exception):
+                raise  # an interrupt: the leader's thread stops too, after every waiting caller got its answer
+        finally:
+            for request in group:
+                request.done.set()
+
+    def _send_appends(self, conn: Any, pipeline: Any, sql: dict[str, str], group: list[_Append]) -> list[_Append]:
+        """Send the appends, each in a savepoint; returns those to send again after a conflict (none: done)."""
+        sent: list[list[Any]] = []  # [append, its INSERT cursors, its RELEASE cursor once sent]
+        try:
+            for request in group:
+                entry: list[Any] = [request, [], None]
+                sent.append(entry)
+                conn.execute("SAVEPOINT ledger_append")
+                for e in request.events:
+                    cur = conn.cursor()
+                    cur.execute(sql["insert"], (e.originator_id, e.originator_version, e.topic, e.state))
+                    entry[1].append(cur)
+                extras = request.extras
+                if extras and extras.idempotency:
+                    i = extras.idempotency
+                    conn.execute(sql["idempotency"], (i.scope, i.key, i.request_hash, i.response))
+                if extras and extras.seed:
+                    s = extras.seed
+                    conn.execute(sql["seed"], (s.campaign, s.turn, s.seed))
+                if extras and extras.checkpoint:
+                    conn.execute(sql["checkpoint"], extras.checkpoint)
+                entry[2] = conn.execute("RELEASE SAVEPOINT ledger_append")
+            pipeline.sync()
+        except psycopg.IntegrityError as e:
+            # Raised at the sync or earlier, while results were read during sending: finish the pipeline's
+            # aborted stretch first, so the rollback below is not skipped too.
+            with contextlib.suppress(psycopg.Error):
+                pipeline.sync()
+            # The first append whose RELEASE did not run is the one that conflicted; those before it stand.
+            k = next(k for k, (_, _, release) in enumerate(sent) if release is None or release.pgresult is None
+                     or release.pgresult.status != psycopg.pq.ExecStatus.COMMAND_OK)
+            for request, cursors, _ in sent[:k]:
+                request.ids = [cur.fetchone()["notification_id"] for cur in cursors]
+            loser = sent[k][0]
+            loser.error = IntegrityError(str(e))
+            loser.error.__cause__ = e
+            conn.execute("ROLLBACK TO SAVEPOINT ledger_append")
+            conn.execute("RELEASE SAVEPOINT ledger_append")
+            pipeline.sync()
+            for _, cursors, _ in sent:
+                for cur in cursors:
+                    cur.close()
+            return group[k + 1:]
+        for request, cursors, _ in sent:
+            request.ids = [cur.fetchone()["notification_id"] for cur in cursors]
+            for cur in cursors:
+                cur.close()
+        return []
 
     def _rendered(self) -> dict[str, str]:
         if self._sql is None:

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Benchmark group commit on PostgreSQL: many writers on many campaigns, and one hot campaign.
+
+In one run, on one PostgreSQL (fsync on):
+(a) raw psycopg baseline: single-row INSERT + COMMIT of a stored ruling's bytes, one connection, serially;
+    (a') the same from 16 threads on 16 connections (PostgreSQL's own WAL flush sharing, no table lock);
+(b) the ledger, 16 writer threads on 16 campaigns (record_ruling: dice + resolver + hash chain + store),
+    group commit off (each append its own transaction), then on; events/s, mean appends per commit;
+    target: (b, group commit on) >= 3x (a);
+(c) a hot campaign: 9 writers on one campaign (a game master recording rulings, 8 players rolling dice),
+    group commit on: append latency p50/p95/p99 (target p99 <= 50 ms).
+Rounds alternate off/on so both see the same machine load; medians are printed.
+
+    python ops/bench_group_commit.py [--seconds 5] [--rounds 3]   # starts its own PostgreSQL if no DSN
+    LEDGER_POSTGRES_DSN=... python ops/bench_group_commit.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ledger.application import Actor, Ledger  # noqa: E402
+from ledger.config import Settings  # noqa: E402
+
+GM = Actor("bench-gm", "gm")
+COUNTRIES = ["ENG", "FRA", "SPA", "POR", "VEN", "TUR", "HAB", "SWE"]
+INPUTS = {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd": 4, "blockader_nd": 6,
+          "blockader_all_nwd": True, "blockader_technology": "GAL"}
+
+
+def start_postgres() -> tuple[str, str]:
+    out = subprocess.run([str(ROOT / "ops" / "pg.sh"), "start"], check=True, capture_output=True, text=True).stdout
+    env = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines())
+    return env["LEDGER_POSTGRES_DSN"].strip("'"), env["PG_TMP"]
+
+
+def new_campaign(app: Ledger) -> uuid.UUID:
+    cid = uuid.UUID(app.create_campaign(slug=f"bench-{uuid.uuid4().hex[:8]}", name="bench", ruleset="eu",
+                                        countries=COUNTRIES, actor=GM).data["id"])
+    app.open_turn(cid, actor=GM)
+    return cid
+
+
+def run_threads(workers: list[Callable[[threading.Event], int]], seconds: float) -> tuple[int, float]:
+    """Run each worker in a thread for ``seconds``; returns (events appended, elapsed)."""
+    stop, start = threading.Event(), threading.Barrier(len(workers) + 1)
+    counts = [0] * len(workers)
+
+    def body(i: int) -> None:
+        start.wait()
+        counts[i] = workers[i](stop)
+
+    threads = [threading.Thread(target=body, args=(i,)) for i in range(len(workers))]
+    for t in threads:
+        t.start()
+    start.wait()
+    t0 = time.perf_counter()
+    time.sleep(seconds)
+    stop.set()
+    for t in threads:
+        t.join()
+    return sum(counts), time.perf_counter() - t0
+
+
+def raw_rate(dsn: str, schema: str, payload: bytes, seconds: float, threads: int) -> float:
+    sql = (f'INSERT INTO "{schema}".raw_events (originator_id, originator_version, topic, state) '
+           "VALUES (%s, %s, %s, %s)")
+
+    def writer(stop: threading.Event) -> int:
+        oid, n = uuid.uuid4(), 0
+        with psycopg.connect(dsn) as conn:
+            while not stop.is_set():
+                n += 1
+                conn.execute(sql, (oid, n, "ledger.domain.events:RulingRecorded", payload), prepare=True)
+                conn.commit()
+        return n
+
+    n, elapsed = run_threads([writer] * threads, seconds)
+    return n / elapsed
+
+
+def ledger_rate(app: Ledger, cids: list[uuid.UUID], seconds: float, grouped: bool) -> tuple[float, float]:
+    app.recorder.group_commit = grouped
+    g = app.recorder._group
+    groups0, appends0 = g.groups, g.appends
+
+    def writer(cid: uuid.UUID) -> Callable[[threading.Event], int]:
+        def work(stop: threading.Event) -> int:
+            n = 0
+            while not stop.is_set():
+                n += len(app.record_ruling(cid, procedure="M13", inputs=INPUTS, actor=GM).events)
+            return n
+        return work
+
+    n, elapsed = run_threads([writer(c) for c in cids], seconds)
+    per_commit = (g.appends - appends0) / max(1, g.groups - groups0) if grouped else 1.0
+    return n / elapsed, per_commit
+
+
+def hot_latencies(app: Ledger, cid: uuid.UUID, seconds: float) -> tuple[list[float], float]:
+    app.recorder.group_commit = True
+    lat: list[float] = []
+    lock = threading.Lock()
+
+    def timed(call: Callable[[], object]) -> Callable[[threading.Event], int]:
+        def work(stop: threading.Event) -> int:
+            n = 0
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                call()
+                ms = (time.perf_counter() - t0) * 1000
+                with lock:
+                    lat.append(ms)
+                n += 1
+            return n
+        return work
+
+    gm = timed(lambda: app.record_ruling(cid, procedure="M13", inputs=INPUTS, actor=GM))
+    players = [timed(lambda c=c: app.roll(cid, purpose=f"{c} roll", actor=Actor(f"player-{c}", "player", c)))
+               for c in COUNTRIES]
+    n, elapsed = run_threads([gm, *players], seconds)
+    return sorted(lat), n / elapsed
+
+
+def pct(xs: list[float], q: float) -> float:
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=5.0, help="length of each measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating measurements of each kind")
+    parser.add_argument("--writers", type=int, default=16)
+    args = parser.parse_args()
+
+    dsn = os.environ.get("LEDGER_POSTGRES_DSN")
+    pg_dir = None
+    if not dsn:
+        dsn, pg_dir = start_postgres()
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    try:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'CREATE SCHEMA "{schema}"')
+            conn.execute(f'CREATE TABLE "{schema}".raw_events (originator_id uuid, originator_version bigint, '
+                         "topic text, state bytea, notification_id bigserial, "
+                         "PRIMARY KEY (originator_id, originator_version))")
+        # A pool as large as the writers: connections are not what is measured.
+        app = Ledger(Settings(store="postgres", postgres_dsn=dsn, postgres_schema=schema,
+                              pool_size=args.writers + 2))
+        cids = [new_campaign(app) for _ in range(args.writers)]
+        hot = new_campaign(app)
+        app.record_ruling(cids[0], procedure="M13", inputs=INPUTS, actor=GM)
+        payload = bytes(list(app.recorder.select_events(cids[0], desc=True, limit=1))[0].state)
+        raw_rate(dsn, schema, payload, 1.0, 1)  # warm-up
+        ledger_rate(app, cids, 1.0, True)
+
+        raw1, raw16, off, on, per_commit = [], [], [], [], []
+        for _ in range(args.rounds):
+            raw1.append(raw_rate(dsn, schema, payload, args.seconds, 1))
+            raw16.append(raw_rate(dsn, schema, payload, args.seconds, args.writers))
+            off.append(ledger_rate(app, cids, args.seconds, False)[0])
+            rate, size = ledger_rate(app, cids, args.seconds, True)
+            on.append(rate)
+            per_commit.append(size)
+        lat, hot_rate = hot_latencies(app, hot, args.seconds * args.rounds)
+        app.close()
+
+        a, a16, b0, b1 = (statistics.median(x) for x in (raw1, raw16, off, on))
+        runs = lambda xs: ", ".join(f"{x:.0f}" for x in xs)  # noqa: E731
+        print(f"PostgreSQL, fsync on; {args.rounds} rounds of {args.seconds:.0f} s each, medians (runs in brackets)")
+        print(f"payload: {len(payload)} bytes (one stored RulingRecorded, procedure eu:M13)")
+        print(f"(a)  raw INSERT+COMMIT, 1 connection         : {a:8.0f} events/s  [{runs(raw1)}]")
+        print(f"(a') raw INSERT+COMMIT, {args.writers} connections       : {a16:8.0f} events/s  [{runs(raw16)}]")
+        print(f"(b0) ledger, {args.writers} writers/{args.writers} campaigns, no grouping: {b0:8.0f} events/s  [{runs(off)}]")
+        print(f"(b)  ledger, {args.writers} writers/{args.writers} campaigns, group commit: {b1:8.0f} events/s  [{runs(on)}]"
+              f"  ({statistics.median(per_commit):.1f} appends per commit)")
+        print(f"(b)/(a)  = {b1 / a:5.2f}   (target >= 3.0)")
+        print(f"(b)/(b0) = {b1 / b0:5.2f}   (group commit against the same writers without it)")
+        print(f"(c)  hot campaign, 1 GM + 8 players: {len(lat)} appends, {hot_rate:.0f}/s; latency p50 "
+              f"{pct(lat, 0.50):.1f} ms, p95 {pct(lat, 0.95):.1f} ms, p99 {pct(lat, 0.99):.1f} ms  "
+              f"(target p99 <= 50 ms)")
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+        if pg_dir:
+            subprocess.run([str(ROOT / "ops" / "pg.sh"), "stop", pg_dir], check=False)
+
+
+if __name__ == "__main__":
+    main()
