@@ -167,7 +167,7 @@ class Ledger(Application[UUID]):
                 state = self.repository.get(cid, projector_func=project_campaign)
             except AggregateNotFoundError:
                 raise CampaignNotFound(f"no campaign with id {cid}", field="campaign") from None
-            if state.treasury is None:  # a snapshot older than the treasury log: fold the history once
+            if state.treasury is None or state.stacks is None:  # a snapshot older than these: fold the history once
                 state = project_campaign(None, self.events.get(cid))
         else:
             # One indexed query: decode new events only when another writer (or process) appended.

@@ -127,6 +127,10 @@ class StackMoved(LedgerEvent):
     origin: str
     destination: str
     reason: str
+    # Absent from moves recorded before the board: the whole path (origin .. destination), and, for a move
+    # the game master forced past the checks, {"reason", "refused": [what the checks said]}.
+    path: list[str] | None = None
+    forced: dict[str, Any] | None = None
 
 
 class ControlChanged(LedgerEvent):
