@@ -98,6 +98,10 @@ class ScenarioIn(_Strict):
     wars: list[tuple[list[str], list[str]]] = Field(default_factory=list, description="[attackers, defenders]")
 
 
+#: libyaml's loader when PyYAML was built with it: ten times faster on the 3,000 lines of eu-1492.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 class ScenarioError(InvalidInput):
     """A scenario that does not validate: ``line`` (1-based) and ``field`` say where."""
 
@@ -142,8 +146,8 @@ def _field(path: tuple) -> str:
 
 def parse(text: str, source: str = "scenario") -> tuple[ScenarioIn, dict[tuple, int]]:
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        node = yaml.compose(text, Loader=_LOADER)
+        data = yaml.load(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as e:
         line = e.problem_mark.line + 1 if e.problem_mark else None
         raise ScenarioError(f"not valid YAML/JSON: {e.problem}", field="scenario", line=line) from None
