@@ -136,7 +136,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         return (min(max(c[0], minx + margin), maxx - margin), min(max(c[1], miny + margin * 0.6), maxy - margin * 0.6))
 
     centre = {n: inside(_centroid(_main(m))) for n, m in drawn.items()}
-    legend_h = 70.0 + (16.0 if missing else 0.0)
+    legend_h = 78.0 + (18.0 if missing else 0.0)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height + legend_h:.0f}" '
            f'width="{width:.0f}" height="{height + legend_h:.0f}" font-family="sans-serif" '
            f'data-position="{doc.get("position", 0)}" role="img">',
@@ -218,7 +218,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
     x0 = 10.0
     out.append(f'<g class="legend" font-size="12"><text x="{x0}" y="{y0}">Colour: who controls the province; '
                f'hatching: its owner when another controls it; F2: fortress level 2.</text>'
-               f'<text x="{x0 + 560}" y="{y0 + 24}">Counters: stacks and their strength (⚓ fleets); '
+               f'<text x="{x0}" y="{y0 + 46}">Counters: stacks and their strength (⚓ fleets); '
                f'orange: what position {doc.get("position", 0)} changed.</text>')
     for i, country in enumerate(sorted({*owners, *(p.get("controller") for p in places.values()
                                                     if p.get("controller"))})[:8]):
@@ -226,7 +226,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
                    f'stroke="#555"/><text x="{x0 + i * 62 + 18}" y="{y0 + 24}">{escape(country)}</text>')
     if missing:
         shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
-        out.append(f'<text class="not-drawn" x="{x0}" y="{y0 + 46}">Not drawn (no polygon on the board): '
+        out.append(f'<text class="not-drawn" x="{x0}" y="{y0 + 64}">Not drawn (no polygon on the board): '
                    f'{escape(shown)}</text>')
     out.append("</g></svg>")
     return "\n".join(out)
