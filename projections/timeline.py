@@ -92,7 +92,10 @@ def summary(doc: dict[str, Any], r: Record) -> str:
     if t == "CorrectionRecorded":
         return f"{p}correction of position {d['corrects']}: {d['reason']}"
     if t == "StackMoved":
-        return f"{p}stack {d['stack']} moved {d['origin']} → {d['destination']} ({d['reason']})"
+        path = d.get("path") or [d["origin"], d["destination"]]  # moves recorded before the board carry none
+        forced = d.get("forced")
+        return (f"{p}stack {d['stack']} moved {' → '.join(path)} ({d['reason']})"
+                + (f"; forced by the game master: {forced['reason']}" if forced else ""))
     if t == "ControlChanged":
         prev = f" from {d['previous']}" if d.get("previous") else ""
         return f"{p}{d['province']} now controlled by {d['controller']}{prev} ({d['reason']})"

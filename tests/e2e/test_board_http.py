@@ -71,7 +71,10 @@ def test_the_sample_lands_in_picardie_over_the_manche_and_retreats_through_caux(
     assert all(m.forced is None for m in moves.values())
     with client(settings, ledger) as http:
         m = http.get(f"/campaigns/{SLUG}/map").json()
+        lines = [r["summary"] for r in http.get(f"/campaigns/{SLUG}/turns/1/timeline").json()]
     assert m["stacks"]["FRA-1"]["location"] == "Normandie" and m["stacks"]["ENG-1"]["location"] == "Picardie"
+    assert any("stack FRA-1 moved Picardie → Caux → Normandie (retreat after the battle of Picardie)" in line
+               for line in lines), lines
     picardie = m["provinces"]["Picardie"]
     assert (picardie["owner"], picardie["controller"], picardie["fortress"], picardie["income"]) == (
         "FRA", "ENG", 2, 8)
@@ -110,6 +113,9 @@ def test_a_forced_move_is_recorded_as_forced_with_what_the_checks_said(settings,
             "forced_reason": "the game master allows the crossing of the Seine at Rouen"})
         assert r.status_code == 201, r.text
         m = http.get(f"/campaigns/{SLUG}/map").json()
+        [line] = [r["summary"] for r in http.get(f"/campaigns/{SLUG}/turns/2/timeline").json()][-1:]
+    assert line.endswith("stack FRA-1 moved Normandie → Picardie (relief of Picardie); forced by the game master: "
+                         "the game master allows the crossing of the Seine at Rouen")
     [moved] = [e for e in ledger.history(cid)][-1:]
     assert moved.forced == {"reason": "the game master allows the crossing of the Seine at Rouen",
                             "refused": ["step 1, Normandie → Picardie: Normandie and Picardie share no border "
