@@ -464,8 +464,9 @@ class Ledger(Application[UUID]):
                 differences.append({"position": e.originator_version, "procedure": e.procedure,
                                     "status": "error", "reason": str(err)})
                 continue
-            if "carried" in recorded:  # not computed: the inputs hold the carried values
-                again["carried"] = recorded["carried"]
+            for kept in ("carried", "overridden"):  # not computed: the inputs hold the values
+                if kept in recorded:
+                    again[kept] = recorded[kept]
             if canonical_json(again) != canonical_json(recorded):
                 changed = sorted(k for k in set(again) | set(recorded) if again.get(k) != recorded.get(k))
                 differences.append({"position": e.originator_version, "procedure": e.procedure,

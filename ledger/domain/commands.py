@@ -265,6 +265,9 @@ class RecordRuling(_InContext):
     inputs: dict[str, Any] = Field(default_factory=dict)
     manual_dice: list[list[int]] | None = Field(default=None, max_length=100,
                                                 description="Physical dice, in draw order")
+    overrides: dict[Name, Text] | None = Field(
+        default=None, max_length=10, examples=[{"terrain": "the battle was fought in the clearing by the river"}],
+        description="Inputs kept although the board contradicts them (input → reason); recorded in the ruling")
 
     @field_validator("inputs")
     @classmethod

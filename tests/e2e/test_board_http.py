@@ -183,3 +183,42 @@ def test_the_sample_is_created_once_and_verifies(ledger):
     cid = campaign_id(SLUG)
     assert types_of(ledger, cid)[:2] == ["CampaignCreated", "ScenarioImported"]
     assert ledger.verify(cid).intact
+
+
+BATTLE = {"attacker": {"technology": "MUS", "ld": 5, "army_class": "iv", "class_size": 2, "leader_man": 3,
+                       "country": "ENG"},
+          "defender": {"technology": "MED", "ld": 5, "army_class": "iv", "class_size": 2, "leader_man": 4,
+                       "country": "FRA"},
+          "period": 2, "attacker_phasing_not_intercepted": False}
+AT_NORMANDIE = {"where": "Normandie", "stacks": {"attacker": "ENG-1", "defender": "FRA-1"}}
+DICE = [[10], [1], [10], [1], [10]]
+
+
+def test_a_battle_typed_in_a_terrain_the_board_contradicts_is_refused_unless_overridden(settings, ledger):
+    cid = started(ledger)
+    before = ledger.campaign(cid).version
+    with client(settings, ledger) as http:
+        def ruling(terrain, **extra):
+            return http.post(f"/campaigns/{SLUG}/rulings", json={
+                "procedure": "M19", "inputs": {**BATTLE, "terrain": terrain}, "context": AT_NORMANDIE,
+                "manual_dice": DICE, **extra})
+
+        r = ruling("plain")
+        assert r.status_code == 422, r.text
+        error = r.json()["error"]
+        assert error["field"] == "inputs.terrain"
+        assert "'plain'" in error["message"] and "Normandie is dense_forest" in error["message"]
+        r = ruling("western_forest", overrides={"terrain": "no contradiction"})
+        assert r.status_code == 422 and r.json()["error"]["field"] == "overrides.terrain"
+        assert ledger.campaign(cid).version == before
+
+        # Any forest fits the board's dense forest: which forest is the game master's reading.
+        r = ruling("western_forest")
+        assert r.status_code == 201, r.text
+        assert "overridden" not in r.json()["data"]["ruling"]
+        r = ruling("plain", overrides={"terrain": "fought in the open fields by the Seine"})
+        assert r.status_code == 201, r.text
+    assert r.json()["data"]["ruling"]["overridden"] == [
+        {"field": "terrain", "typed": "plain", "board": "dense_forest",
+         "reason": "fought in the open fields by the Seine"}]
+    assert ledger.recompute(cid) == []
