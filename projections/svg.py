@@ -92,7 +92,7 @@ def _changes(record: Record | None) -> tuple[list[str], set[str], str | None]:
     if record.type == "StackMoved":
         path = list(d.get("path") or [d["origin"], d["destination"]])
         return path, {d["destination"]}, d["stack"]
-    if record.type in ("ControlChanged", "MarkerPlaced", "MarkerRemoved"):
+    if record.type in ("ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved"):
         return [], {d["province"]}, None
     if record.type == "RulingRecorded":
         where = (record.context or {}).get("where")

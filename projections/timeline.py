@@ -99,6 +99,9 @@ def summary(doc: dict[str, Any], r: Record) -> str:
     if t == "ControlChanged":
         prev = f" from {d['previous']}" if d.get("previous") else ""
         return f"{p}{d['province']} now controlled by {d['controller']}{prev} ({d['reason']})"
+    if t == "OwnerChanged":
+        prev = f" from {d['previous']}" if d.get("previous") else ""
+        return f"{p}{d['province']} now owned by {d['owner']}{prev} ({d['reason']})"
     if t == "MarkerPlaced":
         return f"{p}{d['marker']} marker placed in {d['province']} ({d['reason']})"
     if t == "MarkerRemoved":

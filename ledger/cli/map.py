@@ -1,4 +1,4 @@
-"""``ledger map move|svg``: a stack's move along its path (checked against the board), the map drawn."""
+"""``ledger map move|owner|svg``: a stack's move along its path (checked against the board), the map drawn."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 import typer
 
 from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, out
-from ledger.domain.commands import MoveStack, build
+from ledger.domain.commands import ChangeOwner, MoveStack, build
 
 map_app = typer.Typer(help="Record moves on the map; draw the map.", no_args_is_help=True)
 
@@ -31,6 +31,23 @@ def map_move(
         cid = cid_of(ledger, campaign)
         command = build(MoveStack, stack=stack, origin=origin, via=via or [], destination=destination, reason=reason,
                         forced_reason=forced_reason)
+        emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
+
+
+@map_app.command("owner")
+def map_owner(
+    campaign: str,
+    province: str,
+    owner: str,
+    previous: Annotated[Optional[str], typer.Option(help="The owner before (a country of the campaign)")] = None,
+    reason: Annotated[str, typer.Option(help="Why (a treaty, an annexation)")] = "ownership",
+    actor: ActorOpt = "gm",
+    key: KeyOpt = None,
+) -> None:
+    """Record that PROVINCE now belongs to OWNER (who controls it is another event: POST .../map/control)."""
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        command = build(ChangeOwner, province=province, owner=owner, previous=previous, reason=reason)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
 
 

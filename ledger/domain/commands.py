@@ -376,6 +376,16 @@ class ChangeControl(_InContext):
     reason: Text = "control"
 
 
+class ChangeOwner(_InContext):
+    """A province changes owner (a peace treaty's cession, an annexation): control is another command."""
+
+    action: ClassVar[str] = "change_owner"
+    province: Name
+    owner: Country
+    previous: Country | None = None
+    reason: Text = "ownership"
+
+
 class PlaceMarker(_InContext):
     action: ClassVar[str] = "place_marker"
     province: Name
@@ -410,5 +420,5 @@ COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, IssueToken, RevokeToken, RevealEvent,
-                MoveStack, ChangeControl, PlaceMarker, RemoveMarker, DeclareWar)
+                MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker, DeclareWar)
 }

@@ -140,6 +140,13 @@ class ControlChanged(LedgerEvent):
     reason: str
 
 
+class OwnerChanged(LedgerEvent):
+    province: str
+    owner: str
+    previous: str | None
+    reason: str
+
+
 class MarkerPlaced(LedgerEvent):
     province: str
     marker: str  # Pillage+, Pillage-, Revolt, Siegework...

@@ -128,6 +128,18 @@ def change_control(d: Draft, c: cmd.ChangeControl) -> dict[str, Any]:
     return {}
 
 
+@handles(cmd.ChangeOwner)
+def change_owner(d: Draft, c: cmd.ChangeOwner) -> dict[str, Any]:
+    s = scenario(d)
+    _require(c.province, {p["name"] for p in s["provinces"]}, "province", "province")
+    _require(c.owner, _countries(s), "country", "owner")
+    if c.previous is not None:
+        _require(c.previous, _countries(s), "country", "previous")
+    d.state.require_open_turn()
+    d.add(ev.OwnerChanged, c.visibility.as_dict(), **_payload(c))
+    return {}
+
+
 @handles(cmd.PlaceMarker)
 def place_marker(d: Draft, c: cmd.PlaceMarker) -> dict[str, Any]:
     _require(c.province, _places(scenario(d)), "province or sea zone", "province")

@@ -222,3 +222,21 @@ def test_a_battle_typed_in_a_terrain_the_board_contradicts_is_refused_unless_ove
         {"field": "terrain", "typed": "plain", "board": "dense_forest",
          "reason": "fought in the open fields by the Seine"}]
     assert ledger.recompute(cid) == []
+
+
+def test_a_province_changes_owner_on_the_map_the_timeline_and_the_picture(settings, ledger):
+    cid = started(ledger)
+    with client(settings, ledger) as http:
+        r = http.post(f"/campaigns/{SLUG}/map/owner", json={"province": "Picardie", "owner": "SPA"})
+        assert r.status_code == 422 and r.json()["error"]["field"] == "owner"
+        r = http.post(f"/campaigns/{SLUG}/map/owner", json={"province": "Picardie", "owner": "ENG",
+                                                           "previous": "FRA", "reason": "ceded at the peace"})
+        assert r.status_code == 201, r.text
+        position = r.json()["events"][0]["position"]
+        picardie = http.get(f"/campaigns/{SLUG}/map").json()["provinces"]["Picardie"]
+        [line] = [t["summary"] for t in http.get(f"/campaigns/{SLUG}/turns/2/timeline").json()][-1:]
+        drawn = http.get(f"/campaigns/{SLUG}/map.svg?at={position}").text
+    assert (picardie["owner"], picardie["controller"]) == ("ENG", "ENG")
+    assert line.endswith("Picardie now owned by ENG from FRA (ceded at the peace)")
+    assert 'class="place changed" data-name="Picardie"' in drawn and 'fill="url(#hatch-FRA)"' not in drawn
+    assert ledger.campaign(cid).version == position
