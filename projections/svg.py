@@ -107,7 +107,9 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
            title: str = "") -> str:
     places: dict[str, Any] = doc.get("provinces") or {}
     polygons = _polygons(board)
-    small = len(places) <= SMALL
+    # Without a board the names may still be the EU board's (the Channel sample before it named one): drawn
+    # alone, never on a whole map the campaign does not stand on.
+    small = len(places) <= SMALL or not board
     # A fitted view draws the main parts only; the whole board keeps its inset, as printed.
     drawn = {n: _main(polygons[n]) for n in places if n in polygons} if small else dict(polygons)
     missing = sorted(n for n in places if n not in polygons)
