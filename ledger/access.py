@@ -57,6 +57,7 @@ ACTIONS: dict[str, str] = {
     "list_tokens": "list the live tokens (ids, roles, holders; never the secrets)",
     "move_stack": "record a stack's move on the map",
     "change_control": "record a change of a province's controller",
+    "change_owner": "record a change of a province's owner",
     "place_marker": "place a marker on the map",
     "remove_marker": "remove a marker from the map",
     "declare_war": "record a declaration of war",

@@ -233,7 +233,8 @@ class Ledger(Application[UUID]):
             if not self.signer.verify(_snapshot_message(cid, snap.originator_version, data), seal):
                 raise ValueError("its seal does not verify with the service's key")
             state = CampaignState.from_dict(data)
-            if state.version != snap.originator_version or state.treasury is None or state.merkle is None:
+            if state.version != snap.originator_version or state.treasury is None or state.merkle is None \
+                    or state.stacks is None:
                 raise ValueError("it is older than the state it should hold")
             at = self.recorder.select_events(cid, gt=state.version - 1, lte=state.version)
             if len(at) != 1 or orjson.loads(at[0].state).get("hash") != state.head_hash:
@@ -648,8 +649,9 @@ class Ledger(Application[UUID]):
                 differences.append({"position": e.originator_version, "procedure": e.procedure,
                                     "status": "error", "reason": str(err)})
                 continue
-            if "carried" in recorded:  # not computed: the inputs hold the carried values
-                again["carried"] = recorded["carried"]
+            for kept in ("carried", "overridden"):  # not computed: the inputs hold the values
+                if kept in recorded:
+                    again[kept] = recorded[kept]
             if canonical_json(again) != canonical_json(recorded):
                 changed = sorted(k for k in set(again) | set(recorded) if again.get(k) != recorded.get(k))
                 differences.append({"position": e.originator_version, "procedure": e.procedure,

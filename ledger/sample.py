@@ -1,5 +1,9 @@
 """The sample campaign the README's run command serves: the Channel scenario and one real turn.
 
+The scenario is a corner of the real board (ledger/scenarios/sample.yaml, ``board: eu``): the English land
+in Picardie across the Manche, win the battle, and the French retreat along the board's borders, through
+Caux (Picardie does not border Normandie) into Normandie.
+
 Every step goes through the real use cases and resolvers (server dice), so the
 views, the replay and the audit tools have something true to show: M2 starting
 round, M8 campaign choice, a land interception (M14) at Picardie, a blockade
@@ -60,8 +64,8 @@ def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = N
     ruling("M8", {"country": "ENG", "land": "active", "sea": "passive"}, s2_eng, "m8-eng")
     ledger.submit(cid, MoveStack, stack="ENG-F1", origin="Manche", destination="Celtique", reason="naval move",
                   actor=GM, context=s2_eng, idempotency_key=k + "move-f1")
-    ledger.submit(cid, MoveStack, stack="ENG-1", origin="Kent", destination="Picardie", reason="landing in Picardie",
-                  actor=GM, context=s2_eng, idempotency_key=k + "move-eng1")
+    ledger.submit(cid, MoveStack, stack="ENG-1", origin="Kent", via=["Manche"], destination="Picardie",
+                  reason="landing in Picardie", actor=GM, context=s2_eng, idempotency_key=k + "move-eng1")
     # FRA-1 (La Trémoille, MAN 4) tries to intercept ENG-1 (Talbot, MAN 3) at Picardie in bad weather.
     ruling("M14", {"interceptor_man": 4, "target_man": 3, "last_campaign": "active", "same_province": True,
                    "target_province_friendly": False, "bad_weather": True},
@@ -73,8 +77,9 @@ def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = N
                                 "country": "FRA"},
                    "terrain": "plain", "period": 2, "attacker_phasing_not_intercepted": False},
            {**s2_eng, "where": "Picardie", "stacks": {"attacker": "ENG-1", "defender": "FRA-1"}}, "m19")
-    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Picardie", destination="Normandie", reason="retreat after "
-                  "the battle of Picardie", actor=GM, context=s2_eng, idempotency_key=k + "retreat")
+    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Picardie", via=["Caux"], destination="Normandie",
+                  reason="retreat after the battle of Picardie", actor=GM, context=s2_eng,
+                  idempotency_key=k + "retreat")
     ruling("M13", {"direction": "exit", "moving_man": 2, "blockader_man": 0, "moving_nd": 4, "blockader_nd": 2,
                    "blockader_all_nwd": True, "blockader_technology": "GAL"},
            {**s2_eng, "where": "Celtique", "stacks": {"moving stack": "ENG-F1"}}, "m13")

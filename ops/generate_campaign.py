@@ -26,20 +26,27 @@ from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker, Remove
 from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.rules.core import Die, get_ruleset  # noqa: E402
-from ledger.scenario import import_scenario, load_text  # noqa: E402
+from ledger.scenario import import_scenario, load_text, normalise, parse  # noqa: E402
 
 GM = Actor("gm", "gm")
-LAND = ["Cornwall", "Wessex", "Kent", "Normandie", "Picardie"]
-SEA = ["Manche", "Celtique", "Irlande", "Gascogne"]
+# The sample stands on the real board: moves go to a neighbour (the ledger refuses any other), a battle is
+# fought in the terrain the board prints (any forest is M19's western forest here, in northern France).
+SAMPLE = normalise(parse(load_text("sample"))[0])
+LAND = [p["name"] for p in SAMPLE["provinces"]]
+SEA = [z["name"] for z in SAMPLE["sea_zones"]]
+NEIGHBOURS = {name: sorted({b for pair in SAMPLE["adjacency"] for a, b in (pair, pair[::-1]) if a == name})
+              for name in LAND + SEA}
+BATTLE_TERRAIN = {p["name"]: "western_forest" if p["terrain"] == "forest" else p["terrain"]
+                  for p in SAMPLE["provinces"]}
 ROUNDS = ["S1", "W1", "S2", "W2", "S3"]
 
 
-def battle(attacker: str, defender: str, rng: random.Random) -> dict:
+def battle(attacker: str, defender: str, rng: random.Random, where: str) -> dict:
     def side(country: str) -> dict:
         return {"technology": rng.choice(["MED", "REN", "ARQ"]), "ld": rng.randint(2, 10), "army_class": "iv",
                 "class_size": 2, "leader_man": rng.randint(1, 5), "country": country}
 
-    return {"attacker": side(attacker), "defender": side(defender), "terrain": "plain", "period": 2,
+    return {"attacker": side(attacker), "defender": side(defender), "terrain": BATTLE_TERRAIN[where], "period": 2,
             "attacker_phasing_not_intercepted": False}
 
 
@@ -77,13 +84,13 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
             roll = rng.random()
             if roll < 0.25:
                 stack = rng.choice(["ENG-1", "FRA-1"])
-                dest = rng.choice([p for p in LAND if p != location[stack]])
+                dest = rng.choice([p for p in NEIGHBOURS[location[stack]] if p in LAND])
                 ledger.submit(cid, MoveStack, stack=stack, origin=location[stack], destination=dest, actor=GM,
                               context=ctx)
                 location[stack] = dest
             elif roll < 0.32:
                 stack = "ENG-F1"
-                dest = rng.choice([z for z in SEA if z != location[stack]])
+                dest = rng.choice([z for z in NEIGHBOURS[location[stack]] if z in SEA])
                 ledger.submit(cid, MoveStack, stack=stack, origin=location[stack], destination=dest, actor=GM,
                               context=ctx)
                 location[stack] = dest
@@ -106,7 +113,7 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
                                                           "target": ("FRA-1" if country == "ENG" else "ENG-1")}}, 1)
             elif roll < 0.92:
                 other = "FRA" if country == "ENG" else "ENG"
-                ruling("M19", battle(country, other, rng), {**ctx, "where": location[f"{other}-1"],
+                ruling("M19", battle(country, other, rng, location[f"{other}-1"]), {**ctx, "where": location[f"{other}-1"],
                        "stacks": {"attacker": f"{country}-1", "defender": f"{other}-1"}})
             else:
                 ruling("M13", {"direction": "exit", "moving_man": rng.randint(0, 4), "blockader_man": rng.randint(0, 4),

@@ -153,6 +153,10 @@ def apply(doc: dict[str, Any], r: Record) -> None:
         if p is not None:
             p["controller"] = d["controller"]
             doc["sieges"].pop(d["province"], None)
+    elif t == "OwnerChanged":
+        p = doc["provinces"].get(d["province"])
+        if p is not None:
+            p["owner"] = d["owner"]
     elif t in ("MarkerPlaced", "MarkerRemoved"):
         p = doc["provinces"].get(d["province"])
         if p is not None:

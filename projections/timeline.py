@@ -95,10 +95,16 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
     if t == "CorrectionRecorded":
         return f"{p}correction of position {d['corrects']}: {d['reason']}"
     if t == "StackMoved":
-        return f"{p}stack {d['stack']} moved {d['origin']} → {d['destination']} ({d['reason']})"
+        path = d.get("path") or [d["origin"], d["destination"]]  # moves recorded before the board carry none
+        forced = d.get("forced")
+        return (f"{p}stack {d['stack']} moved {' → '.join(path)} ({d['reason']})"
+                + (f"; forced by the game master: {forced['reason']}" if forced else ""))
     if t == "ControlChanged":
         prev = f" from {d['previous']}" if d.get("previous") else ""
         return f"{p}{d['province']} now controlled by {d['controller']}{prev} ({d['reason']})"
+    if t == "OwnerChanged":
+        prev = f" from {d['previous']}" if d.get("previous") else ""
+        return f"{p}{d['province']} now owned by {d['owner']}{prev} ({d['reason']})"
     if t == "MarkerPlaced":
         return f"{p}{d['marker']} marker placed in {d['province']} ({d['reason']})"
     if t == "MarkerRemoved":

@@ -27,6 +27,13 @@ def change_control(body: cmd.ChangeControl, cid: CampaignId, ledger: LedgerDep, 
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
+@router.post("/owner", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A province changes owner (a cession, an annexation)")
+def change_owner(body: cmd.ChangeOwner, cid: CampaignId, ledger: LedgerDep, actor: Permit("change_owner"),
+                 key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
 @router.post("/markers", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Place a marker (pillage, revolt, siegework...) on a province or sea zone")
 def place_marker(body: cmd.PlaceMarker, cid: CampaignId, ledger: LedgerDep, actor: Permit("place_marker"),

@@ -21,7 +21,7 @@ from api.errors import ERRORS
 from api.readpath import ReadsDep, cached
 from ledger.access import can_see
 from ledger.domain.errors import InvalidInput
-from projections import read, replay
+from projections import read, replay, svg
 from projections.runner import Projector
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["projections"])
@@ -62,6 +62,20 @@ async def state_at(request: Request, cid: CampaignId, actor: ActorDep, state: Ca
 async def map_view(request: Request, cid: CampaignId, actor: ActorDep, state: CampaignStateDep,
                    reads: ReadsDep) -> Response:
     return await cached(request, reads, actor, state, lambda: reads.reader.map(cid, actor, state))
+
+
+@router.get("/map.svg", summary="The map drawn as of a position (default: the head), as the caller may see it",
+            responses={**ERRORS, 200: {"content": {"image/svg+xml": {}}, "description": "An SVG picture"}},
+            response_class=Response)
+def map_svg(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep, reads: ReadsDep,
+            at: Annotated[int | None, AT] = None) -> Response:
+    n = state.version if at is None else at
+    doc = reads.reader.state_at(cid, actor, state, n)["map"]
+    # The event at N is highlighted only when the caller may see it (a hidden move stays hidden).
+    [record, *_] = (read.visible_records(ledger, cid, actor, state.revealed, n - 1, n) if n else []) or [None]
+    scenario = ledger.scenario(cid) or {}
+    body = svg.render(doc, record, board=scenario.get("board"), title=state.name)
+    return Response(body, media_type="image/svg+xml")
 
 
 @router.get("/victory", summary="Victory points per country and turn (with their events), tracks, wars",

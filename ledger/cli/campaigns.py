@@ -18,7 +18,10 @@ campaign_app = typer.Typer(help="Create and list campaigns.", no_args_is_help=Tr
 def campaign_create(
     slug: str,
     name: Annotated[str, typer.Option()],
-    country: Annotated[list[str], typer.Option("--country", help="Repeat per country, e.g. --country FRA")],
+    country: Annotated[Optional[list[str]], typer.Option(
+        "--country", help="Repeat per country, e.g. --country FRA (without --scenario)")] = None,
+    scenario: Annotated[Optional[str], typer.Option(
+        help="A shipped scenario (eu-1492, sample-real, sample): its board, countries, provinces and stacks")] = None,
     ruleset: Annotated[str, typer.Option()] = "eu",
     player: Annotated[Optional[list[str]], typer.Option("--player", help="COUNTRY=name")] = None,
     actor: ActorOpt = "gm",
@@ -31,7 +34,8 @@ def campaign_create(
             fail("player", f"{p!r}: COUNTRY=name")
         players[who] = holder
     with ledger_app() as ledger:
-        command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, countries=country, players=players)
+        command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, scenario=scenario,
+                        countries=country or [], players=players)
         r = ledger.handle(campaign_id(command.slug), command, actor=Actor(actor, "gm"), idempotency_key=key)
         emit(r.to_json())
 

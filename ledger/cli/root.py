@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from ledger.cli import access, audit, backup, campaigns, economy, export, projections, records, service, turns
+from ledger.cli import access, audit, backup, campaigns, economy, export, map, projections, records, service, turns
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -51,6 +51,7 @@ for name, group in [
     ("ruling", records.ruling_app),
     ("phase", economy.phase_app),
     ("token", access.token_app),
+    ("map", map.map_app),
 ]:
     app.add_typer(group, name=name)
 

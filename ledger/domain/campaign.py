@@ -65,6 +65,11 @@ class CampaignState:
         """The Merkle root of the history up to the head."""
         return merkle.frontier_root([bytes.fromhex(h) for h in self.merkle or ()])
 
+    # Where each stack is (ledger/usecases/map.py checks a move's origin): stack id -> [place, position of
+    # its last move, where that move started], so a correction of that move can be followed.
+    # None: restored from a snapshot older than this field; the application replays the history once.
+    stacks: dict[str, list[Any]] | None = field(default_factory=dict)
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
         d["id"] = str(self.id)
@@ -82,6 +87,7 @@ class CampaignState:
         d["merkle"] = tuple(d["merkle"]) if d.get("merkle") is not None else None
         log = d.get("treasury")
         d["treasury"] = TreasuryLog.from_json(log) if log is not None else None
+        d.setdefault("stacks", None)
         return cls(**d)
 
     # -- guards ---------------------------------------------------------------
@@ -147,6 +153,8 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = replace(state, revealed=(*state.revealed, event.revealed))
     elif isinstance(event, ev.CampaignSettingsChanged):
         state = replace(state, settings={**state.settings, **event.changed})
+    elif state.stacks is not None and isinstance(event, (ev.ScenarioImported, ev.StackMoved, ev.CorrectionRecorded)):
+        state = replace(state, stacks=_stacks(state.stacks, event))
     kind = type(event).__name__
     if kind in RELEVANT and state.treasury is not None:
         state = replace(state, treasury=state.treasury.add(kind, event.originator_version, vars(event)))
@@ -158,6 +166,21 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
             size >>= 1
         frontier = (*grown, h.hex())
     return replace(state, version=event.originator_version, head_hash=event.hash, merkle=frontier)
+
+
+def _stacks(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:
+    if isinstance(event, ev.ScenarioImported):
+        return {st["id"]: [st["location"], 0, None] for st in event.scenario.get("stacks", ())}
+    if isinstance(event, ev.StackMoved):
+        return {**stacks, event.stack: [event.destination, event.originator_version, event.origin]}
+    # A correction of a stack's latest move moves it where the correction says (struck: back where it
+    # started). Earlier moves are not tracked here: the map view follows them, the game master forces.
+    for stack, (at, moved_at, origin) in stacks.items():
+        if moved_at and moved_at == event.corrects:
+            place = origin if event.replacement is None else event.replacement.get("destination", at)
+            if isinstance(place, str):
+                return {**stacks, stack: [place, moved_at, origin]}
+    return stacks
 
 
 def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:

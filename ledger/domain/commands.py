@@ -150,12 +150,19 @@ class _InContext(_Visible):
 
 
 class CreateCampaign(Command):
+    """A new campaign: its countries, or a shipped scenario (``eu-1492``, ``sample-real``) that brings its
+    board, countries, provinces, stacks and wars, recorded as ``ScenarioImported`` in the same append."""
+
     action: ClassVar[str] = "create_campaign"
     slug: str = Field(pattern=SLUG_PATTERN, examples=["europa-1492"])
     name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] = Field(
         examples=["Europa 1492"])
     ruleset: str = Field(default="eu", min_length=1, max_length=20, examples=["eu"])
-    countries: list[Country] = Field(min_length=1, max_length=40, examples=[["ENG", "FRA"]])
+    scenario: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,40}$", examples=["eu-1492"],
+                                 description="A scenario shipped with the ledger (ledger/scenarios/NAME.yaml): "
+                                             "its countries are the campaign's")
+    countries: list[Country] = Field(default_factory=list, max_length=200, examples=[["ENG", "FRA"]],
+                                     description="Required without a scenario (at most 40 then)")
     players: dict[Country, Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
         default_factory=dict, examples=[{"ENG": "alice", "FRA": "bruno"}])
     game_masters: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] | None = None
@@ -163,9 +170,16 @@ class CreateCampaign(Command):
 
     @field_validator("countries")
     @classmethod
-    def _no_repeats(cls, v: list[str]) -> list[str]:
+    def _no_repeats(cls, v: list[str], info: ValidationInfo) -> list[str]:
         if len(set(v)) != len(v):
             raise ValueError("countries must not repeat")
+        if info.data.get("scenario") is not None:
+            if v:
+                raise ValueError("the scenario names the countries: give either a scenario or countries")
+        elif not v:
+            raise ValueError("name at least one country, or a scenario")
+        elif len(v) > 40:
+            raise ValueError("at most 40 countries")
         return v
 
     @field_validator("settings")
@@ -176,6 +190,8 @@ class CreateCampaign(Command):
     @field_validator("players")
     @classmethod
     def _players_of_the_campaign(cls, v: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        if info.data.get("scenario") is not None:
+            return v  # the use case checks them against the scenario's countries
         for c in v:
             if c not in info.data.get("countries", ()):
                 raise ValueError(f"player for unknown country {c!r}")
@@ -249,6 +265,9 @@ class RecordRuling(_InContext):
     inputs: dict[str, Any] = Field(default_factory=dict)
     manual_dice: list[list[int]] | None = Field(default=None, max_length=100,
                                                 description="Physical dice, in draw order")
+    overrides: dict[Name, Text] | None = Field(
+        default=None, max_length=10, examples=[{"terrain": "the battle was fought in the clearing by the river"}],
+        description="Inputs kept although the board contradicts them (input → reason); recorded in the ruling")
 
     @field_validator("inputs")
     @classmethod
@@ -321,18 +340,32 @@ class RevealEvent(Command):
 
 
 class MoveStack(_InContext):
+    """A stack moves along a path: ``origin``, the places it passes through (``via``), ``destination``.
+
+    Every step is checked against the campaign's board (or its scenario's adjacency) and the origin
+    against where the stack is; ``forced_reason`` lets the game master record a move the checks refuse
+    (the event says it was forced, and why)."""
+
     action: ClassVar[str] = "move_stack"
     stack: Name
     origin: Name
+    via: list[Name] = Field(default_factory=list, max_length=40, examples=[["Manche"]],
+                            description="Places passed through, in order, between origin and destination")
     destination: Name
     reason: Text = "movement"
+    forced_reason: Text | None = Field(default=None, examples=["the stack was carried by the storm (rule 9.3)"],
+                                       description="Game master: record the move although a step or the origin "
+                                                   "does not fit the board or the map")
 
     @field_validator("destination")
     @classmethod
     def _somewhere_else(cls, v: str, info: ValidationInfo) -> str:
-        if v == info.data.get("origin"):
+        if v == info.data.get("origin") and not info.data.get("via"):
             raise ValueError("a move goes somewhere else")
         return v
+
+    def path(self) -> list[str]:
+        return [self.origin, *self.via, self.destination]
 
 
 class ChangeControl(_InContext):
@@ -341,6 +374,16 @@ class ChangeControl(_InContext):
     controller: Country
     previous: Country | None = None
     reason: Text = "control"
+
+
+class ChangeOwner(_InContext):
+    """A province changes owner (a peace treaty's cession, an annexation): control is another command."""
+
+    action: ClassVar[str] = "change_owner"
+    province: Name
+    owner: Country
+    previous: Country | None = None
+    reason: Text = "ownership"
 
 
 class PlaceMarker(_InContext):
@@ -377,5 +420,5 @@ COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, IssueToken, RevokeToken, RevealEvent,
-                MoveStack, ChangeControl, PlaceMarker, RemoveMarker, DeclareWar)
+                MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker, DeclareWar)
 }

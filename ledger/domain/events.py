@@ -127,11 +127,22 @@ class StackMoved(LedgerEvent):
     origin: str
     destination: str
     reason: str
+    # Absent from moves recorded before the board: the whole path (origin .. destination), and, for a move
+    # the game master forced past the checks, {"reason", "refused": [what the checks said]}.
+    path: list[str] | None = None
+    forced: dict[str, Any] | None = None
 
 
 class ControlChanged(LedgerEvent):
     province: str
     controller: str
+    previous: str | None
+    reason: str
+
+
+class OwnerChanged(LedgerEvent):
+    province: str
+    owner: str
     previous: str | None
     reason: str
 

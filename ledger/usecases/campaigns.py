@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -9,6 +10,7 @@ from ledger import dice as dicelib
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
+from ledger import scenario as scenarios
 from ledger.rules.core import RulesError, get_ruleset
 from ledger.store.recorders import TurnSeed
 from ledger.usecases.registry import handles
@@ -31,10 +33,28 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
     except RulesError as e:
         raise InvalidInput(str(e), field="ruleset") from None
     d.context["turn"] = None
+    countries, players = list(c.countries), dict(c.players)
+    shipped = scenarios.shipped(c.scenario) if c.scenario is not None else None
+    if shipped is not None:
+        if shipped.doc["ruleset"] != rs.id:
+            raise InvalidInput(f"scenario {c.scenario!r} is for ruleset {shipped.doc['ruleset']!r}, not {rs.id!r}",
+                               field="scenario")
+        countries = [x["code"] for x in shipped.doc["countries"]]
+        for country in players:
+            if country not in countries:
+                raise InvalidInput(f"player for country {country!r}, not one of scenario {c.scenario!r}",
+                                   field="players")
+        players = {**{x["code"]: x["player"] for x in shipped.doc["countries"] if x.get("player")}, **players}
     d.add(ev.CampaignCreated, name=c.name, slug=c.slug, ruleset=rs.id, ruleset_version=rs.version,
-          countries=list(c.countries), players=dict(c.players), game_masters=list(c.game_masters or [d.actor.id]),
+          countries=countries, players=players, game_masters=list(c.game_masters or [d.actor.id]),
           settings=dict(c.settings))
-    return {"id": str(d.state.id), "slug": c.slug}
+    if shipped is None:
+        return {"id": str(d.state.id), "slug": c.slug}
+    # Set up in the same append: a campaign created from a scenario never exists without its map.
+    d.add(ev.ScenarioImported, name=shipped.name, source=shipped.source, sha256=shipped.sha256,
+          scenario=copy.deepcopy(shipped.doc))
+    return {"id": str(d.state.id), "slug": c.slug, "scenario": shipped.name, "board": shipped.doc.get("board"),
+            "provinces": len(shipped.doc["provinces"]), "sea_zones": len(shipped.doc["sea_zones"])}
 
 
 @handles(cmd.ImportScenario)

@@ -10,6 +10,7 @@ from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, RulesError, get_ruleset
+from ledger.usecases import board_rulings
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         raise InvalidInput(str(e), field=e.field or "procedure", rule=e.rule) from None
     source: Any = ManualDice(c.manual_dice) if c.manual_dice is not None else d.dice
     given, carried = carry(d.state, rs.id, proc, c.inputs)
+    overridden = board_rulings.check(d, c, rs.id, given)
     try:
         ruling = proc.resolve(given, source)
     except RulesError as e:
@@ -60,6 +62,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
     doc = ruling.model_dump(mode="json")
     if carried:  # which inputs came from an earlier ruling, for the auditor
         doc["carried"] = carried
+    if overridden:  # inputs the board contradicts, kept by the game master with a reason
+        doc["overridden"] = overridden
     vis = c.visibility.as_dict()
     position = d.add(ev.RulingRecorded, vis, procedure=c.procedure, ruleset=rs.id, ruleset_version=rs.version,
                      ruling=doc)

@@ -30,7 +30,8 @@ def test_a_game_master_records_a_move_a_marker_control_and_a_war_over_http(setti
     before = ledger.campaign(cid).version
     with client(settings, ledger) as http:
         moved = http.post(f"/campaigns/{SLUG}/map/moves", json={"stack": "FRA-1", "origin": "Normandie",
-                                                                "destination": "Picardie", "reason": "relief"})
+                                                                "via": ["Caux"], "destination": "Picardie",
+                                                                "reason": "relief"})
         assert moved.status_code == 201, moved.text
         assert moved.json()["events"][0]["type"] == "StackMoved"
         assert http.post(f"/campaigns/{SLUG}/map/markers", json={"province": "Picardie",

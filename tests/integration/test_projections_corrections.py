@@ -17,7 +17,7 @@ from tests.integration.test_projections import positions_of, sample
 
 def test_a_corrected_move_puts_the_stack_where_the_correction_says(ledger):
     cid = sample(ledger)
-    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Normandie", destination="Picardie", actor=GM)
+    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Normandie", via=["Caux"], destination="Picardie", actor=GM)
     [move] = [p for p in positions_of(ledger, cid, "StackMoved")][-1:]
     p = Projector(ledger)
     p.catch_up()
@@ -86,7 +86,7 @@ def test_over_http_a_game_master_and_a_player_both_see_the_corrected_map(setting
     from tests.e2e.test_access import bearer, issue, make_client
 
     cid = sample(ledger)
-    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Normandie", destination="Picardie", actor=GM)
+    ledger.submit(cid, MoveStack, stack="FRA-1", origin="Normandie", via=["Caux"], destination="Picardie", actor=GM)
     [move] = positions_of(ledger, cid, "StackMoved")[-1:]
     client = make_client(settings, ledger)
     gm, player = bearer(issue(ledger, cid, "gm")), bearer(issue(ledger, cid, "player", "FRA"))

@@ -42,6 +42,8 @@ WRITES = {
     ("token", "issue"): "IssueToken",
     ("token", "revoke"): "RevokeToken",
     ("phase", "close"): "ClosePhase",
+    ("map", "move"): "MoveStack",
+    ("map", "owner"): "ChangeOwner",
 }
 #: The Ledger's shorthands for scripts and tests: the CLI calls none of them.
 SHORTHANDS = ("submit", "create_campaign", "open_turn", "close_turn", "close_phase", "roll", "record_manual_roll",

@@ -11,13 +11,22 @@ from ledger.scenario import ScenarioError, load_text, normalise, parse
 SAMPLE = load_text("sample")
 
 
-def test_sample_scenario_declares_the_channel():
+def line_of(text: str, fragment: str) -> int:
+    [line] = [i for i, text_line in enumerate(text.splitlines(), start=1) if fragment in text_line]
+    return line
+
+
+def test_sample_scenario_declares_the_channel_on_the_real_board():
     model, _ = parse(SAMPLE)
     doc = normalise(model)
-    assert [p["name"] for p in doc["provinces"]] == ["Cornwall", "Wessex", "Kent", "Normandie", "Picardie"]
-    assert [z["name"] for z in doc["sea_zones"]] == ["Manche", "Celtique", "Irlande", "Gascogne"]
+    assert [p["name"] for p in doc["provinces"]] == ["Cornwall", "Wessex", "Kent", "Normandie", "Caux", "Picardie",
+                                                     "Ile-de-France"]
+    assert [z["name"] for z in doc["sea_zones"]] == ["Manche", "Celtique", "Irlande", "Nord"]
+    assert doc["board"] == "eu"
     [picardie] = [p for p in doc["provinces"] if p["name"] == "Picardie"]
-    assert (picardie["owner"], picardie["controller"], picardie["fortress"]) == ("FRA", "FRA", 1)
+    # The printed board: fortress 2, income 8.
+    assert (picardie["owner"], picardie["controller"], picardie["fortress"], picardie["income"]) == (
+        "FRA", "FRA", 2, 8)
     assert {s["id"]: s["location"] for s in doc["stacks"]} == {"ENG-1": "Kent", "ENG-F1": "Manche",
                                                               "FRA-1": "Picardie"}
     assert ["Cornwall", "Manche"] in doc["adjacency"]
@@ -30,25 +39,26 @@ def error_of(text: str) -> ScenarioError:
 
 
 def test_unknown_owner_names_its_line_and_field():
-    e = error_of(SAMPLE.replace("owner: FRA, income: 4", "owner: SPA, income: 4"))
-    assert (e.line, e.field) == (15, "provinces[4].owner")
-    assert "unknown country 'SPA'" in e.message and e.message.startswith("line 15: ")
+    e = error_of(SAMPLE.replace("owner: FRA, income: 8", "owner: SPA, income: 8"))
+    line = line_of(SAMPLE, "owner: FRA, income: 8")
+    assert (e.line, e.field) == (line, "provinces[5].owner")
+    assert "unknown country 'SPA'" in e.message and e.message.startswith(f"line {line}: ")
 
 
 def test_negative_unit_count_names_the_unit():
     e = error_of(SAMPLE.replace("units: {LD: 8}", "units: {LD: -1}"))
-    assert (e.line, e.field) == (50, "stacks[2].units.LD")
+    assert (e.line, e.field) == (line_of(SAMPLE, "units: {LD: 8}"), "stacks[2].units.LD")
 
 
 def test_wrong_type_is_reported_by_pydantic_with_its_line():
-    e = error_of(SAMPLE.replace("fortress: 2, coastal: true, area: England", "fortress: high, coastal: true, "
-                                "area: England"))
-    assert (e.line, e.field) == (13, "provinces[2].fortress")
+    e = error_of(SAMPLE.replace("income: 9, fortress: 1, coastal: true, area: England",
+                                "income: 9, fortress: high, coastal: true, area: England"))
+    assert (e.line, e.field) == (line_of(SAMPLE, "name: Kent"), "provinces[2].fortress")
 
 
 def test_unknown_adjacency_names_the_pair_member():
-    e = error_of(SAMPLE.replace("  - [Celtique, Gascogne]", "  - [Celtique, Biscaye]"))
-    assert e.field == "adjacency[11][1]" and e.line == 33 and "Biscaye" in e.message
+    e = error_of(SAMPLE.replace("  - [Celtique, Nord]", "  - [Celtique, Biscaye]"))
+    assert e.field == "adjacency[7][1]" and e.line == line_of(SAMPLE, "[Celtique, Nord]") and "Biscaye" in e.message
 
 
 def test_missing_field_names_the_mapping_it_is_missing_from():

@@ -69,4 +69,18 @@ def test_scenario_naming_an_unknown_board_is_refused_on_the_board_field():
 
 
 def test_scenario_without_a_board_records_no_board_key():
-    assert "board" not in normalise(parse(load_text("sample"))[0])
+    text = load_text("sample").replace("\nboard: eu\n", "\n")
+    assert "board" not in normalise(parse(text)[0])
+
+
+def test_the_sample_campaign_stands_on_the_board_with_its_printed_facts():
+    doc = normalise(parse(load_text("sample"))[0])
+    assert doc["board"] == "eu"
+    for p in doc["provinces"]:
+        printed = BOARD.province(p["name"])
+        assert (p["owner"], p["fortress"], p["income"]) == (printed.owner, printed.fortress, printed.income)
+        coastal = any(n in BOARD.seas for n in BOARD.neighbours(p["name"]))
+        assert p["coastal"] == coastal, p["name"]
+    places = {p["name"] for p in doc["provinces"]} | {z["name"] for z in doc["sea_zones"]}
+    assert doc["adjacency"] == sorted(sorted(pair) for pair in BOARD.borders if set(pair) <= places)
+    assert ["Normandie", "Picardie"] not in doc["adjacency"]

@@ -1,0 +1,52 @@
+"""The map drawing (projections/svg.py) as a pure function: north is up, the inset copy is not where a
+province is, places without a polygon are listed, owners differing from controllers are hatched."""
+
+from __future__ import annotations
+
+import re
+
+from projections.records import Record
+from projections.svg import render
+
+
+def place(owner="FRA", controller=None, kind="province"):
+    if kind == "sea":
+        return {"kind": "sea", "area": None, "markers": []}
+    return {"kind": "province", "terrain": "plain", "owner": owner, "controller": controller or owner, "income": 8,
+            "fortress": 2, "coastal": True, "area": None, "markers": ["Pillage-"]}
+
+
+DOC = {"position": 7, "provinces": {"Kent": place("ENG"), "Picardie": place("FRA", "ENG"), "Manche": place(kind="sea"),
+                                    "Atlantis": place("FRA")},
+       "stacks": {"ENG-1": {"country": "ENG", "location": "Picardie", "units": {"LD": 6}, "leaders": []}}}
+MOVE = Record(campaign="c", position=7, type="StackMoved",
+              data={"stack": "ENG-1", "origin": "Kent", "destination": "Picardie", "path": ["Kent", "Manche", "Picardie"],
+                    "reason": "landing", "context": {}})
+
+
+def label_y(svg: str, name: str) -> float:
+    [y] = re.findall(rf'<text class="label" x="[0-9.]+" y="([0-9.]+)"[^>]*>{name}', svg)
+    return float(y)
+
+
+def test_north_is_up_and_the_low_countries_inset_is_not_where_picardie_is():
+    svg = render(DOC, MOVE, board="eu")
+    # Kent lies north of Picardie on the board: its label is higher on the page (smaller y).
+    assert label_y(svg, "Kent") < label_y(svg, "Picardie")
+    # Fitted to the land: Picardie's label is inside the picture, not in the board's north-west inset.
+    width = float(re.search(r'viewBox="0 0 ([0-9.]+)', svg).group(1))
+    assert 0 < label_y(svg, "Picardie") < width
+
+
+def test_the_move_is_drawn_the_hand_change_hatched_and_the_missing_place_listed():
+    svg = render(DOC, MOVE, board="eu")
+    assert 'class="stack moved" data-stack="ENG-1" data-location="Picardie"' in svg
+    assert svg.count('class="moved-path"') == 1
+    assert 'fill="url(#hatch-FRA)"' in svg and 'data-owner="FRA" data-controller="ENG"' in svg
+    assert "Not drawn (no polygon on the board): Atlantis" in svg
+    assert ">6</text>" in svg  # the counter shows the stack's strength
+
+
+def test_without_the_event_nothing_is_highlighted():
+    svg = render(DOC, None, board="eu")
+    assert "moved-path" not in svg and "stack moved" not in svg and 'class="highlight"' not in svg
