@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 #: own settings (period_start_turns, ers_variants) from CampaignCreated: changing them would rewrite past
 #: sheets, so they stay fixed.
 CHANGEABLE: dict[str, type] = {"players_may_roll": bool}
+#: Who sees a treasury entry recorded without a visibility: its country (and the GMs), or everyone.
+ERS_VISIBILITIES = ("country", "public")
 
 
 @handles(cmd.CreateCampaign, creating=True)
@@ -30,10 +32,16 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
         rs = get_ruleset(c.ruleset)
     except RulesError as e:
         raise InvalidInput(str(e), field="ruleset") from None
+    # Treasury entries recorded without a visibility are the owning country's (and the GMs') unless the
+    # campaign is created with ers_visibility "public": written into the event, so it never depends on a default.
+    settings = {"ers_visibility": "country", **c.settings}
+    if settings["ers_visibility"] not in ERS_VISIBILITIES:
+        raise InvalidInput(f"ers_visibility {settings['ers_visibility']!r}: one of {', '.join(ERS_VISIBILITIES)}",
+                           field="settings.ers_visibility")
     d.context["turn"] = None
     d.add(ev.CampaignCreated, name=c.name, slug=c.slug, ruleset=rs.id, ruleset_version=rs.version,
           countries=list(c.countries), players=dict(c.players), game_masters=list(c.game_masters or [d.actor.id]),
-          settings=dict(c.settings))
+          settings=settings)
     return {"id": str(d.state.id), "slug": c.slug}
 
 

@@ -143,15 +143,17 @@ def test_a_players_export_holds_no_other_countrys_hidden_entries(http, settings,
     ledger.create_campaign(slug="secret", name="Secret", ruleset="eu", countries=["ENG", "FRA"], actor=SETUP)
     cid = campaign_id("secret")
     ledger.open_turn(cid, actor=SETUP)
+    everyone = {"scope": "public"}  # marked: the campaign's default keeps an entry to its country
     for country in ("ENG", "FRA"):
-        ledger.record_treasury_entry(cid, country=country, line="A1", amount=100, reason="start", actor=SETUP)
+        ledger.record_treasury_entry(cid, country=country, line="A1", amount=100, reason="start", actor=SETUP,
+                                     vis=everyone)
     ours = {"scope": "countries", "countries": ["ENG"]}
     hidden = ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=70, reason="secret loot",
                                           actor=SETUP, vis=ours).events[0]["position"]
     gm_only = ledger.record_treasury_entry(cid, country="FRA", line="A10", amount=9, reason="gm only",
                                            actor=SETUP, vis={"scope": "gm"}).events[0]["position"]
     public = ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=5, reason="public loot",
-                                          actor=SETUP).events[0]["position"]
+                                          actor=SETUP, vis=everyone).events[0]["position"]
     fra = bearer(issue(ledger, cid, "player", "FRA"))
     eng = bearer(issue(ledger, cid, "player", "ENG"))
 
