@@ -46,7 +46,7 @@ router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 
 CSRF_COOKIE = "ledger_csrf"
 CHART_KINDS = ("treasury", "income", "inflation", "victory")
-EXPORT_TABLES = ("ers", "ers-wide", "inflation", "stability", "victory")
+EXPORT_TABLES = ("ers", "ers-wide", "entries", "inflation", "stability", "victory")
 FORM_BYTES = 20_000
 
 
