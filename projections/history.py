@@ -42,6 +42,11 @@ class History:
     # The treasury entries and their corrections, in order, as the caller sees them (the ``entries`` table):
     # {position, type, turn, country, line, amount, reason, actor, time, visibility, corrects, replacement}.
     entries: list[dict[str, Any]] = field(default_factory=list)
+    name: str = ""  # the campaign's name, for titles people read ("" : the slug stands in)
+
+    @property
+    def title(self) -> str:
+        return self.name or self.campaign
 
 
 def replay_victory(records: list[Record]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -105,4 +110,4 @@ def gather(ledger: Any, cid: UUID, actor: Actor, progress: Callable[[int], None]
         progress(pending)
     history = from_records(state.slug, tuple(state.countries), state.turn, records)
     return History(history.campaign, history.countries, history.turns, state.version, history.budget,
-                   history.victory, history.awards, history.hashes, history.entries)
+                   history.victory, history.awards, history.hashes, history.entries, state.name)
