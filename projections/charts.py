@@ -73,6 +73,7 @@ class Chart:
     ylabel: str
     series: tuple[Series, ...]
     stacked: bool = False  # bars stacked per turn (ers), else lines
+    empty: str = "nothing to plot"  # said instead of an empty plot
 
 
 def check_kind(kind: str, country: str | None = None) -> str:
@@ -142,7 +143,8 @@ def chart_series(history: History, kind: str, country: str | None = None,
         series = tuple(Series(f"{code} {defn.get(code).name}", tuple(all_turns),
                               tuple(found.get((country, code), {}).get(t, 0) for t in all_turns))
                        for code in INCOME_SOURCES if any(found.get((country, code), {}).values()))
-        return Chart(kind, f"{name}: {country}'s gross income (A14) by source", "ducats", series, stacked=True)
+        return Chart(kind, f"{name}: {country}'s gross income (A14) by source", "ducats", series, stacked=True,
+                     empty=f"no income entered for {country} in these turns")
     # Entered money lines: the sheet's own movements (derived lines are their sums); ticks are in ducats.
     per_line: dict[str, dict[int, int]] = {}
     names: dict[str, str] = {}
@@ -224,7 +226,8 @@ def render(chart: Chart, fmt: str) -> bytes:
             if chart.series:
                 ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
             else:
-                ax.text(0.5, 0.5, "nothing to plot", transform=ax.transAxes, ha="center", va="center")
+                ax.set_axis_off()
+                ax.text(0.5, 0.5, chart.empty, transform=ax.transAxes, ha="center", va="center")
         out = io.BytesIO()
         metadata = {"Date": None} if fmt == "svg" else {"Software": None}
         fig.savefig(out, format=fmt, metadata=metadata)
