@@ -21,6 +21,9 @@ def campaign_create(
     country: Annotated[list[str], typer.Option("--country", help="Repeat per country, e.g. --country FRA")],
     ruleset: Annotated[str, typer.Option()] = "eu",
     player: Annotated[Optional[list[str]], typer.Option("--player", help="COUNTRY=name")] = None,
+    ers_visibility: Annotated[str, typer.Option("--ers-visibility", help="Who sees a treasury entry recorded "
+                                                "without a visibility: country (its own country and the game "
+                                                "masters) or public")] = "country",
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -31,7 +34,8 @@ def campaign_create(
             fail("player", f"{p!r}: COUNTRY=name")
         players[who] = holder
     with ledger_app() as ledger:
-        command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, countries=country, players=players)
+        command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, countries=country, players=players,
+                        settings={"ers_visibility": ers_visibility})
         r = ledger.handle(campaign_id(command.slug), command, actor=Actor(actor, "gm"), idempotency_key=key)
         emit(r.to_json())
 

@@ -38,7 +38,8 @@ for name, command in [
     ("resolve", audit.resolve),
     ("openapi", service.openapi),
 ]:
-    app.command(name)(command)
+    # ``ledger treasury CAMPAIGN FRA A9 -5``: a negative amount is the amount, not an unknown option.
+    app.command(name, context_settings={"ignore_unknown_options": True} if name == "treasury" else None)(command)
 
 # Command groups.
 for name, group in [
