@@ -219,7 +219,12 @@ def render(chart: Chart, fmt: str) -> bytes:
         if words is None:
             ax.set_xlabel("turn")
             ax.set_ylabel(chart.ylabel)
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            turns = sorted({t for s in chart.series for t in s.turns})
+            if turns and len(turns) <= 20:  # a tick per turn (a locator puts fractions around a single turn)
+                ax.set_xticks(turns)
+                ax.set_xlim(turns[0] - 0.5, turns[-1] + 0.5)
+            else:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             if _whole(chart):
                 ax.yaxis.set_major_locator(MaxNLocator(integer=True))
             ax.grid(True, alpha=0.3)
