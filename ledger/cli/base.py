@@ -60,7 +60,7 @@ def store_name(settings: Settings) -> str:
     """Where the events are, in words: the SQLite file (absolute) or the PostgreSQL database."""
     if settings.backend == "sqlite":
         return f"the store {settings.sqlite_path.resolve()} (LEDGER_DATA_DIR={settings.data_dir})"
-    return "the PostgreSQL store (LEDGER_POSTGRES_DSN)"
+    return f"the PostgreSQL store (schema {settings.postgres_schema or 'public'}, LEDGER_POSTGRES_DSN)"
 
 
 @contextmanager
@@ -90,8 +90,9 @@ def cid_of(ledger: Ledger, campaign: str) -> UUID:
         ledger.campaign(cid)
     except CampaignNotFound as e:
         # Name what was typed and where it was looked for: the usual cause is another data directory.
-        raise CampaignNotFound(f"no campaign {campaign!r} in {store_name(ledger.settings)}; set LEDGER_DATA_DIR "
-                               "to the directory that holds it", field=e.field or "campaign") from None
+        hint = "; set LEDGER_DATA_DIR to the directory that holds it" if ledger.settings.backend == "sqlite" else ""
+        raise CampaignNotFound(f"no campaign {campaign!r} in {store_name(ledger.settings)}{hint}",
+                               field=e.field or "campaign") from None
     return cid
 
 

@@ -194,7 +194,7 @@ def test_closing_a_named_turn_refuses_another_open_turn(settings):
 def test_an_unknown_campaign_is_named_as_typed(settings):
     r = run(settings, "turn", "open", "europa-1493")
     assert r.exit_code == 2
-    assert "no campaign 'europa-1493' in the store " in r.output and "[campaign]" in r.output
+    assert "no campaign 'europa-1493' in the " in r.output and "[campaign]" in r.output
 
 
 def test_no_markup_swallows_an_error_message(settings):
