@@ -45,6 +45,9 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         description="Event-sourced ledger for hex-and-counter wargames: verifiable dice, recomputable rulings, "
         "hash-chained history.",
         lifespan=lifespan,
+        # Served below from files of the fastapi-offline package: FastAPI's defaults load them from a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     if ledger is not None:
@@ -60,6 +63,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(checkpoints.router)  # the service's key, signed checkpoints, Merkle proofs
     app.include_router(web.router)  # the web page at /ui
     app.mount("/ui/static", StaticFiles(directory=web.WEB / "static"), name="ui-static")
+    _offline_docs(app)
     # Outermost last: request id and timing wrap everything, the size limit wraps the routes.
     app.add_middleware(errors.BodyLimit, max_bytes=settings.max_request_bytes)
     app.add_middleware(guards.InFlightLimit, limit=settings.limit_concurrency)  # 503 + Retry-After over the bound
@@ -71,3 +75,28 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         logging.getLogger("ledger.security").warning(
             "development mode without LEDGER_ADMIN_TOKEN: requests from 127.0.0.1 without a token act as admin")
     return app
+
+
+def _offline_docs(app: FastAPI) -> None:
+    """``/docs`` (Swagger UI 5, which reads OpenAPI 3.1) and ``/redoc`` from the static files the installed
+    ``fastapi-offline`` package ships, so they render without internet. Only its files are used."""
+    from pathlib import Path
+
+    import fastapi_offline
+    from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
+
+    app.mount("/docs/static", StaticFiles(directory=Path(fastapi_offline.__file__).parent / "static"),
+              name="docs-static")
+    spec = app.openapi_url or "/openapi.json"
+
+    @app.get("/docs", include_in_schema=False)
+    def docs():
+        return get_swagger_ui_html(openapi_url=spec, title=f"{app.title} · API",
+                                   swagger_js_url="/docs/static/swagger-ui-bundle.js",
+                                   swagger_css_url="/docs/static/swagger-ui.css",
+                                   swagger_favicon_url="/docs/static/favicon.png")
+
+    @app.get("/redoc", include_in_schema=False)
+    def redoc():
+        return get_redoc_html(openapi_url=spec, title=f"{app.title} · API", redoc_js_url="/docs/static/redoc.standalone.js",
+                              redoc_favicon_url="/docs/static/favicon.png", with_google_fonts=False)

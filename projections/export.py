@@ -12,8 +12,15 @@ Tables (``TABLES``), one row per:
   lineage of the lines of the same sheet it is computed from (``sources``). A
   reference to last turn's sheet (``A33[t-1]``) is named in ``sources`` and
   not expanded: follow it on the previous turn's row.
-- ``ers-wide``: campaign, country and turn: one column per line, plus the
-  sheet's ``positions`` (every position its cells come from).
+  Lines nothing was entered on and that took their default (``defaulted``:
+  mostly zeros) are left out unless asked for (``include_defaulted``).
+- ``ers-wide``: campaign, country and turn: one column per line, named by its
+  code and title (``A9 Pillages, privateers``), plus the sheet's ``positions``
+  (every position its cells come from).
+- ``entries``: every treasury entry and every correction of one, in order:
+  position, turn, country, line and its title, amount, reason, who recorded it,
+  when, and who may see it. A correction's row carries the entry as corrected
+  (an amount left empty: the entry was struck out).
 - ``inflation``: turn: the inflation box at its start and end, and the events
   that moved it. Campaign-wide: ``country`` does not filter it.
 - ``stability``: country and turn: stability at its start and end, and why.
@@ -23,6 +30,9 @@ Tables (``TABLES``), one row per:
 
 Turn 0 rows appear only when something happened before the first turn opened.
 A sheet the budget cannot compute (its error is on ``GET .../ers``) has no rows.
+
+``to_xlsx`` writes a workbook (openpyxl): one worksheet per country laid out
+like the paper sheets A, B and C (lines down, turns across), and the entries.
 """
 
 from __future__ import annotations
@@ -36,20 +46,25 @@ from typing import Any
 import orjson
 
 from ledger.domain.errors import InvalidInput
+from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
 from projections.history import History
 from projections.records import num, plain
 
-TABLES = ("ers", "ers-wide", "inflation", "stability", "victory")
-FORMATS = ("csv", "json", "parquet")
+TABLES = ("ers", "ers-wide", "entries", "inflation", "stability", "victory")
+FORMATS = ("csv", "json", "parquet", "xlsx")
 MEDIA_TYPES = {"csv": "text/csv; charset=utf-8", "json": "application/json",
-               "parquet": "application/vnd.apache.parquet"}
+               "parquet": "application/vnd.apache.parquet",
+               "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
 
 # Column name -> kind: text, int, bool, number (exact VP), ints and texts (lists).
 COLUMNS: dict[str, dict[str, str]] = {
     "ers": {"campaign": "text", "country": "text", "turn": "int", "line": "text", "name": "text", "amount": "int",
             "kind": "text", "unit": "text", "defaulted": "bool", "sources": "texts", "positions": "ints",
             "hashes": "texts"},
+    "entries": {"campaign": "text", "position": "int", "kind": "text", "corrects": "int", "turn": "int",
+                "country": "text", "line": "text", "title": "text", "amount": "int", "reason": "text",
+                "actor": "text", "time": "text", "visible_to": "text", "hash": "text"},
     "inflation": {"campaign": "text", "turn": "int", "start": "int", "end": "int", "positions": "ints",
                   "hashes": "texts"},
     "stability": {"campaign": "text", "country": "text", "turn": "int", "start": "int", "end": "int",
@@ -59,9 +74,14 @@ COLUMNS: dict[str, dict[str, str]] = {
 }
 
 
+def line_label(code: str) -> str:
+    """A wide table's column for a line: its code and title, as on the paper sheet."""
+    return f"{code} {ers_definition().get(code).name}"
+
+
 def columns(table: str) -> dict[str, str]:
     if table == "ers-wide":
-        lines = {code: "int" for code in ers_definition().codes}
+        lines = {line_label(code): "int" for code in ers_definition().codes}
         return {"campaign": "text", "country": "text", "turn": "int", **lines, "positions": "ints"}
     return COLUMNS[table]
 
@@ -166,10 +186,51 @@ def wide(long_rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
             if row is not None:
                 yield {**row, "positions": sorted(positions)}
             row, positions = {"campaign": key[0], "country": key[1], "turn": key[2]}, set()
-        row[r["line"]] = r["amount"]
+        row[line_label(r["line"])] = r["amount"]
         positions.update(r["positions"])
     if row is not None:
         yield {**row, "positions": sorted(positions)}
+
+
+def _visible_to(visibility: Mapping[str, Any]) -> str:
+    scope = visibility.get("scope", "public")
+    if scope == "countries":
+        return ", ".join(visibility.get("countries") or ())
+    return "game masters" if scope == "gm" else "everyone"
+
+
+def _title(code: str | None) -> str:
+    try:
+        return ers_definition().get(code).name if code else ""
+    except RulesError:  # a line the sheet does not know (an unbooked entry): the entry stays, untitled
+        return ""
+
+
+def entry_rows(history: History, country: str | None = None, turns: tuple[int, int] | None = None
+               ) -> Iterator[dict[str, Any]]:
+    """Every treasury entry and correction of one, as the caller sees them, in order."""
+    first, last = turns if turns is not None else (0, history.turns)
+    current: dict[int, dict[str, Any]] = {}  # entry position -> its fields as last corrected
+    for e in history.entries:
+        if e["type"] == "TreasuryEntryRecorded":
+            fields = {k: e[k] for k in ("turn", "country", "line", "amount")}
+            current[e["position"]] = fields
+            kind, corrects = "entry", None
+        else:
+            corrects = e["corrects"]
+            replacement = e["replacement"] if isinstance(e["replacement"], dict) else None
+            fields = {**current[corrects], **(replacement or {})} if replacement else {**current[corrects],
+                                                                                         "amount": None}
+            current[corrects] = fields
+            kind = "correction"
+        if country is not None and fields["country"] != country:
+            continue
+        if not first <= (fields["turn"] or 0) <= last:
+            continue
+        yield {"campaign": history.campaign, "position": e["position"], "kind": kind, "corrects": corrects,
+               **fields, "title": _title(fields["line"]), "reason": e["reason"], "actor": e["actor"],
+               "time": e["time"], "visible_to": _visible_to(e["visibility"]),
+               "hash": history.hashes.get(e["position"], "")}
 
 
 def _track_rows(log: list[dict[str, Any]], start: int, turns: range, with_zero: bool
@@ -232,13 +293,16 @@ def victory_rows(history: History, country: str | None = None, turns: tuple[int,
                        "hashes": [history.hashes.get(p, "") for p in positions]}
 
 
-def rows(history: History, table: str, country: str | None = None, turns: tuple[int, int] | None = None
-         ) -> Iterator[dict[str, Any]]:
+def rows(history: History, table: str, country: str | None = None, turns: tuple[int, int] | None = None,
+         include_defaulted: bool = False) -> Iterator[dict[str, Any]]:
     """The rows of ``table`` (one of ``TABLES``), filtered by country and turn range."""
     check_table(table)
     check_country(history, country)
     if table == "ers":
-        return ers_rows(history, country, turns)
+        found = ers_rows(history, country, turns)
+        return found if include_defaulted else (r for r in found if not r["defaulted"])
+    if table == "entries":
+        return entry_rows(history, country, turns)
     if table == "ers-wide":
         return wide(ers_rows(history, country, turns))
     if table == "inflation":
@@ -278,12 +342,13 @@ def to_json(rows: Iterable[Mapping[str, Any]]) -> bytes:
     return orjson.dumps(list(rows), default=str)
 
 
-def document(history: History, tables: Iterable[str] = ("ers", "inflation", "stability", "victory"),
-             country: str | None = None, turns: tuple[int, int] | None = None) -> dict[str, Any]:
+def document(history: History, tables: Iterable[str] = ("ers", "entries", "inflation", "stability", "victory"),
+             country: str | None = None, turns: tuple[int, int] | None = None, include_defaulted: bool = False
+             ) -> dict[str, Any]:
     """Every table in one JSON document."""
     return {"campaign": history.campaign, "position": history.position, "countries": list(history.countries),
             "turns": history.turns,
-            "tables": {t: list(rows(history, t, country, turns)) for t in tables}}
+            "tables": {t: list(rows(history, t, country, turns, include_defaulted)) for t in tables}}
 
 
 def to_parquet(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
@@ -307,6 +372,8 @@ def to_parquet(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
 
 def encode(table: str, fmt: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
     check_format(fmt)
+    if fmt == "xlsx":
+        return table_xlsx(table, rows)
     if fmt == "csv":
         return to_csv(table, rows)
     if fmt == "json":
@@ -322,3 +389,95 @@ def filename(campaign: str, table: str, fmt: str, country: str | None = None,
     if turns is not None:
         parts.append(f"turns{turns[0]}-{turns[1]}")
     return "-".join(parts) + "." + fmt
+
+
+# --------------------------------------------------------------------------- spreadsheets
+
+SHEET_TITLES = {"A": "Sheet A · Royal Treasury", "B": "Sheet B · Income and expenses", "C": "Sheet C · Loans"}
+
+
+def _workbook() -> Any:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)  # every worksheet is named by what it holds
+    return book
+
+
+def _save(book: Any) -> bytes:
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def _plain_cell(value: Any, kind: str) -> Any:
+    if kind in ("ints", "texts"):
+        return " ".join(str(v) for v in value or ())
+    if kind == "number" and value is not None:
+        n = num(value)
+        return int(n) if n.denominator == 1 else float(n)
+    return value
+
+
+def _table_sheet(book: Any, title: str, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
+    from openpyxl.styles import Font
+
+    ws = book.create_sheet(title)
+    cols = columns(table)
+    ws.append(list(cols))
+    for cell in ws[1]:
+        cell.font = Font(bold=True)
+    for r in rows:
+        ws.append([_plain_cell(r.get(name), kind) for name, kind in cols.items()])
+    ws.freeze_panes = "A2"
+
+
+def table_xlsx(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """One table as a one-worksheet workbook (the ERS workbook is ``to_xlsx``)."""
+    book = _workbook()
+    _table_sheet(book, table, table, rows)
+    return _save(book)
+
+
+def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:
+    """The ERS workbook: per country a worksheet laid out like sheets A, B and C (a row per line, a column
+    per turn; derived amounts in italics), then the entries and corrections."""
+    from openpyxl.styles import Font, PatternFill
+
+    book = _workbook()
+    bold, italic = Font(bold=True), Font(italic=True, color="555555")
+    band = PatternFill("solid", fgColor="E8E8E2")
+    defn = ers_definition()
+    wanted = _turns(history, turns)
+    for c in _countries(history, country):
+        ws = book.create_sheet(c)
+        sheets = {t: history.budget.sheet(c, t) for t in wanted}
+        ws.append([f"{history.campaign} · {c} · Economic Record Sheet"])
+        ws["A1"].font = Font(bold=True, size=13)
+        ws.append(["line", "title", *[f"turn {t}" for t in wanted]])
+        for cell in ws[2]:
+            cell.font = bold
+        errors = [f"turn {t}: {s.error['message']}" for t, s in sheets.items() if s and s.cells is None and s.error]
+        letter = None
+        for d in defn.lines:
+            if d.sheet != letter:
+                letter = d.sheet
+                ws.append([SHEET_TITLES.get(letter, f"Sheet {letter}")])
+                for cell in ws[ws.max_row]:
+                    cell.font, cell.fill = bold, band
+            values = []
+            for t in wanted:
+                s = sheets[t]
+                cell = s.cells.get(d.code) if s is not None and s.cells is not None else None
+                values.append(cell.value if cell is not None else None)
+            ws.append([d.code, d.name, *values])
+            if d.kind == "derived":
+                for cell in ws[ws.max_row][2:]:
+                    cell.font = italic
+        for message in errors:
+            ws.append([])
+            ws.append(["cannot be worked out", message])
+        ws.column_dimensions["B"].width = 48
+        ws.freeze_panes = "C3"
+    _table_sheet(book, "entries", "entries", entry_rows(history, country, turns))
+    return _save(book)

@@ -39,6 +39,14 @@ class History:
     victory: dict[str, Any]  # projections.victory document
     awards: list[dict[str, Any]]  # {position, effect, country, turn, points, reason}
     hashes: dict[int, str] = field(default_factory=dict)  # position -> event hash, for the events read
+    # The treasury entries and their corrections, in order, as the caller sees them (the ``entries`` table):
+    # {position, type, turn, country, line, amount, reason, actor, time, visibility, corrects, replacement}.
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    name: str = ""  # the campaign's name, for titles people read ("" : the slug stands in)
+
+    @property
+    def title(self) -> str:
+        return self.name or self.campaign
 
 
 def replay_victory(records: list[Record]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -57,7 +65,25 @@ def from_records(campaign: str, countries: tuple[str, ...], turns: int, records:
     doc, awards = replay_victory([r for r in records if r.type in VICTORY_TYPES])
     bud = budget_model.budget([r for r in records if r.type in budget_model.RELEVANT])
     hashes = {r.position: r.data.get("hash", "") for r in records}
-    return History(campaign, countries, turns, position, bud, doc, awards, hashes)
+    return History(campaign, countries, turns, position, bud, doc, awards, hashes, entry_log(records))
+
+
+def entry_log(records: list[Record]) -> list[dict[str, Any]]:
+    """The treasury entries and the corrections of them, in order (a correction of anything else is skipped)."""
+    out: list[dict[str, Any]] = []
+    entries: set[int] = set()
+    for r in records:
+        d = r.data
+        if r.type == "TreasuryEntryRecorded":
+            entries.add(r.position)
+        elif not (r.type == "CorrectionRecorded" and d.get("corrects") in entries):
+            continue
+        out.append({"position": r.position, "type": r.type, "turn": d.get("turn", r.turn),
+                    "country": d.get("country"), "line": d.get("line"), "amount": d.get("amount"),
+                    "reason": d.get("reason", ""), "actor": (d.get("actor") or {}).get("id"),
+                    "time": d.get("timestamp"), "visibility": d.get("visibility") or {},
+                    "corrects": d.get("corrects"), "replacement": d.get("replacement")})
+    return out
 
 
 def gather(ledger: Any, cid: UUID, actor: Actor, progress: Callable[[int], None] | None = None) -> History:
@@ -84,4 +110,4 @@ def gather(ledger: Any, cid: UUID, actor: Actor, progress: Callable[[int], None]
         progress(pending)
     history = from_records(state.slug, tuple(state.countries), state.turn, records)
     return History(history.campaign, history.countries, history.turns, state.version, history.budget,
-                   history.victory, history.awards, history.hashes)
+                   history.victory, history.awards, history.hashes, history.entries, state.name)

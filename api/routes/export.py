@@ -53,18 +53,23 @@ def _filters(request: Request, actor: Actor, state: Any, country: str | None, tu
 _HEADERS = {"Cache-Control": "private, no-cache"}  # revalidate: the ETag answers cheaply
 
 
-@router.get("/export/{table}.{fmt}", summary="The ERS (long or wide), inflation, stability or victory history "
-            "as CSV, JSON or Parquet", response_class=Response,
+@router.get("/export/{table}.{fmt}", summary="The ERS (long or wide), the treasury entries, inflation, stability "
+            "or victory history as CSV, JSON, Parquet or xlsx (ers.xlsx: a workbook laid out like the paper sheets)", response_class=Response,
             responses={200: {"content": {t.split(";")[0]: {} for t in export.MEDIA_TYPES.values()}}})
 def export_table(table: str, fmt: str, request: Request, cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
-                 state: CampaignStateDep, country: CountryQuery = None, turns: TurnsQuery = None) -> Response:
+                 state: CampaignStateDep, country: CountryQuery = None, turns: TurnsQuery = None,
+                 include_defaulted: Annotated[bool, Query(description="ERS: also the lines nothing was entered on "
+                                                          "(their default, mostly 0)")] = False) -> Response:
     export.check_table(table)
     export.check_format(fmt)
     span, etag, cached = _filters(request, actor, state, country, turns)
     if cached is not None:
         return cached
     history = gather(ledger, cid, actor)
-    body = export.encode(table, fmt, export.rows(history, table, country, span))
+    if fmt == "xlsx" and table in ("ers", "ers-wide"):  # the workbook: sheets A, B, C per country, the entries
+        body = export.to_xlsx(history, country, span)
+    else:
+        body = export.encode(table, fmt, export.rows(history, table, country, span, include_defaulted))
     name = export.filename(history.campaign, table, fmt, country, span)
     return Response(body, media_type=export.MEDIA_TYPES[fmt],
                     headers={"Content-Disposition": f'attachment; filename="{name}"', "ETag": etag, **_HEADERS})

@@ -34,6 +34,7 @@ from api import deps
 from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
 from api.readpath import reads_of
+from api.web.ers_view import ers_view
 from api.web.turn_view import turn_view
 from ledger import tokens
 from ledger.access import may_write
@@ -47,7 +48,7 @@ router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 
 CSRF_COOKIE = "ledger_csrf"
 CHART_KINDS = ("treasury", "income", "inflation", "victory")
-EXPORT_TABLES = ("ers", "ers-wide", "inflation", "stability", "victory")
+EXPORT_TABLES = ("ers", "ers-wide", "entries", "inflation", "stability", "victory")
 FORM_BYTES = 20_000
 
 
@@ -237,6 +238,24 @@ async def charts_page(request: Request, campaign: str):
     countries = [actor.country] if actor.role == "player" and actor.country else info.countries
     return render(request, "charts.html", {"c": info, "kinds": CHART_KINDS, "countries": countries,
                                            "tables": EXPORT_TABLES})
+
+
+@router.get("/campaigns/{campaign}/ers/{country}/{turn}", response_class=HTMLResponse)
+async def ers_page(request: Request, campaign: str, country: Annotated[str, Path(pattern=r"^[A-Z]{2,4}$")],
+                   turn: Annotated[int, Path(ge=1, le=2**31)]):
+    """A country's ERS for a turn, laid out as sheets A, B and C, each cell with the events behind it."""
+    reader = reads_of(request.app).reader
+
+    def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        state = ledger.campaign(cid)
+        return {"c": campaign_public(state), "v": ers_view(ledger, reader, cid, actor, state, country, turn)}
+
+    try:
+        actor, cid = await _reader(request, campaign)
+        context = await run_in_threadpool(work, _ledger(request), actor, cid)
+    except LedgerError as exc:
+        return _error(request, exc)
+    return render(request, "ers.html", context)
 
 
 def _correction_input(form: dict[str, str]) -> RecordCorrection:

@@ -39,7 +39,9 @@ out = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 KeyOpt = Annotated[Optional[str], typer.Option("--idempotency-key", help="Retry-safe key: a repeat appends nothing")]
-ActorOpt = Annotated[str, typer.Option("--actor", help="Who records (a game master's name)")]
+#: Who records: ``--actor``, else ``LEDGER_ACTOR`` (set it once per shell), else "gm".
+ActorOpt = Annotated[str, typer.Option("--actor", envvar="LEDGER_ACTOR",
+                                       help="Who records (your name as game master; default $LEDGER_ACTOR)")]
 
 
 def error_text(message: str, field: str | None = None) -> Text:
@@ -54,10 +56,21 @@ def fail(field: str | None, message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
+def store_name(settings: Settings) -> str:
+    """Where the events are, in words: the SQLite file (absolute) or the PostgreSQL database."""
+    if settings.backend == "sqlite":
+        return f"the store {settings.sqlite_path.resolve()} (LEDGER_DATA_DIR={settings.data_dir})"
+    return f"the PostgreSQL store (schema {settings.postgres_schema or 'public'}, LEDGER_POSTGRES_DSN)"
+
+
 @contextmanager
 def ledger_app() -> Iterator[Ledger]:
     """The ledger on the configured store; a ledger or rules error exits 2 naming its field."""
-    ledger = Ledger(Settings())
+    settings = Settings()
+    fresh = settings.backend == "sqlite" and not settings.sqlite_path.exists()
+    ledger = Ledger(settings)
+    if fresh:  # say so: a command run from another directory would otherwise read an empty store silently
+        err.print(escape(f"note: no store was found, so a new empty one was created: {store_name(settings)}"))
     try:
         yield ledger
     except (LedgerError, RulesError) as e:
@@ -73,15 +86,13 @@ def cid_of(ledger: Ledger, campaign: str) -> UUID:
         cid = UUID(campaign)
     except ValueError:
         cid = campaign_id(campaign)
-        typed = True
-    else:
-        typed = False
     try:
         ledger.campaign(cid)
     except CampaignNotFound as e:
-        if not typed:
-            raise
-        raise CampaignNotFound(f"no campaign {campaign!r} (id {cid})", field=e.field or "campaign") from None
+        # Name what was typed and where it was looked for: the usual cause is another data directory.
+        hint = "; set LEDGER_DATA_DIR to the directory that holds it" if ledger.settings.backend == "sqlite" else ""
+        raise CampaignNotFound(f"no campaign {campaign!r} in {store_name(ledger.settings)}{hint}",
+                               field=e.field or "campaign") from None
     return cid
 
 

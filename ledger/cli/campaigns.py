@@ -24,6 +24,9 @@ def campaign_create(
         help="A shipped scenario (eu-1492, sample-real, sample): its board, countries, provinces and stacks")] = None,
     ruleset: Annotated[str, typer.Option()] = "eu",
     player: Annotated[Optional[list[str]], typer.Option("--player", help="COUNTRY=name")] = None,
+    ers_visibility: Annotated[str, typer.Option("--ers-visibility", help="Who sees a treasury entry recorded "
+                                                "without a visibility: country (its own country and the game "
+                                                "masters) or public")] = "country",
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -35,7 +38,7 @@ def campaign_create(
         players[who] = holder
     with ledger_app() as ledger:
         command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, scenario=scenario,
-                        countries=country or [], players=players)
+                        countries=country or [], players=players, settings={"ers_visibility": ers_visibility})
         r = ledger.handle(campaign_id(command.slug), command, actor=Actor(actor, "gm"), idempotency_key=key)
         emit(r.to_json())
 

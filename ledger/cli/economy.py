@@ -7,7 +7,7 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from ledger.cli.base import Actor, cid_of, emit, err, escape, ledger_app, out
+from ledger.cli.base import Actor, ActorOpt, cid_of, emit, err, escape, ledger_app, out
 from ledger.domain.commands import ClosePhase, build
 from ledger.economy.sheets import Cell, Sheet
 
@@ -93,7 +93,7 @@ def _origin(c: Cell, pct: Cell | None) -> str:
 
 @phase_app.command("close")
 def phase_close(campaign: str, phase: str,
-                actor: Annotated[str, typer.Option("--actor", help="Who records")] = "gm",
+                actor: ActorOpt = "gm",
                 key: Annotated[Optional[str], typer.Option("--idempotency-key")] = None) -> None:
     """Close PHASE of the open turn (events, diplomacy, incomes, military, redeployment, exchequer, peace,
     interphase), in order and once."""

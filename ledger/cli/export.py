@@ -36,14 +36,17 @@ def _history(campaign: str, show_progress: bool) -> Any:
 
 def export_cmd(
     campaign: str,
-    fmt: Annotated[str, typer.Option("--format", help="csv, json or parquet")] = "csv",
-    table: Annotated[str, typer.Option("--table", help="ers, inflation, stability, victory, or all")] = ALL,
+    fmt: Annotated[str, typer.Option("--format", help="csv, json, parquet or xlsx (a workbook: sheets A, B, C "
+                                     "per country and the entries)")] = "csv",
+    table: Annotated[str, typer.Option("--table", help="ers, entries, inflation, stability, victory, or all")] = ALL,
     shape: Annotated[str, typer.Option("--shape", help="ERS shape: long (a row per line) or wide (a column "
                                        "per line)")] = "long",
     country: Annotated[Optional[str], typer.Option("--country", help="Only this country")] = None,
     turns: Annotated[Optional[str], typer.Option("--turns", help="A..B, A.., ..B or A")] = None,
     out: Annotated[Optional[Path], typer.Option("--out", help="File (one table, or JSON of all); directory "
                                                 "(CSV/Parquet of all: one file per table); default stdout")] = None,
+    include_defaulted: Annotated[bool, typer.Option("--include-defaulted", help="ERS: also the lines nothing "
+                                                    "was entered on (their default, mostly 0)")] = False,
     progress: Annotated[Optional[bool], typer.Option("--progress/--no-progress", help="Progress bar on stderr "
                                                      "(default: when stderr is a terminal)")] = None,
 ) -> None:
@@ -55,15 +58,18 @@ def export_cmd(
         fail("format", f"{fmt!r}: one of {', '.join(export.FORMATS)}")
     if shape not in ("long", "wide"):
         fail("shape", f"{shape!r}: long or wide")
-    names = ("ers", "inflation", "stability", "victory") if table == ALL else (table,)
+    names = ("ers", "entries", "inflation", "stability", "victory") if table == ALL else (table,)
     if table != ALL and table not in export.TABLES:
         fail("table", f"{table!r}: one of {', '.join(export.TABLES)} or all")
     names = tuple("ers-wide" if n == "ers" and shape == "wide" else n for n in names)
     split = len(names) > 1 and fmt != "json"  # CSV and Parquet: one file per table
     if split and out is None:
         fail("out", "CSV or Parquet of every table: --out DIRECTORY (one file per table), or choose --table")
-    if fmt == "parquet" and out is None:
-        fail("out", "Parquet is binary: --out FILE")
+    if fmt in ("parquet", "xlsx") and out is None:
+        fail("out", f"{fmt} is binary: --out FILE")
+    workbook = fmt == "xlsx" and (table == ALL or names[0] in ("ers", "ers-wide"))
+    if workbook:
+        split = False
     show = progress if progress is not None else sys.stderr.isatty()
     history = _history(campaign, show)
     try:
@@ -71,15 +77,20 @@ def export_cmd(
         span = export.parse_turns(turns, history.turns) if turns else None
     except InvalidInput as e:
         fail(e.field or "input", e.message)
+    if workbook:
+        _write(out, export.to_xlsx(history, country, span))
+        err.print(escape(f"workbook: {out} ({', '.join(history.countries if country is None else [country])}"
+                         " and the entries)"))
+        return
     if fmt == "json" and len(names) > 1:
         import orjson
 
-        _write(out, orjson.dumps(export.document(history, names, country, span)))
+        _write(out, orjson.dumps(export.document(history, names, country, span, include_defaulted)))
         return
     if split:
         out.mkdir(parents=True, exist_ok=True)
     for name in names:
-        data = export.encode(name, fmt, export.rows(history, name, country, span))
+        data = export.encode(name, fmt, export.rows(history, name, country, span, include_defaulted))
         _write(out / export.filename(history.campaign, name, fmt, country, span) if split else out, data)
         if split:
             err.print(escape(f"{name}: {out / export.filename(history.campaign, name, fmt, country, span)}"))

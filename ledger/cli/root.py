@@ -41,7 +41,8 @@ for name, command in [
     ("openapi", service.openapi),
     ("backup", backup.backup), ("restore", backup.restore),
 ]:
-    app.command(name)(command)
+    # ``ledger treasury CAMPAIGN FRA A9 -5``: a negative amount is the amount, not an unknown option.
+    app.command(name, context_settings={"ignore_unknown_options": True} if name == "treasury" else None)(command)
 
 # Command groups.
 for name, group in [

@@ -276,7 +276,12 @@ class RecordRuling(_InContext):
 
 
 class RecordTreasuryEntry(_InContext):
+    """An entry on a country's ERS. Without a visibility it follows the campaign's ``ers_visibility``
+    setting (``country``: the owning country and the game masters; ``public``): a budget is private unless
+    the campaign says otherwise."""
+
     action: ClassVar[str] = "record_treasury"
+    visibility: Visibility | None = None  # type: ignore[assignment]
     country: Country = Field(examples=["FRA"])
     line: str = Field(pattern=ERS_LINE_PATTERN, examples=["A9"],
                       description="ERS line code: a sheet letter A, B or C and a line number (_pct: a percentage box)")

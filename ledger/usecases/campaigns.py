@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 #: own settings (period_start_turns, ers_variants) from CampaignCreated: changing them would rewrite past
 #: sheets, so they stay fixed.
 CHANGEABLE: dict[str, type] = {"players_may_roll": bool}
+#: Who sees a treasury entry recorded without a visibility: its country (and the GMs), or everyone.
+ERS_VISIBILITIES = ("country", "public")
 
 
 @handles(cmd.CreateCampaign, creating=True)
@@ -32,6 +34,12 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
         rs = get_ruleset(c.ruleset)
     except RulesError as e:
         raise InvalidInput(str(e), field="ruleset") from None
+    # Treasury entries recorded without a visibility are the owning country's (and the GMs') unless the
+    # campaign is created with ers_visibility "public": written into the event, so it never depends on a default.
+    settings = {"ers_visibility": "country", **c.settings}
+    if settings["ers_visibility"] not in ERS_VISIBILITIES:
+        raise InvalidInput(f"ers_visibility {settings['ers_visibility']!r}: one of {', '.join(ERS_VISIBILITIES)}",
+                           field="settings.ers_visibility")
     d.context["turn"] = None
     countries, players = list(c.countries), dict(c.players)
     shipped = scenarios.shipped(c.scenario) if c.scenario is not None else None
@@ -47,7 +55,7 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
         players = {**{x["code"]: x["player"] for x in shipped.doc["countries"] if x.get("player")}, **players}
     d.add(ev.CampaignCreated, name=c.name, slug=c.slug, ruleset=rs.id, ruleset_version=rs.version,
           countries=countries, players=players, game_masters=list(c.game_masters or [d.actor.id]),
-          settings=dict(c.settings))
+          settings=settings)
     if shipped is None:
         return {"id": str(d.state.id), "slug": c.slug}
     # Set up in the same append: a campaign created from a scenario never exists without its map.

@@ -85,9 +85,19 @@ def record_treasury_entry(d: Draft, c: cmd.RecordTreasuryEntry) -> dict[str, Any
         raise InvalidInput(f"turn {turn} has not been opened (current turn {d.state.turn})", field="turn")
     if c.source is not None and not 1 <= c.source <= d.state.version:
         raise InvalidInput(f"source position {c.source} is not in the history", field="source")
-    d.add(ev.TreasuryEntryRecorded, c.visibility.as_dict(), country=c.country, turn=turn, line=c.line,
-          amount=c.amount, reason=c.reason, source=c.source)
+    d.add(ev.TreasuryEntryRecorded, entry_visibility(d.state.settings, c), country=c.country, turn=turn,
+          line=c.line, amount=c.amount, reason=c.reason, source=c.source)
     return {}
+
+
+def entry_visibility(settings: dict[str, Any], c: cmd.RecordTreasuryEntry) -> dict[str, Any]:
+    """The entry's own visibility, else the campaign's default. A campaign created before the setting
+    existed has none and keeps what it was played with: public."""
+    if c.visibility is not None:
+        return c.visibility.as_dict()
+    if settings.get("ers_visibility", "public") == "country":
+        return {"scope": "countries", "countries": [c.country]}
+    return {"scope": "public"}
 
 
 @handles(cmd.RecordCorrection)

@@ -459,7 +459,8 @@ def test_the_game_master_changes_players_may_roll_and_it_counts_at_once(world):
     r = client.post("/campaigns/own/settings", json=change, headers=gm)
     assert r.status_code == 201, r.text
     assert r.json()["events"][0]["type"] == "CampaignSettingsChanged"
-    assert client.get("/campaigns/own", headers=player).json()["settings"] == {"players_may_roll": False}
+    assert client.get("/campaigns/own", headers=player).json()["settings"] == {"players_may_roll": False,
+                                                                                "ers_visibility": "country"}
     before = ledger.campaign(own).version
     refused = client.post("/campaigns/own/rolls", json={"purpose": "refused"}, headers=player)
     assert refused.status_code == 403 and refused.json()["error"]["rule"] == "access.roll"

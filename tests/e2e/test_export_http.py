@@ -69,13 +69,21 @@ def test_csv_parquet_and_json_exports_read_back_equal_the_served_ers(http, ledge
     slug = build(ledger, which)
     served = served_sheets(http, slug)
     assert len(served) == 2 * 2 * len(ers_definition().codes)  # two countries, two turns, every line
+    every = {"include_defaulted": "true"}
     from_csv = {(r["country"], int(r["turn"]), r["line"]): (int(r["amount"]), r["kind"])
-                for r in read_csv(http.get(f"/campaigns/{slug}/export/ers.csv").content)}
-    table = pq.read_table(io.BytesIO(http.get(f"/campaigns/{slug}/export/ers.parquet").content)).to_pylist()
+                for r in read_csv(http.get(f"/campaigns/{slug}/export/ers.csv", params=every).content)}
+    table = pq.read_table(io.BytesIO(http.get(f"/campaigns/{slug}/export/ers.parquet", params=every).content)
+                          ).to_pylist()
     from_parquet = {(r["country"], r["turn"], r["line"]): (r["amount"], r["kind"]) for r in table}
     from_json = {(r["country"], r["turn"], r["line"]): (r["amount"], r["kind"])
-                 for r in http.get(f"/campaigns/{slug}/export/ers.json").json()}
+                 for r in http.get(f"/campaigns/{slug}/export/ers.json", params=every).json()}
     assert from_csv == served and from_parquet == served and from_json == served
+    # By default the defaulted lines (nothing entered, their default taken) are left out, and only they.
+    served_rows = {(c, t, line["code"]): line for c in ("ENG", "FRA") if c in {k[0] for k in served}
+                   for t in (1, 2) for line in http.get(f"/campaigns/{slug}/ers/{c}/{t}").json()["lines"]}
+    kept = {(r["country"], int(r["turn"]), r["line"])
+            for r in read_csv(http.get(f"/campaigns/{slug}/export/ers.csv").content)}
+    assert kept == {k for k, line in served_rows.items() if not line["defaulted"]} and len(kept) < len(served)
     if which == "economy":  # the hand-worked numbers, as exported
         assert {c: from_csv[("FRA", 1, c)][0] for c in TURN1} == TURN1
         assert {c: from_csv[("FRA", 2, c)][0] for c in TURN2} == TURN2
@@ -85,7 +93,7 @@ def test_every_entered_cell_points_to_events_whose_amounts_make_it(http, ledger)
     build(ledger, "economy")
     events = {e.originator_version: e for e in ledger.history(campaign_id(ECONOMY))}
     defn = ers_definition()
-    rows = http.get(f"/campaigns/{ECONOMY}/export/ers.json").json()
+    rows = http.get(f"/campaigns/{ECONOMY}/export/ers.json", params={"include_defaulted": "true"}).json()
     checked = 0
     for row in rows:
         assert row["hashes"] == [events[p].hash for p in row["positions"]]
@@ -111,26 +119,29 @@ def test_every_entered_cell_points_to_events_whose_amounts_make_it(http, ledger)
 
 def test_the_wide_export_is_the_long_export_pivoted(http, ledger):
     slug = build(ledger, "sample")
-    long_rows = read_csv(http.get(f"/campaigns/{slug}/export/ers.csv").content)
+    long_rows = read_csv(http.get(f"/campaigns/{slug}/export/ers.csv", params={"include_defaulted": "1"}).content)
     wide_rows = read_csv(http.get(f"/campaigns/{slug}/export/ers-wide.csv").content)
     assert [(r["country"], r["turn"]) for r in wide_rows] == [("ENG", "1"), ("ENG", "2"), ("FRA", "1"), ("FRA", "2")]
+    defn = ers_definition()
+    assert "A9 Pillages, privateers" in wide_rows[0] and "A15_pct" not in wide_rows[0]  # named by code and title
     for w in wide_rows:
         mine = [r for r in long_rows if (r["country"], r["turn"]) == (w["country"], w["turn"])]
-        assert {r["line"]: r["amount"] for r in mine} == {c: w[c] for c in ers_definition().codes}
+        assert {r["line"]: r["amount"] for r in mine} == {c: w[f"{c} {defn.get(c).name}"] for c in defn.codes}
         assert sorted(int(p) for p in w["positions"].split()) == sorted(
             {int(p) for r in mine for p in r["positions"].split()})
 
 
 def test_country_and_turns_filter_the_rows_and_bad_values_are_422_naming_the_field(http, ledger):
     slug = build(ledger, "sample")
-    rows = http.get(f"/campaigns/{slug}/export/ers.json", params={"country": "FRA", "turns": "2..2"}).json()
+    rows = http.get(f"/campaigns/{slug}/export/ers.json", params={"country": "FRA", "turns": "2..2",
+                                                                  "include_defaulted": "true"}).json()
     assert {(r["country"], r["turn"]) for r in rows} == {("FRA", 2)} and len(rows) == len(ers_definition().codes)
     victory = http.get(f"/campaigns/{slug}/export/victory.json", params={"turns": "1"}).json()
     assert [(r["country"], r["turn"], r["points"], r["positions"]) for r in victory] == [
         ("ENG", 1, 5, [10]), ("FRA", 1, 0, [])]  # M19 at position 10: ENG's major victory
     for path, params, field in [("ers.csv", {"turns": "3..4"}, "turns"), ("ers.csv", {"turns": "2..1"}, "turns"),
                                 ("ers.csv", {"turns": "one"}, "turns"), ("ers.csv", {"country": "SPA"}, "country"),
-                                ("budget.csv", {}, "table"), ("ers.xlsx", {}, "format")]:
+                                ("budget.csv", {}, "table"), ("ers.ods", {}, "format")]:
         r = http.get(f"/campaigns/{slug}/export/{path}", params=params)
         assert r.status_code == 422 and r.json()["error"]["field"] == field, (path, params, r.text)
     for path, params, field in [("pie.svg", {}, "kind"), ("treasury.gif", {}, "format"), ("ers.svg", {}, "country"),
@@ -143,20 +154,23 @@ def test_a_players_export_holds_no_other_countrys_hidden_entries(http, settings,
     ledger.create_campaign(slug="secret", name="Secret", ruleset="eu", countries=["ENG", "FRA"], actor=SETUP)
     cid = campaign_id("secret")
     ledger.open_turn(cid, actor=SETUP)
+    everyone = {"scope": "public"}  # marked: the campaign's default keeps an entry to its country
     for country in ("ENG", "FRA"):
-        ledger.record_treasury_entry(cid, country=country, line="A1", amount=100, reason="start", actor=SETUP)
+        ledger.record_treasury_entry(cid, country=country, line="A1", amount=100, reason="start", actor=SETUP,
+                                     vis=everyone)
     ours = {"scope": "countries", "countries": ["ENG"]}
     hidden = ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=70, reason="secret loot",
                                           actor=SETUP, vis=ours).events[0]["position"]
     gm_only = ledger.record_treasury_entry(cid, country="FRA", line="A10", amount=9, reason="gm only",
                                            actor=SETUP, vis={"scope": "gm"}).events[0]["position"]
     public = ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=5, reason="public loot",
-                                          actor=SETUP).events[0]["position"]
+                                          actor=SETUP, vis=everyone).events[0]["position"]
     fra = bearer(issue(ledger, cid, "player", "FRA"))
     eng = bearer(issue(ledger, cid, "player", "ENG"))
 
     def a9_a10(headers):
-        rows = http.get("/campaigns/secret/export/ers.json", headers=headers).json()
+        rows = http.get("/campaigns/secret/export/ers.json", params={"include_defaulted": "true"},
+                        headers=headers).json()
         return {(r["country"], r["line"]): (r["amount"], r["positions"]) for r in rows if r["line"] in ("A9", "A10")}
 
     seen_by_fra = a9_a10(fra)
@@ -169,7 +183,8 @@ def test_a_players_export_holds_no_other_countrys_hidden_entries(http, settings,
                                                        if r["country"] == "ENG"}
     # The same numbers as the ERS route gives this player, sheet by sheet.
     served = http.get("/campaigns/secret/ers/ENG/1", headers=fra).json()
-    exported = http.get("/campaigns/secret/export/ers.json", params={"country": "ENG"}, headers=fra).json()
+    exported = http.get("/campaigns/secret/export/ers.json", params={"country": "ENG", "include_defaulted": "1"},
+                        headers=fra).json()
     assert {r["line"]: r["amount"] for r in exported} == {line["code"]: line["amount"] for line in served["lines"]}
     observer = bearer(issue(ledger, cid, "observer"))
     chart = http.get("/campaigns/secret/charts/ers.svg", params={"country": "ENG"}, headers=observer)

@@ -22,6 +22,7 @@ from projections import charts
 from projections.history import gather
 from tests.integration.test_cli import cli_env
 from tests.integration.test_economy_flow import GM, SLUG, play_turn_one, play_turn_two
+from ledger.rules.eu.ers import ers_definition
 from tests.unit.rules.eu.test_ers import TURN1, TURN2
 
 runner = CliRunner()
@@ -41,23 +42,25 @@ def run(settings, *args: str):
 
 
 def test_cli_exports_every_table_as_one_json_document_or_one_file_per_table(settings, economy, tmp_path):
-    done = run(settings, "export", SLUG, "--format", "json", "--out", str(tmp_path / "all.json"))
+    done = run(settings, "export", SLUG, "--format", "json", "--out", str(tmp_path / "all.json"),
+               "--include-defaulted")
     assert done.exit_code == 0, done.output
     doc = json.loads((tmp_path / "all.json").read_text())
-    assert (doc["campaign"], doc["turns"], sorted(doc["tables"])) == (SLUG, 2, ["ers", "inflation", "stability",
-                                                                                 "victory"])
+    assert (doc["campaign"], doc["turns"], sorted(doc["tables"])) == (SLUG, 2, ["entries", "ers", "inflation",
+                                                                                 "stability", "victory"])
     fra1 = {r["line"]: r["amount"] for r in doc["tables"]["ers"] if (r["country"], r["turn"]) == ("FRA", 1)}
     assert {c: fra1[c] for c in TURN1} == TURN1
     assert run(settings, "export", SLUG, "--format", "csv", "--out", str(tmp_path / "csv"), "--shape",
                "wide").exit_code == 0
     files = sorted(p.name for p in (tmp_path / "csv").iterdir())
-    assert files == [f"{SLUG}-{t}.csv" for t in ("ers-wide", "inflation", "stability", "victory")]
+    assert files == [f"{SLUG}-{t}.csv" for t in ("entries", "ers-wide", "inflation", "stability", "victory")]
     wide = list(csv.DictReader(io.StringIO((tmp_path / "csv" / f"{SLUG}-ers-wide.csv").read_text("utf-8"))))
-    assert [(r["country"], r["turn"], r["A33"]) for r in wide if r["country"] == "FRA"] == [
+    a33 = f"A33 {ers_definition().get('A33').name}"
+    assert [(r["country"], r["turn"], r[a33]) for r in wide if r["country"] == "FRA"] == [
         ("FRA", "1", str(TURN1["A33"])), ("FRA", "2", str(TURN2["A33"]))]
     out = tmp_path / "fra2.parquet"
     assert run(settings, "export", SLUG, "--format", "parquet", "--table", "ers", "--country", "FRA", "--turns",
-               "2..2", "--out", str(out)).exit_code == 0
+               "2..2", "--out", str(out), "--include-defaulted").exit_code == 0
     rows = {r["line"]: r["amount"] for r in pq.read_table(out).to_pylist()}
     assert {c: rows[c] for c in TURN2} == TURN2
 

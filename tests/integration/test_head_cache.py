@@ -31,7 +31,7 @@ def test_a_revocation_and_a_settings_change_through_one_ledger_count_at_once_in_
         ledger.submit(cid, RevokeToken, token_id=grant.token_id, reason="left the game", actor=GM)
         assert tokens.authenticate(other, raw) is None  # no delay, no restart
         ledger.submit(cid, ChangeSettings, settings={"players_may_roll": False}, reason="house rule", actor=GM)
-        assert other.campaign(cid).settings == {"players_may_roll": False}
+        assert other.campaign(cid).settings == {"players_may_roll": False, "ers_visibility": "country"}
         assert access.may_write(player, "roll", other.campaign(cid).settings) is False
         assert other.campaign(cid).version == ledger.campaign(cid).version == 4
 

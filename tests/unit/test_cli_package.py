@@ -196,7 +196,7 @@ def test_closing_a_named_turn_refuses_another_open_turn(settings):
 def test_an_unknown_campaign_is_named_as_typed(settings):
     r = run(settings, "turn", "open", "europa-1493")
     assert r.exit_code == 2
-    assert "no campaign 'europa-1493' (id " in r.output and "[campaign]" in r.output
+    assert "no campaign 'europa-1493' in the " in r.output and "[campaign]" in r.output
 
 
 def test_no_markup_swallows_an_error_message(settings):
@@ -218,7 +218,8 @@ def test_settings_and_phases_go_through_their_commands(settings):
     assert no_reason.exit_code == 2 and "[reason]" in no_reason.output
     done = run(settings, "campaign", "settings", "essex", "--no-players-may-roll", "--reason", "the GM rolls")
     assert done.exit_code == 0, done.output
-    assert json.loads(run(settings, "campaign", "settings", "essex").output) == {"players_may_roll": False}
+    assert json.loads(run(settings, "campaign", "settings", "essex").output) == {"players_may_roll": False,
+                                                                                 "ers_visibility": "country"}
     run(settings, "turn", "open", "essex")
     bad = run(settings, "phase", "close", "essex", "lunch")
     assert bad.exit_code == 2 and "[phase]" in bad.output

@@ -82,13 +82,15 @@ def test_treasury_at_the_end_of_each_turn_matches_the_hand_computation(history):
 
 
 def test_wide_rows_are_the_long_rows_pivoted(history):
-    long_rows = list(export.rows(history, "ers"))
+    long_rows = list(export.rows(history, "ers", include_defaulted=True))
     wide_rows = list(export.rows(history, "ers-wide"))
     assert [(r["country"], r["turn"]) for r in wide_rows] == [(c, t) for c in ("ENG", "FRA") for t in (1, 2, 3)]
     for w in wide_rows:
         mine = [r for r in long_rows if (r["country"], r["turn"]) == (w["country"], w["turn"])]
-        assert {r["line"]: r["amount"] for r in mine} == {k: w[k] for k in export.columns("ers-wide")
+        # Columns are named by line and title ("A9 Pillages, privateers"): the code is the first word.
+        assert {r["line"]: r["amount"] for r in mine} == {k.split()[0]: w[k] for k in export.columns("ers-wide")
                                                           if k not in ("campaign", "country", "turn", "positions")}
+        assert {f"{r['line']} {r['name']}" for r in mine} <= set(w)
         assert w["positions"] == sorted({p for r in mine for p in r["positions"]})
     assert wide_rows[0]["positions"] == [2, 4, 5, 10]
 
@@ -108,9 +110,11 @@ def test_stability_and_inflation_rows_start_where_the_last_turn_ended(history):
 
 
 def test_country_and_turn_filters_keep_only_the_asked_rows(history):
-    rows = list(export.rows(history, "ers", "FRA", (2, 3)))
+    rows = list(export.rows(history, "ers", "FRA", (2, 3), include_defaulted=True))
     assert {(r["country"], r["turn"]) for r in rows} == {("FRA", 2), ("FRA", 3)}
     assert len(rows) == 2 * len(export.columns("ers-wide")) - 2 * 4  # every line of two sheets
+    entered = list(export.rows(history, "ers", "FRA", (2, 3)))  # without the lines left at their default
+    assert entered == [r for r in rows if not r["defaulted"]] and len(entered) < len(rows)
     assert [r["turn"] for r in export.rows(history, "victory", "FRA", (2, 2))] == [2]
     assert [r["total"] for r in export.rows(history, "victory", "FRA", (3, 3))] == ["1/3"]  # total from turn 1
 
@@ -130,7 +134,7 @@ def test_turn_ranges_outside_the_opened_turns_name_the_field(text):
 
 def test_unknown_table_format_and_country_name_their_field(history):
     for call, field in ((lambda: export.rows(history, "budget"), "table"),
-                        (lambda: export.encode("ers", "xlsx", []), "format"),
+                        (lambda: export.encode("ers", "ods", []), "format"),
                         (lambda: export.rows(history, "ers", "SPA"), "country"),
                         (lambda: charts.chart_series(history, "pie"), "kind"),
                         (lambda: charts.chart_series(history, "ers"), "country")):
@@ -155,7 +159,7 @@ def test_parquet_keeps_lists_as_lists_and_fractions_as_doubles(history):
     assert table.column("total").to_pylist() == [0.0, pytest.approx(1 / 3), pytest.approx(1 / 3)]
     assert table.column("positions").to_pylist() == [[], [11], []]
     ers = pq.read_table(io.BytesIO(export.to_parquet("ers-wide", export.rows(history, "ers-wide", "ENG"))))
-    assert ers.column("A33").to_pylist() == [140, 140, 140]
+    assert ers.column(export.line_label("A33")).to_pylist() == [140, 140, 140]
 
 
 # --------------------------------------------------------------------------- charts
