@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import orjson
+
 from ledger.domain.corrections import Standing, replaced
 from projections.records import Record
 
@@ -95,3 +97,14 @@ def fold(models: dict[str, Any], records: list[Record]) -> dict[str, dict[str, A
         for name, model in models.items():
             docs[name], _ = apply(model, docs[name], r, lambda upto, i=i: [x for x in records[:i] if x.position <= upto])
     return docs
+
+
+def around(models: dict[str, Any], records: list[Record], r: Record) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Every model's document just before and just after ``r`` (one of ``records``), corrections folded as
+    the views fold them: what the terminal replay shows, and what the web page reaches from its checkpoints."""
+    i = next(k for k, x in enumerate(records) if x.position == r.position)
+    before = fold(models, records[:i])
+    after = {name: orjson.loads(orjson.dumps(doc)) for name, doc in before.items()}
+    for name, model in models.items():
+        after[name], _ = apply(model, after[name], r, lambda upto: [x for x in records[:i] if x.position <= upto])
+    return before, after

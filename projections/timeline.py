@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledger.rules.explain import plain
 from projections.records import Record
 
 NAME = "timeline"
@@ -73,10 +74,10 @@ def summary(doc: dict[str, Any], r: Record) -> str:
     t, d = r.type, r.data
     p = _prefix(r.context)
     if t == "CampaignCreated":
-        return f"Campaign {d['name']!r} created ({', '.join(d['countries'])}; ruleset {d['ruleset']})"
+        return f"Campaign “{d['name']}” created ({', '.join(d['countries'])}; ruleset {d['ruleset']})"
     if t == "ScenarioImported":
         s = d["scenario"]
-        return (f"Scenario {d['name']!r} imported: {len(s['provinces'])} provinces, {len(s['sea_zones'])} sea zones, "
+        return (f"Scenario “{d['name']}” imported: {len(s['provinces'])} provinces, {len(s['sea_zones'])} sea zones, "
                 f"{len(s['stacks'])} stacks")
     if t == "TurnOpened":
         return f"Turn {d['turn']} opened (dice commitment {d['commitment'][:12]}…)"
@@ -84,13 +85,16 @@ def summary(doc: dict[str, Any], r: Record) -> str:
         return f"Turn {d['turn']} closed: seed revealed, {d['rolls']} server rolls"
     if t == "DiceRolled":
         how = "physical " if d["manual"] else ""
-        return f"{p}{how}{d['count']}d{d['sides']} → {d['values']} ({d['purpose']})"
+        return f"{p}{how}{d['count']}d{d['sides']} → {plain(d['values'])} ({d['purpose']})"
     if t == "RulingRecorded":
         return p + _ruling(doc, d, r.context)
     if t == "TreasuryEntryRecorded":
         return f"{p}{d['country']}: {d['amount']:+d} ducats on {d['line']} (turn {d['turn']}: {d['reason']})"
     if t == "CorrectionRecorded":
-        return f"{p}correction of position {d['corrects']}: {d['reason']}"
+        rep = d.get("replacement")
+        how = ("struck" if rep is None else "resolved again" if isinstance(rep, dict) and "rework" in rep
+               else "restated")
+        return f"{p}correction of position {d['corrects']} ({how}): {d['reason']}"
     if t == "StackMoved":
         return f"{p}stack {d['stack']} moved {d['origin']} → {d['destination']} ({d['reason']})"
     if t == "ControlChanged":
@@ -107,7 +111,7 @@ def summary(doc: dict[str, Any], r: Record) -> str:
     if t == "TokenRevoked":
         return "access token revoked"
     if t == "CampaignSettingsChanged":
-        changed = ", ".join(f"{k} = {v}" for k, v in sorted((d.get("changed") or {}).items()))
+        changed = ", ".join(f"{k.replace('_', ' ')}: {plain(v)}" for k, v in sorted((d.get("changed") or {}).items()))
         return f"settings changed: {changed} ({d.get('reason')})"
     if t == "VisibilityRevealed":
         return f"position {d.get('revealed')} made public"
