@@ -313,12 +313,18 @@ class Ledger(Application[UUID]):
     def preview(self, cid: UUID, command: cmd.Command, *, actor: Actor = SYSTEM) -> Appended:
         """What ``handle`` would append and answer, appended nowhere (a dispute's re-resolution shown before
         it is recorded). A preview draws no server dice: a use case that needs one says so instead."""
+        return self.drafted(cid, command, actor=actor)[0]
+
+    def drafted(self, cid: UUID, command: cmd.Command, *, actor: Actor = SYSTEM
+                ) -> tuple[Appended, list[ev.LedgerEvent]]:
+        """``preview``, with the events it would append (a what-if folds them into the views)."""
         use = HANDLERS[type(command)]
         context = getattr(command, "context", None)
         draft = Draft(self._head(cid, refresh=True), self, actor, context.as_dict() if context is not None else {})
         draft.dry_run = True
         data = use.run(draft, command) or {}
-        return Appended(str(cid), tuple(summarise(e) for e in draft.seal()), data)
+        sealed = draft.seal()
+        return Appended(str(cid), tuple(summarise(e) for e in sealed), data), sealed
 
     def submit(self, cid: UUID, kind: type[cmd.Command], *, actor: Actor = SYSTEM, idempotency_key: str | None = None,
                vis: dict[str, Any] | None = None, context: dict[str, Any] | None = None, **fields: Any) -> Appended:

@@ -218,7 +218,8 @@ def budget_changes(before: list[list[Any]], event: Any) -> list[dict[str, Any]]:
     out = [{"country": k[0], "turn": k[1], "line": k[2], "from": c0.get(k), "to": v}
            for k, v in sorted(c1.items(), key=lambda kv: (kv[0][0], kv[0][1], ers_key(kv[0][2])))
            if c0.get(k) != v]
-    return [{**b, "text": budget_line(b)} for b in out]
+    return [{**b, "text": budget_line(b), "name": _line_name(b["line"])[0] or "—", "before": plain(b["from"]),
+             "after": plain(b["to"]) if b["to"] is not None else "struck"} for b in out]
 
 
 def ruling_words(doc: dict[str, Any]) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from api.routes.views import appended, event_public
 from ledger.access import can_see, visible
 from ledger.application import Actor
 from ledger.domain import commands as cmd
-from ledger.domain.errors import EventNotFound, Forbidden
+from ledger.domain.errors import EventNotFound, Forbidden, StateConflict
 from ledger.domain.events import CorrectionRecorded, RulingRecorded
-from projections import timeline, words
+from projections import timeline, whatif, words
 from projections.records import Record
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["records"], responses=ERRORS)
@@ -137,3 +137,31 @@ def record_treasury(body: cmd.RecordTreasuryEntry, cid: CampaignId, ledger: Ledg
 def record_correction(body: cmd.RecordCorrection, cid: CampaignId, ledger: LedgerDep,
                       actor: Permit("record_correction"), key: IdempotencyKey):
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+class WhatIfBody(BaseModel):
+    """A replacement of the event at ``at``, as a correction would carry it (none: struck)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    replacement: dict[str, Any] | None = None
+
+
+class WhatIfPublic(BaseModel):
+    at: int = Field(description="The head the difference is computed at")
+    changes: list[str] = Field(examples=[["FRA-1: 5 LD → 7 LD", "Picardie: controlled by FRA (was ENG)"]])
+    budget: list[str] = Field(examples=[["ENG turn 1, A9 Pillages, privateers: 12 → 10 ducats"]])
+    victory: dict[str, dict[str, str]] = Field(examples=[{"ENG": {"now": "5", "then": "0"}}])
+
+
+@router.post("/whatif", response_model=WhatIfPublic,
+             summary="What the map, budget and victory would be at the head had the event at `at` been otherwise "
+                     "(records nothing)")
+def what_if(body: WhatIfBody, cid: CampaignId, at: Annotated[int, Query(ge=1, le=2**53)], ledger: LedgerDep,
+            actor: Permit("record_correction")):
+    # A game master's question (it reads every event): the same permission as recording the correction.
+    command = cmd.build(cmd.RecordCorrection, corrects=at, reason="what if", replacement=body.replacement)
+    result, drafted = ledger.drafted(cid, command, actor=actor)
+    if (result.data.get("rework") or {}).get("needs_die"):
+        raise StateConflict(f"these inputs need a die the ruling did not draw ({result.data['rework']['needs_die']})"
+                            ": it is drawn only when the correction is recorded", field="replacement.inputs")
+    return whatif.what_if(ledger, cid, drafted)

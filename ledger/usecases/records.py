@@ -9,7 +9,7 @@ from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.campaign import ruling_dice
 from ledger.domain.corrections import Standing, replaced
-from ledger.domain.errors import InvalidInput
+from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, get_ruleset
 from ledger.usecases.registry import handles
@@ -256,6 +256,9 @@ class _Witnessed:
         self.d, self.corrects, self.vis = d, corrects, vis
 
     def roll(self, purpose: str, sides: int = 10, count: int = 1) -> Die:
+        if not self.d.state.turn_open:
+            raise StateConflict(f"these inputs need a die the ruling did not draw ({count}d{sides}, {purpose}); "
+                                "the server draws it in an open turn: open one first", field="inputs")
         die = self.d.dice.roll(purpose, sides, count)
         self.d.add(ev.DiceRolled, self.vis, turn=self.d.state.turn, index=die.index,
                    purpose=f"{purpose} (re-resolving position {self.corrects})", sides=sides, count=count,

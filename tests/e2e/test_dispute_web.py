@@ -161,3 +161,22 @@ def test_over_http_a_ruling_is_previewed_then_resolved_again_and_says_who_correc
         refused = c.post("/campaigns/sample/corrections", headers=auth,
                          json={"corrects": turn_opened, "reason": "x", "replacement": None})
         assert refused.status_code == 422 and "corrects" in refused.text
+
+
+def test_what_if_answers_the_difference_at_the_head_and_records_nothing(settings, disputed):
+    history = disputed.history(CID)
+    move = next(e for e in history if isinstance(e, ev.StackMoved))
+    battle = next(e for e in history if isinstance(e, ev.RulingRecorded) and e.procedure == "M19")
+    with client(settings, disputed) as c:
+        auth = {"Authorization": f"Bearer {ADMIN}"}
+        head = disputed.campaign(CID).version
+        r = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
+                   json={"replacement": {"destination": "Bretagne"}})
+        assert r.status_code == 200, r.text
+        assert any("Bretagne" in line for line in r.json()["changes"]), r.json()
+        struck = c.post(f"/campaigns/sample/whatif?at={battle.originator_version}", headers=auth, json={}).json()
+        assert struck["victory"]["ENG"]["now"] != struck["victory"]["ENG"]["then"], struck
+        bad = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
+                     json={"replacement": {"amount": "lots"}})
+        assert bad.status_code == 422 and "replacement.amount" in bad.text
+        assert disputed.campaign(CID).version == head

@@ -181,3 +181,48 @@ def test_a_reworked_ruling_moves_its_treasury_entries(ledger):
     done = ledger.record_correction(cid, corrects=r.originator_version, reason="never happened", actor=GM)
     entries = done.data["entries"]
     assert entries and all(x["to"] is None for x in entries)
+
+
+def test_a_player_reads_no_correction_of_an_event_hidden_from_them(ledger):
+    from ledger.application import Actor
+    from projections import read
+
+    cid = sample(ledger)
+    hidden = ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=5, reason="secret", actor=GM,
+                                          vis={"scope": "countries", "countries": ["FRA"]}).events[0]["position"]
+    fix = ledger.record_correction(cid, corrects=hidden, reason="it was 4", replacement={"amount": 4},
+                                   actor=GM).events[0]["position"]
+    state = ledger.campaign(cid)
+    records = read.records(ledger, cid, 0, state.version)
+    eng = read.visible(Actor("alice", "player", "ENG"), records, state.revealed)
+    fra = read.visible(Actor("bruno", "player", "FRA"), records, state.revealed)
+    assert fix not in {r.position for r in eng} and fix in {r.position for r in fra}
+
+
+def test_the_command_line_shows_settles_and_recomputes_a_dispute(settings, ledger):
+    from tests.integration.test_cli import run
+
+    cid = sample(ledger)
+    [battle] = positions_of(ledger, cid, "RulingRecorded", "M19")
+    ledger.close()
+    shown = run(settings, "ruling", "show", "sample", str(battle))
+    assert shown.exit_code == 0 and "loses" in shown.output and "{'" not in shown.output, shown.output
+    dry = run(settings, "ruling", "rework", "sample", str(battle), "--inputs", '{"defender": {"ld": 6}}',
+              "--reason", "6 LD", "--dry-run")
+    assert dry.exit_code == 0 and "recorded die reused" in dry.output and "nothing recorded" in dry.output, dry.output
+    done = run(settings, "ruling", "rework", "sample", str(battle), "--inputs", '{"defender": {"ld": 6}}',
+               "--reason", "6 LD")
+    assert done.exit_code == 0 and "recorded at position" in done.output, done.output
+    shown = run(settings, "ruling", "show", "sample", str(battle))
+    assert "resolved again" in shown.output and "defender ld: 8 → 6" in shown.output, shown.output
+    counted = run(settings, "recompute", "sample")
+    assert counted.exit_code == 0 and "as recorded, 0 differ" in counted.output, counted.output
+    one = run(settings, "recompute", "sample", "--position", str(battle))
+    assert one.exit_code == 0 and "1 ruling(s) recomputed: 1 as recorded" in one.output, one.output
+    from typer.testing import CliRunner
+
+    from ledger.cli import app
+    from tests.integration.test_cli import cli_env
+
+    events = CliRunner().invoke(app, ["events", "sample"], env={**cli_env(settings), "COLUMNS": "300"})
+    assert events.exit_code == 0 and "correction of position" in events.output, events.output[-2000:]
