@@ -35,7 +35,7 @@ def test_stepping_through_a_turn_with_next_previous_jump_and_keys(site, context)
     page = login(context, site, site.gm, TURN1)
     position = page.locator("#position")
     expect(position).to_have_text("3")
-    expect(page.locator("#event .type")).to_have_text("TurnOpened")
+    expect(page.locator("#event .type")).to_have_text("Turn opened")
     expect(page.locator("#timeline li")).to_have_count(16)  # positions 3..18
 
     page.click("#next")
