@@ -130,8 +130,14 @@ def rework_ruling(d: Draft, c: cmd.ReworkRuling) -> dict[str, Any]:
     flagged; a recorded die no longer needed is reported. A preview (``Ledger.preview``) draws nothing and
     says which dice it would draw.
     """
-    return record_correction(d, cmd.RecordCorrection(corrects=c.position, reason=c.reason,
-                                                     replacement={"inputs": c.inputs}))
+    try:
+        return record_correction(d, cmd.RecordCorrection(corrects=c.position, reason=c.reason,
+                                                         replacement={"inputs": c.inputs}))
+    except InvalidInput as e:  # name the fields of this command, not of the correction it builds
+        if e.field and e.field.startswith("replacement."):
+            field = e.field.removeprefix("replacement.")
+            raise InvalidInput(e.message.removeprefix("replacement."), field=field, rule=e.rule) from None
+        raise
 
 
 def correctable(d: Draft, corrects: int) -> tuple[ev.LedgerEvent, ev.LedgerEvent, list[ev.LedgerEvent]]:
