@@ -3,9 +3,11 @@
 One step is one event of the turn. For it: its timeline line, the ruling
 explained (modifiers with their rule codes, table cell, dice and whether the
 revealed seed reproduces them), the map and tracks as of that position, what
-this event changed there (``projections.replay.diff_docs``), the ERS lines it
-changed (``ledger.economy.sheets`` before and after it), and the corrections
-that reference it. A player's or observer's view is replayed from the events
+this event changed there (paths for the map's highlighting, and the same in
+plain words, ``projections.words``), the ERS lines it changed, and the
+corrections that reference it, each as the fields it changed. For a game
+master, the dispute forms: the correctable event's own fields, or a ruling's
+inputs from its procedure's input schema (``rework_form``). A player's or observer's view is replayed from the events
 they may see only (``ledger.access.can_see``), like the API's.
 
 Only the turn's events are read: the map and tracks start from the caller's
@@ -27,11 +29,10 @@ from ledger import dice as dicelib
 from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState, ruling_dice
 from ledger.domain.errors import EventNotFound, InvalidInput, LedgerError, StateConflict
-from ledger.economy.sheets import RELEVANT
 from ledger.domain import commands as cmd
 from ledger.domain.corrections import replaced
-from ledger.rules.core import Ruling, get_ruleset
-from ledger.rules.explain import explain
+from ledger.economy.sheets import RELEVANT
+from ledger.rules.core import get_ruleset
 from projections import read, replay, words
 from projections import timeline as timeline_model
 from projections.head import Reader

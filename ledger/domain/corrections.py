@@ -3,8 +3,9 @@ folded in order: the one rule the budget (ledger/economy/sheets.py) and the docu
 (projections/corrections.py) both read, so they cannot disagree.
 
 A correction of an ordinary event (the *root*) takes a slot of its own: the latest slot stands. A correction
-of a correction amends that correction's slot in place (a replacement restates it, none withdraws it), so a
-withdrawn correction lets the one before it stand again, or the original when none is left.
+of a correction amends that correction's slot (its replacement restates it) or, without a replacement,
+withdraws exactly the correction it names: what that one replaced stands again (the amendment before it,
+the correction before it, or the original when none is left).
 """
 
 from __future__ import annotations
@@ -15,20 +16,24 @@ from typing import Any
 class Standing:
     def __init__(self) -> None:
         self._slot: dict[int, tuple[int, int]] = {}  # correction position -> (root, slot it amends)
-        self._slots: dict[int, dict[int, Any]] = {}  # root -> {slot: replacement (None strikes)}, in order
+        # root -> {slot: [(position, replacement (None strikes)), ...amendments]}, slots in order
+        self._slots: dict[int, dict[int, list[tuple[int, Any]]]] = {}
         self._last: dict[int, int] = {}  # root -> position of the latest correction that touched it
 
     def add(self, position: int, corrects: int, replacement: Any) -> int:
         """Fold one correction; returns the root event whose standing replacement may have changed."""
         if corrects in self._slot:
             root, slot = self._slot[corrects]
-            if replacement is None:
-                self._slots[root].pop(slot, None)
-            else:
-                self._slots[root][slot] = replacement
+            slots = self._slots[root]
+            if replacement is not None:
+                slots.setdefault(slot, []).append((position, replacement))
+            elif corrects == slot:  # the correction itself withdrawn, with its amendments
+                slots.pop(slot, None)
+            elif slot in slots:  # one amendment withdrawn: the one before it stands again
+                slots[slot] = [x for x in slots[slot] if x[0] != corrects]
         else:
             root, slot = corrects, position
-            self._slots.setdefault(root, {})[slot] = replacement
+            self._slots.setdefault(root, {})[slot] = [(position, replacement)]
         self._slot[position] = (root, slot)
         self._last[root] = position
         return root
@@ -45,7 +50,7 @@ class Standing:
         slots = self._slots.get(root)
         if not slots:
             return None
-        return self._last[root], next(reversed(slots.values()))
+        return self._last[root], next(reversed(slots.values()))[-1][1]
 
     def fixes(self) -> dict[int, tuple[int, Any]]:
         """Every corrected root -> (latest correction position, standing replacement)."""
