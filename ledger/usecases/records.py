@@ -243,8 +243,9 @@ def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], i
                            field=f"replacement.inputs.{e.field}" if e.field else "replacement.inputs",
                            rule=e.rule) from None
     except ValueError as e:  # pydantic ValidationError is a ValueError
-        err = validation_error(e)
-        raise InvalidInput(f"replacement.{err.message}", field=f"replacement.{err.field}") from None
+        err = validation_error(e)  # "loc: why", field "inputs.loc"
+        why = err.message.split(": ", 1)[-1]
+        raise InvalidInput(f"replacement.{err.field}: {why}", field=f"replacement.{err.field}") from None
     return ruling.model_dump(mode="json"), _report(source)
 
 

@@ -148,6 +148,7 @@ def test_over_http_a_ruling_is_previewed_then_resolved_again_and_says_who_correc
         bad = c.post(f"/campaigns/sample/rulings/{at}/rework", headers=auth,
                      json={"inputs": {**inputs, "terrain": "lots"}, "reason": "x"})
         assert bad.status_code == 422 and bad.json()["error"]["field"] == "inputs.terrain", bad.text
+        assert bad.json()["error"]["message"].startswith("inputs.terrain: "), bad.text
         assert disputed.campaign(CID).version == head
         dry = c.post(f"/campaigns/sample/rulings/{at}/rework?dry_run=true", headers=auth,
                      json={"inputs": inputs, "reason": "6 LD"})
