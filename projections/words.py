@@ -139,8 +139,8 @@ def effect(e: dict[str, Any]) -> str:
     """One effect of a ruling: "FRA (defender) loses 3 LD", "ENG: 5 victory points"."""
     amount = e.get("amount")
     signed = plain(amount)
-    if amount is not None and not str(amount).startswith("-"):
-        signed = "+" + signed
+    if amount is not None:  # a change reads with its sign: +1, −1 (a minus sign, not a hyphen)
+        signed = "−" + signed.lstrip("-−") if str(amount).startswith("-") else "+" + signed
     text = _EFFECTS.get(e.get("kind", ""), label(e.get("kind", "")) + (" {amount}" if amount is not None else ""))
     text = text.format(amount=plain(amount), signed=signed, ers_line=e.get("ers_line") or "?",
                        marker=e.get("marker") or "a")
