@@ -112,6 +112,7 @@ class Draft:
         self.pending: list[tuple[type[ev.LedgerEvent], dict[str, Any], dict[str, Any]]] = []
         self.extras = Extras()
         self._dice: ServerDice | None = None
+        self.dry_run = False  # a preview (``Ledger.preview``): nothing is appended, no server die is drawn
 
     def add(self, cls: type[ev.LedgerEvent], vis: dict[str, Any] | None = None, **payload: Any) -> int:
         """Queue an event; returns the position it will take."""
@@ -120,6 +121,8 @@ class Draft:
 
     @property
     def dice(self) -> ServerDice:
+        if self.dry_run:
+            raise StateConflict("a preview draws no server dice", field="dice")
         if self._dice is None:
             turn = self.state.require_open_turn()
             seed = self.ledger.turn_seed(self.state.id, turn)
@@ -395,6 +398,22 @@ class Ledger(Application[UUID]):
         return self.execute(cid, actor, run, context=context.as_dict() if context is not None else None,
                             idempotency_key=idempotency_key, request=command.request(), creating=use.creating)
 
+    def preview(self, cid: UUID, command: cmd.Command, *, actor: Actor = SYSTEM) -> Appended:
+        """What ``handle`` would append and answer, appended nowhere (a dispute's re-resolution shown before
+        it is recorded). A preview draws no server dice: a use case that needs one says so instead."""
+        return self.drafted(cid, command, actor=actor)[0]
+
+    def drafted(self, cid: UUID, command: cmd.Command, *, actor: Actor = SYSTEM
+                ) -> tuple[Appended, list[ev.LedgerEvent]]:
+        """``preview``, with the events it would append (a what-if folds them into the views)."""
+        use = HANDLERS[type(command)]
+        context = getattr(command, "context", None)
+        draft = Draft(self._head(cid, refresh=True), self, actor, context.as_dict() if context is not None else {})
+        draft.dry_run = True
+        data = use.run(draft, command) or {}
+        sealed = draft.seal()
+        return Appended(str(cid), tuple(summarise(e) for e in sealed), data), sealed
+
     def submit(self, cid: UUID, kind: type[cmd.Command], *, actor: Actor = SYSTEM, idempotency_key: str | None = None,
                vis: dict[str, Any] | None = None, context: dict[str, Any] | None = None, **fields: Any) -> Appended:
         """Build a command from Python values (validated as a request body would be) and handle it.
@@ -627,26 +646,38 @@ class Ledger(Application[UUID]):
             report = replace(report, mismatches=(*report.mismatches, problem))
         return report
 
-    def recompute(self, cid: UUID) -> list[dict[str, Any]]:
-        """Recompute every recorded ruling from its inputs and dice; list those that differ."""
+    def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None
+                  ) -> list[dict[str, Any]]:
+        """Recompute every recorded ruling (and every ruling a correction resolved again) from its inputs and
+        dice, or only the one at ``position``; list those that differ. ``checked`` collects the positions
+        recomputed."""
         from ledger.rules.core import FixedDice
 
         differences = []
-        for e in self.history(cid):
-            if not isinstance(e, ev.RulingRecorded):
+        events = [self.event_at(cid, position)] if position is not None else self.history(cid)
+        for e in events:
+            if isinstance(e, ev.RulingRecorded):
+                recorded, ruleset, version = e.ruling, e.ruleset, e.ruleset_version
+            elif isinstance(e, ev.CorrectionRecorded) and isinstance(e.replacement, dict) \
+                    and "rework" in e.replacement:
+                recorded = e.replacement["ruling"]
+                ruleset, version = recorded["ruleset"], recorded["ruleset_version"]
+            else:
                 continue
-            rs = get_ruleset(e.ruleset)
-            if rs.version != e.ruleset_version:
-                differences.append({"position": e.originator_version, "procedure": e.procedure,
-                                    "status": "skipped", "reason": f"recorded with {e.ruleset} "
-                                    f"{e.ruleset_version}, this server runs {rs.version}"})
+            procedure = recorded.get("procedure") or getattr(e, "procedure", "")
+            if checked is not None:
+                checked.append(e.originator_version)
+            rs = get_ruleset(ruleset)
+            if rs.version != version:
+                differences.append({"position": e.originator_version, "procedure": procedure,
+                                    "status": "skipped", "reason": f"recorded with {ruleset} "
+                                    f"{version}, this server runs {rs.version}"})
                 continue
-            recorded = e.ruling
             dice = FixedDice([Die.model_validate(d) for d in ruling_dice(recorded)])
             try:
-                again = rs.get(e.procedure).resolve(recorded["inputs"], dice).model_dump(mode="json")
+                again = rs.get(procedure).resolve(recorded["inputs"], dice).model_dump(mode="json")
             except (RulesError, ValueError) as err:
-                differences.append({"position": e.originator_version, "procedure": e.procedure,
+                differences.append({"position": e.originator_version, "procedure": procedure,
                                     "status": "error", "reason": str(err)})
                 continue
             for kept in ("carried", "overridden"):  # not computed: the inputs hold the values
@@ -654,7 +685,7 @@ class Ledger(Application[UUID]):
                     again[kept] = recorded[kept]
             if canonical_json(again) != canonical_json(recorded):
                 changed = sorted(k for k in set(again) | set(recorded) if again.get(k) != recorded.get(k))
-                differences.append({"position": e.originator_version, "procedure": e.procedure,
+                differences.append({"position": e.originator_version, "procedure": procedure,
                                     "status": "differs", "reason": f"fields differ: {', '.join(changed)}"})
         return differences
 

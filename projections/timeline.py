@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledger.rules.explain import plain
 from projections.records import Record
 
 NAME = "timeline"
@@ -76,10 +77,10 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
     t, d = r.type, r.data
     p = _prefix(ctx)
     if t == "CampaignCreated":
-        return f"Campaign {d['name']!r} created ({', '.join(d['countries'])}; ruleset {d['ruleset']})"
+        return f"Campaign “{d['name']}” created ({', '.join(d['countries'])}; ruleset {d['ruleset']})"
     if t == "ScenarioImported":
         s = d["scenario"]
-        return (f"Scenario {d['name']!r} imported: {len(s['provinces'])} provinces, {len(s['sea_zones'])} sea zones, "
+        return (f"Scenario “{d['name']}” imported: {len(s['provinces'])} provinces, {len(s['sea_zones'])} sea zones, "
                 f"{len(s['stacks'])} stacks")
     if t == "TurnOpened":
         return f"Turn {d['turn']} opened (dice commitment {d['commitment'][:12]}…)"
@@ -87,13 +88,16 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
         return f"Turn {d['turn']} closed: seed revealed, {d['rolls']} server rolls"
     if t == "DiceRolled":
         how = "physical " if d["manual"] else ""
-        return f"{p}{how}{d['count']}d{d['sides']} → {d['values']} ({d['purpose']})"
+        return f"{p}{how}{d['count']}d{d['sides']} → {plain(d['values'])} ({d['purpose']})"
     if t == "RulingRecorded":
         return p + _ruling(doc, d, ctx)
     if t == "TreasuryEntryRecorded":
         return f"{p}{d['country']}: {d['amount']:+d} ducats on {d['line']} (turn {d['turn']}: {d['reason']})"
     if t == "CorrectionRecorded":
-        return f"{p}correction of position {d['corrects']}: {d['reason']}"
+        rep = d.get("replacement")
+        how = ("struck" if rep is None else "resolved again" if isinstance(rep, dict) and "rework" in rep
+               else "restated")
+        return f"{p}correction of position {d['corrects']} ({how}): {d['reason']}"
     if t == "StackMoved":
         path = d.get("path") or [d["origin"], d["destination"]]  # moves recorded before the board carry none
         forced = d.get("forced")
@@ -116,7 +120,7 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
     if t == "TokenRevoked":
         return "access token revoked"
     if t == "CampaignSettingsChanged":
-        changed = ", ".join(f"{k} = {v}" for k, v in sorted((d.get("changed") or {}).items()))
+        changed = ", ".join(f"{k.replace('_', ' ')}: {plain(v)}" for k, v in sorted((d.get("changed") or {}).items()))
         return f"settings changed: {changed} ({d.get('reason')})"
     if t == "VisibilityRevealed":
         return f"position {d.get('revealed')} made public"

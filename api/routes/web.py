@@ -33,13 +33,15 @@ from starlette.concurrency import run_in_threadpool
 from api import deps
 from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
+from projections import words
+from projections.records import Record
 from api.readpath import reads_of
 from api.web.ers_view import ers_view
-from api.web.turn_view import turn_view
+from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
 from ledger import tokens
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
-from ledger.domain.commands import RecordCorrection, build
+from ledger.domain.commands import RecordCorrection, ReworkRuling, build
 from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerError, Unauthorized
 
 WEB = FilePath(__file__).resolve().parent.parent / "web"
@@ -258,14 +260,19 @@ async def ers_page(request: Request, campaign: str, country: Annotated[str, Path
     return render(request, "ers.html", context)
 
 
-def _correction_input(form: dict[str, str]) -> RecordCorrection:
-    """The form's text fields as the command (the command model validates them, as for the API)."""
+def _correction_input(form: dict[str, str], original: Any = None) -> RecordCorrection:
+    """The form's fields as the command (the command model validates them, as for the API): the fields of the
+    event's own type that differ from it, or a strike; ``replacement`` as JSON text for scripts."""
     try:
         corrects = int(form.get("corrects", ""))
     except ValueError:
         raise InvalidInput("corrects must be the position of the event corrected", field="corrects") from None
     replacement = None
-    if form.get("replacement", "").strip():
+    if original is not None and not form.get("strike") and any(k.startswith("input.") for k in form):
+        replacement = posted_replacement(type(original).__name__, original.payload(), form)
+        if not replacement:
+            raise InvalidInput("change at least one field, or tick 'strike it'", field="replacement")
+    elif form.get("replacement", "").strip():
         try:
             replacement = json.loads(form["replacement"])
         except ValueError as exc:
@@ -280,23 +287,77 @@ async def correct(request: Request, campaign: str, form: FormDep):
     """The dispute form: a correction of an event, with its reason (the original stays)."""
     ledger = _ledger(request)
 
-    def work(actor: Actor, cid: UUID, command: RecordCorrection) -> Any:
-        if not 1 <= command.corrects <= ledger.campaign(cid).version:
-            raise EventNotFound(f"campaign has no event at position {command.corrects}", field="corrects")
+    def work(actor: Actor, cid: UUID) -> Any:
+        try:
+            at = int(form.get("corrects", ""))
+        except ValueError:
+            raise InvalidInput("corrects must be the position of the event corrected", field="corrects") from None
+        if not 1 <= at <= ledger.campaign(cid).version:
+            raise EventNotFound(f"campaign has no event at position {at}", field="corrects")
+        command = _correction_input(form, ledger.event_at(cid, at))
         # Without a visibility, the correction is seen by those who see the original (ledger/usecases/records.py).
         ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
-        return ledger.event_at(cid, command.corrects).context.get("turn")
+        return ledger.event_at(cid, command.corrects).context.get("turn"), command
 
     try:
         actor, cid = await _reader(request, campaign)
         _check_csrf(request, form)
         # The API route's own permission check: Permit("record_correction").
         await _maybe(deps._Permit("record_correction")(request, actor, ledger))
-        command = _correction_input(form)
-        turn = await run_in_threadpool(work, actor, cid, command)
+        turn, command = await run_in_threadpool(work, actor, cid)
     except LedgerError as exc:
         return _error(request, exc)
     if turn is None:
         return RedirectResponse(f"/ui/campaigns/{campaign}", status_code=303)
     return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={command.corrects}#corrections",
                             status_code=303)
+
+
+@router.post("/campaigns/{campaign}/rulings/{position}/rework")
+async def rework(request: Request, campaign: str, position: Annotated[int, Path(ge=1, le=2**53)], form: FormDep):
+    """The re-resolution form: ``action=preview`` shows the turn page with the old and new ruling side by side
+    (nothing recorded, no die drawn); ``action=record`` records the correction and shows it."""
+    ledger = _ledger(request)
+    reader = reads_of(request.app).reader
+
+    def work(actor: Actor, cid: UUID) -> Any:
+        state = ledger.campaign(cid)
+        original = ledger.event_at(cid, position)
+
+
+        record = Record(str(cid), position, type(original).__name__, {**original.payload(),
+                        "context": original.context})
+        spec = rework_form(record, state)
+        if spec is None:
+            raise InvalidInput(f"position {position} is not a ruling this server can resolve", field="position")
+        inputs = form_inputs(spec["fields"], form)
+        command = build(ReworkRuling, position=position, inputs=inputs, reason=form.get("reason", ""))
+        turn = original.context.get("turn")
+        if form.get("action") == "record":
+            done = ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
+            at = next(e["position"] for e in done.events if e["type"] == "CorrectionRecorded")
+            shown_in = ledger.event_at(cid, at).context.get("turn") or turn  # the turn it was recorded in
+            return {"redirect": f"/ui/campaigns/{campaign}/turns/{shown_in}?position={at}"}
+        result = ledger.preview(cid, command, actor=actor)
+        view = turn_view(ledger, cid, turn, actor, position=position, reader=reader, state=state)
+        report = result.data.get("rework") or {}
+        diff = {"ruling": words.ruling_diff(result.data.get("original"), result.data.get("ruling")),
+                "rework": {k: [words.dice_line(d) for d in report.get(k) or ()] for k in ("matched", "drawn", "unused")}}
+        posted = [(k, v) for k, v in form.items() if k.startswith("input.")]
+        preview = {"position": position, "reason": command.reason, "needs_die": report.get("needs_die"),
+                   "words": diff, "posted": posted, "fields": rework_form(record, state, inputs)["fields"],
+                   "entries": [words.budget_line({**b, "turn": turn}) for b in result.data.get("entries") or ()]}
+        return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
+                "may_correct": True, "preview": preview}
+
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+        await _maybe(deps._Permit("record_correction")(request, actor, ledger))
+        context = await run_in_threadpool(work, actor, cid)
+    except LedgerError as exc:
+        return _error(request, exc)
+    if "redirect" in context:
+        return RedirectResponse(context["redirect"] + "#corrected-original", status_code=303)
+    context["form_key"] = secrets.token_urlsafe(12)
+    return render(request, "turn.html", context)

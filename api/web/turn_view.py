@@ -3,9 +3,11 @@
 One step is one event of the turn. For it: its timeline line, the ruling
 explained (modifiers with their rule codes, table cell, dice and whether the
 revealed seed reproduces them), the map and tracks as of that position, what
-this event changed there (``projections.replay.diff_docs``), the ERS lines it
-changed (``ledger.economy.sheets`` before and after it), and the corrections
-that reference it. A player's or observer's view is replayed from the events
+this event changed there (paths for the map's highlighting, and the same in
+plain words, ``projections.words``), the ERS lines it changed, and the
+corrections that reference it, each as the fields it changed. For a game
+master, the dispute forms: the correctable event's own fields, or a ruling's
+inputs from its procedure's input schema (``rework_form``). A player's or observer's view is replayed from the events
 they may see only (``ledger.access.can_see``), like the API's.
 
 Only the turn's events are read: the map and tracks start from the caller's
@@ -27,10 +29,11 @@ from ledger import dice as dicelib
 from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState, ruling_dice
 from ledger.domain.errors import EventNotFound, InvalidInput, LedgerError, StateConflict
-from ledger.economy.sheets import RELEVANT, Budget, Inputs, compute
-from ledger.rules.core import Ruling
-from ledger.rules.explain import explain
-from projections import budget_view, read, replay
+from ledger.domain import commands as cmd
+from ledger.domain.corrections import replaced
+from ledger.economy.sheets import RELEVANT
+from ledger.rules.core import get_ruleset
+from projections import read, replay, words
 from projections import timeline as timeline_model
 from projections.head import Reader
 from projections.records import Record
@@ -56,30 +59,15 @@ class TurnView:
     budget_changes: list[dict[str, Any]]
     corrections: list[dict[str, Any]] = field(default_factory=list)  # later events correcting this one
     corrects: dict[str, Any] | None = None  # the original, when this event is a correction
-
-
-def _sheet_cells(b: Budget) -> dict[tuple[str, int, str], Any]:
-    return {(country, turn, code): c.value for (country, turn), sheet in b.sheets.items()
-            for code, c in (sheet.cells or {}).items()}
+    change_words: list[str] = field(default_factory=list)  # ``changes`` in plain words (``projections.words``)
+    rework: dict[str, Any] | None = None  # the re-resolution form of a ruling: fields from its input schema
+    correction_fields: list[dict[str, Any]] | None = None  # the dispute form's fields for other correctable events
+    correctable: bool = False
 
 
 def budget_changes(before: list[list[Any]], event: Record) -> list[dict[str, Any]]:
-    """The ERS lines whose value differs between the budget without and with ``event`` (``before``: the
-    budget's inputs before it, as [type, position, fields]). One gathering of the inputs, two computations
-    sharing a memo: the second computes again only the sheets the event changed."""
-    if event.type not in _BUDGET_EVENTS:
-        return []
-    try:
-        inputs, memo = Inputs(), {}
-        for kind, position, data in before:
-            inputs.add(kind, position, data)
-        c0 = _sheet_cells(compute(inputs, memo=memo))
-        inputs.add(event.type, event.position, budget_view.trim(event))
-        c1 = _sheet_cells(compute(inputs, memo=memo))
-    except Exception as exc:  # noqa: BLE001 - a budget that cannot be computed yet is shown, not fatal
-        return [{"error": str(exc)}]
-    return [{"country": k[0], "turn": k[1], "line": k[2], "from": c0.get(k), "to": v}
-            for k, v in sorted(c1.items()) if c0.get(k) != v]
+    """The ERS lines ``event`` changed, in order of sheet and line number, in words (``words.budget_changes``)."""
+    return words.budget_changes(before, event)
 
 
 def _dice_of(r: Record) -> list[dict[str, Any]]:
@@ -161,16 +149,67 @@ def dice_status(cid: UUID, r: Record, dice: list[dict[str, Any]], closed: bool, 
 def _ruling(r: Record) -> dict[str, Any] | None:
     if r.type != "RulingRecorded":
         return None
-    ruling = Ruling.model_validate(r.data["ruling"])
-    return {"model": ruling.model_dump(mode="json"), "text": explain(ruling)}
+    return words.ruling_words(r.data["ruling"])
+
+
+def correction_words(original: Record | None, correction: Record) -> dict[str, Any]:
+    """A correction beside its original, as the fields that changed (or the ruling's diff), in words."""
+    replacement = correction.data.get("replacement")
+    if replacement is None:
+        return {"struck": True}
+    if original is None or not isinstance(replacement, dict):
+        return {"rows": []}
+    if original.type == "RulingRecorded":
+        new = replaced(original.data, replacement) or {}
+        diff = words.ruling_diff(original.data["ruling"], new.get("ruling"))
+        return {"ruling": diff, "rework": replacement.get("rework") and _rework_dice(replacement["rework"])}
+    return {"rows": words.fields_diff(original.data, replacement)}
+
+
+def _rework_dice(report: dict[str, Any]) -> dict[str, list[str]]:
+    return {k: [words.dice_line(d) for d in report.get(k) or ()] for k in ("matched", "drawn", "unused")}
 
 
 def _event(r: Record, summary: str) -> dict[str, Any]:
     payload = {k: v for k, v in r.data.items()
                if k not in ("context", "actor", "visibility", "prev_hash", "hash", "schema", "timestamp")}
+    # The payload as rows of words; a ruling, a scenario or a replacement has its own section or is summarised.
+    rows = [(words.label(k), words.plain(v)) for k, v in payload.items()
+            if k not in ("ruling", "scenario", "replacement", "settings", "players")]
     return {"position": r.position, "type": r.type, "summary": summary, "turn": r.turn, "context": r.context,
             "actor": r.data.get("actor") or {}, "visibility": r.data.get("visibility") or {"scope": "public"},
-            "timestamp": r.data.get("timestamp"), "hash": r.data.get("hash"), "payload": payload}
+            "timestamp": r.data.get("timestamp"), "hash": r.data.get("hash"), "payload": payload, "rows": rows,
+            "kind": _KINDS.get(r.type, r.type)}
+
+
+#: Event types as people name them.
+_KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry", "CorrectionRecorded": "Correction",
+          "DiceRolled": "Dice", "StackMoved": "Move", "ControlChanged": "Control", "MarkerPlaced": "Marker placed",
+          "MarkerRemoved": "Marker removed", "WarDeclared": "War", "TurnOpened": "Turn opened",
+          "TurnClosed": "Turn closed", "PhaseClosed": "Phase closed", "CampaignCreated": "Campaign created",
+          "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
+          "VisibilityRevealed": "Made public", "CampaignSettingsChanged": "Settings"}
+
+
+def correction_fields(r: Record) -> list[dict[str, Any]] | None:
+    """The dispute form's fields for a correctable event other than a ruling (its replacement's schema), filled
+    with the event's values; None when the event cannot be corrected (a ruling has its own form)."""
+    return replacement_fields(r.type, r.data)
+
+
+def replacement_fields(kind: str, payload: dict[str, Any]) -> list[dict[str, Any]] | None:
+    model = cmd.REPLACEMENTS.get(kind)
+    if model is None or kind == "RulingRecorded":
+        return None
+    schema = model.model_json_schema()
+    return list(schema_fields(schema, schema, payload, ""))
+
+
+def posted_replacement(kind: str, payload: dict[str, Any], form: dict[str, str]) -> dict[str, Any]:
+    """The fields of the dispute form that differ from the event: its replacement."""
+    fields = replacement_fields(kind, payload) or []
+    posted = form_inputs(fields, form)
+    return {k: v for k, v in posted.items() if v != payload.get(k)}
 
 
 def reader_of(ledger: Ledger) -> Reader:
@@ -230,13 +269,14 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     dice = _dice_of(r)
     status = dice_status(cid, r, dice, closed, commitment, every)
     later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version) if x.position > r.position]
-    corrections = [_event(x, summary(x)) for x in read.visible(actor, later, revealed)
-                   if x.data.get("corrects") == r.position]
+    corrections = [{**_event(x, summary(x)), "words": correction_words(r, x)}
+                   for x in read.visible(actor, later, revealed) if x.data.get("corrects") == r.position]
     corrects = None
     if r.type == "CorrectionRecorded":
         at = r.data.get("corrects")
         original = read.visible_records(ledger, cid, actor, revealed, at - 1, at) if isinstance(at, int) else []
-        corrects = _event(original[0], summary(original[0])) if original else {"position": at, "hidden": True}
+        corrects = ({**_event(original[0], summary(original[0])), "words": correction_words(original[0], r)}
+                    if original else {"position": at, "hidden": True})
     before = reader.budget_events(cid, actor, state, r.position - 1) if r.type in _BUDGET_EVENTS else []
     return TurnView(
         campaign=str(cid), turn=turn,
@@ -244,4 +284,93 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         index=i, event=_event(r, summaries[r.position]), ruling=_ruling(r), dice=dice, dice_status=status,
         map=docs["map"], victory=docs["victory"], changes=changes,
         budget_changes=budget_changes(before, r), corrections=corrections, corrects=corrects,
+        change_words=words.changes(docs_before, docs), rework=rework_form(r, state),
+        correction_fields=correction_fields(r), correctable=r.type in cmd.REPLACEMENTS or r.type == "CorrectionRecorded",
     )
+
+
+def rework_form(r: Record, state: CampaignState, inputs: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The fields of a ruling's re-resolution form, from its procedure's input schema, filled with ``inputs``
+    (default: the recorded ones). One field per leaf input: a number, a yes/no, a choice or a text."""
+    if r.type != "RulingRecorded":
+        return None
+    try:
+        proc = get_ruleset(r.data["ruleset"]).get(r.data["procedure"])
+    except Exception:  # noqa: BLE001 - a ruleset this server does not run: no form, the ruling still shows
+        return None
+    schema = proc.input_schema()
+    values = inputs if inputs is not None else r.data["ruling"].get("inputs") or {}
+    return {"position": r.position, "procedure": r.data["procedure"], "title": proc.title,
+            "fields": list(schema_fields(schema, schema, values, ""))}
+
+
+def _resolve(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
+    while "$ref" in node:
+        node = {**schema["$defs"][node["$ref"].rsplit("/", 1)[-1]], **{k: v for k, v in node.items() if k != "$ref"}}
+    options = [x for x in node.get("anyOf") or () if x.get("type") != "null"]
+    if options and "type" not in node:  # Optional[X]: the field is X, left empty for none
+        node = {**_resolve(schema, options[0]), "nullable": True, **{k: v for k, v in node.items() if k != "anyOf"}}
+    return node
+
+
+def schema_fields(schema: dict[str, Any], node: dict[str, Any], values: Any, prefix: str):
+    """(name, label, kind, choices, value, help) for every leaf of an input schema, nested objects flattened."""
+    node = _resolve(schema, node)
+    for name, prop in (node.get("properties") or {}).items():
+        prop = _resolve(schema, prop)
+        path = f"{prefix}.{name}" if prefix else name
+        value = values.get(name) if isinstance(values, dict) else None
+        if prop.get("type") == "object" and prop.get("properties"):
+            yield from schema_fields(schema, prop, value or {}, path)
+            continue
+        kind = ("choice" if "enum" in prop else "bool" if prop.get("type") == "boolean"
+                else "int" if prop.get("type") == "integer" else "number" if prop.get("type") == "number"
+                else "text" if prop.get("type") == "string" else "json")
+        choices = [str(c) for c in prop.get("enum") or ()]
+        if kind == "bool":  # a select, not a checkbox: "not said" (None) is not "no"
+            choices = ["yes", "no"]
+            shown = "" if value is None else ("yes" if value else "no")
+        elif kind == "json":
+            shown = orjson.dumps(value).decode() if value is not None else ""
+        else:
+            shown = "" if value is None else str(value)
+        yield {"name": path, "label": words.label(path.replace(".", " ")), "kind": kind, "choices": choices,
+               "value": shown, "nullable": bool(prop.get("nullable")),
+               "optional": bool(prop.get("nullable")) or name not in (node.get("required") or ()),
+               "help": prop.get("description") or ""}
+
+
+def form_inputs(fields: list[dict[str, Any]], form: dict[str, str]) -> dict[str, Any]:
+    """The inputs a re-resolution form posted, typed by its fields (``input.<name>``), nested again.
+
+    A number that does not read as one is passed on as text, so the procedure's own validation names it."""
+    out: dict[str, Any] = {}
+    for f in fields:
+        raw = form.get(f"input.{f['name']}")
+        v: Any
+        if raw is None or raw.strip() == "":
+            if f["optional"]:
+                continue
+            v = raw
+        elif f["kind"] == "bool":
+            v = {"yes": True, "no": False}.get(raw, raw)
+        elif f["kind"] == "int":
+            v = int(raw) if raw.strip().lstrip("-").isdigit() else raw
+        elif f["kind"] == "number":
+            try:
+                v = float(raw) if "." in raw else int(raw)
+            except ValueError:
+                v = raw
+        elif f["kind"] == "json":
+            try:
+                v = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                v = raw
+        else:
+            v = raw
+        *parents, leaf = f["name"].split(".")
+        node = out
+        for p in parents:
+            node = node.setdefault(p, {})
+        node[leaf] = v
+    return out

@@ -159,7 +159,10 @@ def scenario_import(path: Path, slug: str,
 
 
 def _show(ledger, cid, records, r) -> None:
-    from projections import replay
+    """One step as the web page shows it: the same fold (corrections applied, ``corrections.around``) and the
+    same words (``projections.words``) as ``api/web/turn_view.py``."""
+    from ledger.economy.sheets import RELEVANT
+    from projections import budget_view, corrections, replay, words
     from projections.timeline import empty, row
 
     doc = empty()
@@ -171,52 +174,19 @@ def _show(ledger, cid, records, r) -> None:
     out.print(escape(line["summary"]))
     if r.type == "RulingRecorded":
         out.print(escape(explain(Ruling.model_validate(r.data["ruling"]))))
-    before = {n: m.empty() for n, m in replay.MODELS.items()}
-    for x in records:
-        if x.position >= r.position:
-            break
-        for n, m in replay.MODELS.items():
-            m.apply(before[n], x)
-    import copy
-
-    after = copy.deepcopy(before)
-    for n, m in replay.MODELS.items():
-        m.apply(after[n], r)
-    changes = [c for n in replay.MODELS for c in replay.diff_docs(before[n], after[n], n)]
+    for k in [x for x in records if x.type == "CorrectionRecorded" and x.data.get("corrects") == r.position]:
+        out.print(escape(f"corrected at position {k.position}: {k.data.get('reason')}"))
+    before, after = corrections.around(replay.MODELS, records, r)
+    changes = words.changes(before, after)
     if changes:
         out.print("[bold]changed:[/bold]")
         for c in changes:
-            out.print(f"  {escape(c['path'])}: {escape(str(c['from']))} → {escape(str(c['to']))}")
-    budget_lines = _budget_change(records, r)
+            out.print("  " + escape(c))
+    earlier = [[x.type, x.position, budget_view.trim(x)] for x in records
+               if x.position < r.position and x.type in RELEVANT]
+    budget_lines = words.budget_changes(earlier, r)
     if budget_lines:
         out.print("[bold]budget:[/bold]")
         for b in budget_lines:
-            out.print("  " + escape(b))
+            out.print("  " + escape(b["text"]))
     sys.stdout.flush()
-
-
-def _budget_change(records, r) -> list[str]:
-    """ERS cells that this event changed (ledger/economy/sheets.py, before and after it)."""
-    if r.type not in ("TreasuryEntryRecorded", "CorrectionRecorded"):
-        return []
-    try:
-        from ledger.economy.sheets import budget
-    except ImportError:
-        return []
-    upto = [x for x in records if x.position < r.position]
-    try:
-        b0, b1 = budget(upto), budget([*upto, r])
-    except Exception as e:  # a budget that cannot be computed yet is reported, not fatal to the replay
-        return [f"(budget unavailable: {e})"]
-    return [f"{line}" for line in _sheet_diff(b0, b1)]
-
-
-def _sheet_diff(b0, b1) -> list[str]:
-    def cells(b) -> dict:
-        return {(country, turn, code): c.value for (country, turn), sheet in b.sheets.items()
-                for code, c in (sheet.cells or {}).items()}
-
-    c0, c1 = cells(b0), cells(b1)
-    return [f"{k[0]} turn {k[1]} {k[2]}: {c0.get(k)} → {v}" for k, v in sorted(c1.items()) if c0.get(k) != v][:20]
-
-

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
-from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, parse_json
-from ledger.domain.commands import RecordCorrection, RecordRuling, RecordTreasuryEntry, build
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, error_text, escape, ledger_app, out, parse_json
+from ledger.domain import events as ev
+from ledger.domain.commands import RecordCorrection, RecordRuling, RecordTreasuryEntry, ReworkRuling, build
 
 ruling_app = typer.Typer(help="Record rulings.", no_args_is_help=True)
 
@@ -26,6 +27,108 @@ def ruling_record(
         cid = cid_of(ledger, campaign)
         command = build(RecordRuling, procedure=procedure, inputs=data)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
+
+
+@ruling_app.command("show")
+def ruling_show(
+    campaign: str,
+    position: int,
+    explain: Annotated[bool, typer.Option("--explain", help="Every modifier, die and table cell")] = False,
+) -> None:
+    """A recorded ruling in words: outcome, effects, and the positions that correct it."""
+    from projections import words
+
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        e = ledger.event_at(cid, position)
+        if not isinstance(e, ev.RulingRecorded):
+            out.print(error_text(f"position {position} is a {type(e).__name__}, not a ruling", "position"))
+            raise typer.Exit(2)
+        later = [x for x in ledger.history(cid, after=position) if isinstance(x, ev.CorrectionRecorded)]
+    shown = words.ruling_words(e.ruling)  # the page's words for a ruling
+    r = shown["model"]
+    where = e.context.get("where")
+    out.print(escape(f"position {position} · turn {e.context.get('turn')} · {r['procedure']} {r['title']}"
+                     + (f" at {where}" if where else "")))
+    if r.get("summary"):
+        out.print(escape(r["summary"]))
+    for k, x in shown["outcome_rows"]:
+        out.print(escape(f"  {k}: {x}"))
+    for f in shown["effects"]:
+        out.print(escape(f"  effect: {f}"))
+    if explain:
+        out.print(escape(shown["text"]))
+    chain = {position}
+    for x in later:  # corrections of it, and corrections of those
+        if x.corrects in chain:
+            chain.add(x.position)
+            what = "withdrawn" if x.replacement is None and x.corrects != position else (
+                "struck" if x.replacement is None else "resolved again" if "rework" in x.replacement else "restated")
+            out.print(escape(f"corrected at position {x.position} ({what}; corrects {x.corrects}): {x.reason}"))
+            if x.replacement and "ruling" in x.replacement:
+                diff = words.ruling_diff(e.ruling, {**e.ruling, **x.replacement["ruling"]})
+                for k, a, b in diff["inputs"] + diff["outcome"]:
+                    out.print(escape(f"    {k}: {a} → {b}"))
+                for f in diff["removed"]:
+                    out.print(escape(f"    no longer: {f}"))
+                for f in diff["added"]:
+                    out.print(escape(f"    now: {f}"))
+
+
+@ruling_app.command("rework")
+def ruling_rework(
+    campaign: str,
+    position: int,
+    inputs: Annotated[str, typer.Option(help="JSON object of the amended inputs (left out: as recorded)")],
+    reason: Annotated[str, typer.Option()],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the difference, record nothing")] = False,
+    actor: ActorOpt = "gm",
+    key: KeyOpt = None,
+) -> None:
+    """Resolve the ruling at POSITION again with amended inputs, its recorded dice matched by purpose, and
+    record the correction (with --dry-run: only show what would change)."""
+    from projections import words
+
+    amended = parse_json(inputs, "inputs")
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        e = ledger.event_at(cid, position)
+        recorded = e.ruling.get("inputs", {}) if isinstance(e, ev.RulingRecorded) else {}
+        merged = _merged(recorded, amended)
+        command = build(ReworkRuling, position=position, inputs=merged, reason=reason)
+        who = Actor(actor, "gm")
+        result = ledger.preview(cid, command, actor=who) if dry_run else ledger.handle(
+            cid, command, actor=who, idempotency_key=key)
+    report = result.data.get("rework") or {}
+    if report.get("needs_die"):
+        out.print(escape(f"needs a die the original did not draw: {report['needs_die']}; "
+                         "the server draws it when the correction is recorded"))
+    diff = words.ruling_diff(result.data.get("original"), result.data.get("ruling"))
+    for k, a, b in diff["inputs"] + diff["outcome"]:
+        out.print(escape(f"{k}: {a} → {b}"))
+    for f in diff["removed"]:
+        out.print(escape(f"no longer: {f}"))
+    for f in diff["added"]:
+        out.print(escape(f"now: {f}"))
+    for k, what in (("matched", "recorded die reused"), ("drawn", "drawn now by the server"),
+                    ("unused", "recorded die no longer needed")):
+        for d in report.get(k) or ():
+            out.print(escape(f"{what}: {words.dice_line(d)}"))
+    for b in result.data.get("entries") or ():
+        out.print(escape(f"budget: {b['country']} {b['line']}: {words.plain(b['from'])} → "
+                         f"{words.plain(b['to']) if b['to'] is not None else 'struck'}"))
+    if dry_run:
+        out.print("nothing recorded (--dry-run)")
+    else:
+        positions = ", ".join(str(x["position"]) for x in result.events)
+        out.print(f"recorded at position(s) {positions}")
+
+
+def _merged(recorded: Any, amended: Any) -> Any:
+    """The recorded inputs with the amended ones laid over them, nested objects field by field."""
+    if isinstance(recorded, dict) and isinstance(amended, dict):
+        return {**recorded, **{k: _merged(recorded.get(k), v) for k, v in amended.items()}}
+    return amended
 
 
 def treasury(

@@ -307,6 +307,139 @@ class RecordCorrection(Command):
         return finite(v) if v is not None else v
 
 
+class _Replacement(Model):
+    """What a correction restates of one event type: only that type's fields, each with its own type."""
+
+    def fields(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def model_post_init(self, _context: Any) -> None:
+        if not self.model_fields_set:
+            raise ValueError("name at least one field to replace (or leave the replacement out to strike)")
+
+
+class EntryReplacement(_Replacement):
+    amount: int | None = Field(default=None, ge=-MAX_AMOUNT, le=MAX_AMOUNT)
+    line: str | None = Field(default=None, pattern=ERS_LINE_PATTERN)
+    turn: Turn | None = None
+    country: Country | None = None
+
+
+class MoveReplacement(_Replacement):
+    stack: Name | None = None
+    origin: Name | None = None
+    destination: Name | None = None
+    path: list[Name] | None = Field(default=None, min_length=2, max_length=40)
+
+
+class ControlReplacement(_Replacement):
+    province: Name | None = None
+    controller: Country | None = None
+    previous: Country | None = None
+
+
+class OwnerReplacement(_Replacement):
+    province: Name | None = None
+    owner: Country | None = None
+    previous: Country | None = None
+
+
+class MarkerReplacement(_Replacement):
+    province: Name | None = None
+    marker: Marker | None = None
+
+
+class WarReplacement(_Replacement):
+    attackers: list[Country] | None = Field(default=None, min_length=1, max_length=40)
+    defenders: list[Country] | None = Field(default=None, min_length=1, max_length=40)
+
+
+class EffectReplacement(Model):
+    """One effect of a ruling as a game master restates it (the kinds the projections apply)."""
+
+    kind: str = Field(min_length=1, max_length=40)
+    country: Country | None = None
+    target: str | None = Field(default=None, min_length=1, max_length=80)
+    amount: int | Annotated[str, StringConstraints(pattern=r"^-?\d+(/\d+)?$")] | None = None
+    ers_line: str | None = Field(default=None, pattern=ERS_LINE_PATTERN)
+    marker: str | None = Field(default=None, max_length=40)
+    detail: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("kind")
+    @classmethod
+    def _known(cls, v: str) -> str:
+        from ledger.rules.core import EFFECT_KINDS
+
+        if v not in EFFECT_KINDS:
+            raise ValueError(f"unknown effect kind {v!r}")
+        return v
+
+    @field_validator("detail")
+    @classmethod
+    def _finite(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return finite(v)
+
+
+class RulingReplacement(_Replacement):
+    """``inputs``: resolve the procedure again with them (the recorded dice matched by purpose, as
+    ``ReworkRuling``); ``effects``: restate what the ruling implies, its dice and outcome unchanged."""
+
+    inputs: dict[str, Any] | None = None
+    effects: list[EffectReplacement] | None = Field(default=None, max_length=200)
+
+    @field_validator("inputs")
+    @classmethod
+    def _finite(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return finite(v) if v is not None else v
+
+    def model_post_init(self, _context: Any) -> None:
+        super().model_post_init(_context)
+        if self.inputs is not None and self.effects is not None:
+            raise ValueError("either inputs (resolved again) or effects (restated), not both")
+
+
+#: The replacement of each correctable event type. Every other type is structural (a campaign, a turn, a
+#: phase, a token, a reveal, a setting, a die): correcting it would rewrite the frame the history stands in,
+#: so it is refused naming ``corrects``. A die is not corrected on its own: its ruling is re-resolved.
+REPLACEMENTS: dict[str, type[_Replacement]] = {
+    "TreasuryEntryRecorded": EntryReplacement,
+    "StackMoved": MoveReplacement,
+    "ControlChanged": ControlReplacement,
+    "OwnerChanged": OwnerReplacement,
+    "MarkerPlaced": MarkerReplacement,
+    "MarkerRemoved": MarkerReplacement,
+    "WarDeclared": WarReplacement,
+    "RulingRecorded": RulingReplacement,
+}
+
+
+def replacement_for(event_type: str, replacement: dict[str, Any]) -> _Replacement:
+    """The replacement validated against the corrected event's type (``InvalidInput`` naming the field)."""
+    if event_type == "RulingRecorded" and set(replacement) == {"ruling"} and isinstance(replacement["ruling"], dict):
+        replacement = replacement["ruling"]  # the older form, {"ruling": {"effects": [...]}}
+    try:
+        return REPLACEMENTS[event_type].model_validate(replacement)
+    except ValidationError as e:
+        err = invalid(e)
+        raise InvalidInput(f"replacement.{err.message}" if err.field else f"replacement: {err.message}",
+                           field=f"replacement.{err.field}" if err.field else "replacement") from None
+
+
+class ReworkRuling(Command):
+    """Resolve a recorded ruling again with new inputs, its recorded dice matched by purpose; recorded as a
+    correction of it (``CorrectionRecorded`` holding the new ruling), seen by those who see the original."""
+
+    action: ClassVar[str] = "record_correction"
+    position: Position = Field(description="Position of the ruling resolved again")
+    inputs: dict[str, Any] = Field(description="The procedure's inputs, all of them (as recorded, amended)")
+    reason: Text = Field(examples=["the defender had 6 LD, not 8"])
+
+    @field_validator("inputs")
+    @classmethod
+    def _finite(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return finite(v)
+
+
 # ------------------------------------------------------------------ access
 
 
@@ -424,6 +557,6 @@ class DeclareWar(Command):
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
-                RecordRuling, RecordTreasuryEntry, RecordCorrection, IssueToken, RevokeToken, RevealEvent,
-                MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker, DeclareWar)
+                RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
+                RevealEvent, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker, DeclareWar)
 }

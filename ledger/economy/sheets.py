@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from ledger.domain.corrections import Standing
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import LineValue, SheetDefinition, compute_sheet, ers_definition
 
@@ -128,6 +129,7 @@ class Inputs:
     position: int = 0
     entries: dict[int, _Entry] = field(default_factory=dict)
     corrections: dict[int, tuple[int, Any]] = field(default_factory=dict)  # corrected -> (position, replacement)
+    standing: Standing = field(default_factory=Standing)  # corrections of corrections folded (the views' rule)
     phases: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
     closes: dict[tuple[int, str, str], dict[str, Any]] = field(default_factory=dict)
     closed_codes: dict[tuple[int, str], list[str]] = field(default_factory=lambda: defaultdict(list))
@@ -147,7 +149,12 @@ class Inputs:
             self.by_key[(d["country"], d["turn"])].append(pos)
             self.version[(d["country"], d["turn"])] += 1
         elif kind == "CorrectionRecorded":
-            self.corrections[d["corrects"]] = (pos, d.get("replacement"))
+            root = self.standing.add(pos, d["corrects"], d.get("replacement"))
+            now = self.standing.standing(root)
+            if now is None:  # every correction of it withdrawn: the original stands
+                self.corrections.pop(root, None)
+            else:
+                self.corrections[root] = now
         elif kind == "TurnOpened":
             self.turns = max(self.turns, d["turn"])
         elif kind == "PhaseClosed":

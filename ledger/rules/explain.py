@@ -28,8 +28,41 @@ def _cell(c: TableCell | None) -> str | None:
     return f"table {c.table}, row {c.row}{col} → {c.value}"
 
 
+def plain(v: Any) -> str:
+    """A value as a person reads it: no JSON, no Python repr (None → —, booleans → yes/no, 7/3 → 2⅓).
+
+    The one formatter of values; ``projections.words`` builds on it (the ledger cannot import projections).
+    """
+    if v is None or v == "" or v == [] or v == {}:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "no"
+    if isinstance(v, str) and "/" in v and v.lstrip("-").replace("/", "").isdigit():
+        return _fraction(v)
+    if isinstance(v, (list, tuple)):
+        return ", ".join(plain(x) for x in v)
+    if isinstance(v, dict):
+        return "; ".join(f"{label(k)} {plain(x)}" for k, x in v.items())
+    return str(v)
+
+
+def label(key: Any) -> str:
+    return str(key).replace("_", " ")
+
+
+def _fraction(text: str) -> str:
+    from fractions import Fraction
+
+    f = Fraction(text)
+    whole, rest = divmod(abs(f), 1)
+    glyph = {Fraction(1, 3): "⅓", Fraction(2, 3): "⅔", Fraction(1, 2): "½"}.get(rest)
+    if glyph is None:
+        return text
+    return ("−" if f < 0 else "") + (str(int(whole)) if whole else "") + glyph
+
+
 def _outcome(o: dict[str, Any]) -> str:
-    return ", ".join(f"{k}: {v}" for k, v in o.items())
+    return ", ".join(f"{label(k)}: {plain(v)}" for k, v in o.items())
 
 
 def _step(s: Step) -> list[str]:
@@ -66,9 +99,9 @@ def explain(r: Ruling) -> str:
     if r.outcome:
         lines.append(f"outcome: {_outcome(r.outcome)}")
     for e in r.effects:
-        bits = [e.kind] + [f"{k}={v}" for k, v in (("country", e.country), ("target", e.target),
-                          ("amount", e.amount), ("line", e.ers_line), ("marker", e.marker)) if v is not None]
-        lines.append("effect: " + " ".join(str(b) for b in bits))
+        bits = [label(e.kind)] + [f"{k} {plain(str(v))}" for k, v in (("country", e.country), ("target", e.target),
+                                  ("amount", e.amount), ("line", e.ers_line), ("marker", e.marker)) if v is not None]
+        lines.append("effect: " + " ".join(bits))
     if r.gm_supplied:
         lines.append("supplied by the game master: " + ", ".join(r.gm_supplied))
     return "\n".join(lines)

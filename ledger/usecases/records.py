@@ -7,9 +7,11 @@ from typing import TYPE_CHECKING, Any
 from ledger import dice as dicelib
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
-from ledger.domain.errors import InvalidInput
+from ledger.domain.campaign import ruling_dice
+from ledger.domain.corrections import Standing, replaced
+from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy import entries as economy
-from ledger.rules.core import Die, RulesError, get_ruleset
+from ledger.rules.core import Die, Effect, RulesError, get_ruleset
 from ledger.usecases import board_rulings
 from ledger.usecases.registry import handles
 
@@ -102,14 +104,225 @@ def entry_visibility(settings: dict[str, Any], c: cmd.RecordTreasuryEntry) -> di
 
 @handles(cmd.RecordCorrection)
 def record_correction(d: Draft, c: cmd.RecordCorrection) -> dict[str, Any]:
-    if not 1 <= c.corrects <= d.state.version:
-        raise InvalidInput(f"position {c.corrects} is not in the history (1..{d.state.version})", field="corrects")
-    if c.visibility is not None:
-        vis = c.visibility.as_dict()
-    else:
-        vis = dict(d.ledger.event_at(d.state.id, c.corrects).visibility or {"scope": "public"})
-    d.add(ev.CorrectionRecorded, vis, corrects=c.corrects, reason=c.reason, replacement=c.replacement)
-    return {}
+    """A correction validated against the type of the event it finally concerns (``cmd.REPLACEMENTS``).
+
+    A ruling corrected (struck, its effects restated, or resolved again from ``inputs``) takes its treasury
+    entries along: they are corrected, struck or added in the same transaction (``follow_entries``), so the
+    budget needs no rule of its own for rulings.
+    """
+    target, root, later = correctable(d, c.corrects)
+    vis = correction_visibility(c.visibility, target)
+    replacement: dict[str, Any] | None = None
+    data: dict[str, Any] = {}
+    if c.replacement is not None:
+        rep = cmd.replacement_for(type(root).__name__, c.replacement)
+        if isinstance(rep, cmd.RulingReplacement) and rep.inputs is not None:
+            doc, report = resolve_again(d, root, standing_ruling(root, later), rep.inputs, c.corrects, vis)
+            if "needs_die" in report:  # a preview that reached a new die: nothing more to show
+                return {"rework": report, "original": standing_ruling(root, later)}
+            replacement = {"ruling": doc, "rework": report}
+            data = {"ruling": doc, "rework": report, "original": standing_ruling(root, later)}
+        elif isinstance(rep, cmd.RulingReplacement):
+            replacement = {"ruling": {"effects": [_effect(e) for e in rep.effects or ()]}}
+        else:
+            replacement = rep.fields()
+    position = d.add(ev.CorrectionRecorded, vis, corrects=c.corrects, reason=c.reason, replacement=replacement)
+    if isinstance(root, ev.RulingRecorded):
+        fixes = Standing.of([*_corrections(later), (position, c.corrects, replacement)])
+        now = fixes.standing(root.originator_version)
+        doc = root.ruling if now is None else (replaced(root.payload(), now[1]) or {}).get("ruling")
+        data["entries"] = follow_entries(d, root, later, doc, vis, c.reason)
+    return data
+
+
+@handles(cmd.ReworkRuling)
+def rework_ruling(d: Draft, c: cmd.ReworkRuling) -> dict[str, Any]:
+    """Resolve a recorded ruling again with new inputs: a correction of it holding the new ruling.
+
+    The recorded dice are reused by purpose; a die the new inputs need that was not drawn is drawn by the
+    server now (recorded as ``DiceRolled`` of the open turn, so the turn's roll indices stay gapless) and
+    flagged; a recorded die no longer needed is reported. A preview (``Ledger.preview``) draws nothing and
+    says which dice it would draw.
+    """
+    try:
+        return record_correction(d, cmd.RecordCorrection(corrects=c.position, reason=c.reason,
+                                                         replacement={"inputs": c.inputs}))
+    except InvalidInput as e:  # name the fields of this command, not of the correction it builds
+        if e.field and e.field.startswith("replacement."):
+            field = e.field.removeprefix("replacement.")
+            raise InvalidInput(e.message.removeprefix("replacement."), field=field, rule=e.rule) from None
+        raise
+
+
+def correctable(d: Draft, corrects: int) -> tuple[ev.LedgerEvent, ev.LedgerEvent, list[ev.LedgerEvent]]:
+    """(the event corrected, the ordinary event it finally concerns, the corrections and treasury entries
+    recorded after that one). Reads the history after the corrected event: disputes are rare."""
+    if not 1 <= corrects <= d.state.version:
+        raise InvalidInput(f"position {corrects} is not in the history (1..{d.state.version})", field="corrects")
+    target = root = d.ledger.event_at(d.state.id, corrects)
+    while isinstance(root, ev.CorrectionRecorded):
+        root = d.ledger.event_at(d.state.id, root.corrects)
+    kind = type(root).__name__
+    if kind not in cmd.REPLACEMENTS:
+        what = f"position {corrects} corrects position {root.originator_version}, a {kind}" if target is not root \
+            else f"position {corrects} is a {kind}"
+        raise InvalidInput(f"{what}, which cannot be corrected (correctable: {', '.join(cmd.REPLACEMENTS)})",
+                           field="corrects")
+    later = [e for e in d.ledger.events.get(d.state.id, gt=root.originator_version)
+             if isinstance(e, (ev.CorrectionRecorded, ev.TreasuryEntryRecorded))]
+    return target, root, later
+
+
+def correction_visibility(asked: cmd.Visibility | None, target: ev.LedgerEvent) -> dict[str, Any]:
+    """The original's visibility, or a narrower one: a correction never shows a hidden event's dispute to
+    someone who cannot see the event."""
+    original = dict(target.visibility or {"scope": "public"})
+    if asked is None:
+        return original
+    vis = asked.as_dict()
+    scope = original.get("scope", "public")
+    wider = (scope == "gm" and vis["scope"] != "gm") or (
+        scope == "countries" and (vis["scope"] == "public" or not set(vis.get("countries") or ()) <= set(
+            original.get("countries") or ())))
+    if wider:
+        raise InvalidInput(f"a correction is seen by no more than the event it corrects ({_seen_by(original)})",
+                           field="visibility")
+    return vis
+
+
+def _seen_by(vis: dict[str, Any]) -> str:
+    if vis.get("scope") == "countries":
+        return "seen by " + ", ".join(vis.get("countries") or ())
+    return "seen by the game masters only" if vis.get("scope") == "gm" else "public"
+
+
+def _effect(e: cmd.EffectReplacement) -> dict[str, Any]:
+    try:
+        return Effect.model_validate(e.model_dump()).model_dump(mode="json")
+    except ValueError as err:
+        raise InvalidInput(f"replacement.effects: {err}", field="replacement.effects") from None
+
+
+def _corrections(events: list[ev.LedgerEvent]) -> list[tuple[int, int, Any]]:
+    return [(e.originator_version, e.corrects, e.replacement) for e in events if isinstance(e, ev.CorrectionRecorded)]
+
+
+def standing_ruling(root: ev.RulingRecorded, later: list[ev.LedgerEvent]) -> dict[str, Any]:
+    """The ruling as the corrections recorded so far leave it (a rework builds on the latest)."""
+    now = Standing.of(_corrections(later)).standing(root.originator_version)
+    data = replaced(root.payload(), now[1]) if now is not None else None
+    return (data or {}).get("ruling") or root.ruling
+
+
+class NeedsDie(Exception):
+    """A preview reached a die the recorded ruling did not draw (the server draws it only when recording)."""
+
+
+class MatchedDice:
+    """The recorded dice of a ruling, handed out by purpose and type; then server dice (flagged), or none."""
+
+    def __init__(self, recorded: list[dict[str, Any]], fallback: Any | None):
+        self.unused = [Die.model_validate(x) for x in recorded]
+        self.fallback = fallback
+        self.matched: list[Die] = []
+        self.drawn: list[Die] = []
+
+    def roll(self, purpose: str, sides: int = 10, count: int = 1) -> Die:
+        for i, die in enumerate(self.unused):
+            if die.purpose == purpose and die.sides == sides and die.count == count:
+                self.matched.append(self.unused.pop(i))
+                return die
+        if self.fallback is None:
+            raise NeedsDie(f"{count}d{sides} ({purpose})")
+        die = self.fallback.roll(purpose, sides, count)
+        self.drawn.append(die)
+        return die
+
+
+def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], inputs: dict[str, Any],
+                  corrects: int, vis: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The procedure of ``root`` resolved with ``inputs`` and the recorded dice matched by purpose."""
+    try:
+        proc = get_ruleset(root.ruleset).get(root.procedure)
+    except RulesError as e:
+        raise InvalidInput(str(e), field="corrects", rule=e.rule) from None
+    source = MatchedDice(ruling_dice(recorded), None if d.dry_run else _Witnessed(d, corrects, vis))
+    try:
+        ruling = proc.resolve(inputs, source)
+    except NeedsDie as e:
+        # A preview stops at the first new die: its value is the turn's next roll, not to be seen before it counts.
+        return {}, {"needs_die": str(e), **_report(source)}
+    except RulesError as e:
+        raise InvalidInput(f"replacement.inputs.{e.field}: {e}" if e.field else f"replacement.inputs: {e}",
+                           field=f"replacement.inputs.{e.field}" if e.field else "replacement.inputs",
+                           rule=e.rule) from None
+    except ValueError as e:  # pydantic ValidationError is a ValueError
+        err = validation_error(e)  # "loc: why", field "inputs.loc"
+        why = err.message.split(": ", 1)[-1]
+        raise InvalidInput(f"replacement.{err.field}: {why}", field=f"replacement.{err.field}") from None
+    return ruling.model_dump(mode="json"), _report(source)
+
+
+def _report(source: MatchedDice) -> dict[str, Any]:
+    def dump(ds: list[Die]) -> list[dict[str, Any]]:
+        return [x.model_dump(mode="json") for x in ds]
+
+    return {"matched": dump(source.matched), "drawn": dump(source.drawn), "unused": dump(source.unused)}
+
+
+class _Witnessed:
+    """Server dice for a re-resolution, each also recorded as a ``DiceRolled`` of the open turn."""
+
+    def __init__(self, d: Draft, corrects: int, vis: dict[str, Any]):
+        self.d, self.corrects, self.vis = d, corrects, vis
+
+    def roll(self, purpose: str, sides: int = 10, count: int = 1) -> Die:
+        if not self.d.state.turn_open:
+            raise StateConflict(f"these inputs need a die the ruling did not draw ({count}d{sides}, {purpose}); "
+                                "the server draws it in an open turn: open one first", field="inputs")
+        die = self.d.dice.roll(purpose, sides, count)
+        self.d.add(ev.DiceRolled, self.vis, turn=self.d.state.turn, index=die.index,
+                   purpose=f"{purpose} (re-resolving position {self.corrects})", sides=sides, count=count,
+                   values=list(die.values), manual=False)
+        return die
+
+
+def follow_entries(d: Draft, root: ev.RulingRecorded, later: list[ev.LedgerEvent], doc: dict[str, Any] | None,
+                   vis: dict[str, Any], reason: str) -> list[dict[str, Any]]:
+    """Bring the treasury entries the ruling booked in line with its standing version ``doc`` (None: struck).
+
+    Entries pair by country and line: an amount that changed is corrected, an entry no longer implied is
+    struck, a new one is recorded with the ruling as its source.
+    """
+    at = root.originator_version
+    fixes = Standing.of(_corrections(later))
+    booked: dict[tuple[str, str], list[tuple[int, int]]] = {}
+    for e in later:
+        if isinstance(e, ev.TreasuryEntryRecorded) and e.source == at:
+            now = fixes.standing(e.originator_version)
+            data = replaced(e.payload(), now[1]) if now is not None else e.payload()
+            if data is not None:
+                booked.setdefault((data["country"], data["line"]), []).append((e.originator_version, data["amount"]))
+    wanted = economy.entries_from_ruling(doc, procedure=root.procedure, ruleset=root.ruleset,
+                                         countries=d.state.countries)[0] if doc else []
+    why = f"position {at} corrected: {reason}"
+    changes: list[dict[str, Any]] = []
+    for entry in wanted:
+        old = booked.get((entry.country, entry.line))
+        if old:
+            pos, amount = old.pop(0)
+            if amount != entry.amount:
+                d.add(ev.CorrectionRecorded, vis, corrects=pos, reason=why, replacement={"amount": entry.amount})
+                changes.append({"country": entry.country, "line": entry.line, "from": amount, "to": entry.amount})
+            continue
+        d.add(ev.TreasuryEntryRecorded, vis, country=entry.country, turn=root.context.get("turn") or d.state.turn,
+              line=entry.line, amount=entry.amount, reason=f"{entry.reason} ({why})", source=at)
+        changes.append({"country": entry.country, "line": entry.line, "from": None, "to": entry.amount})
+    for (country, line), rest in booked.items():
+        for pos, amount in rest:
+            d.add(ev.CorrectionRecorded, vis, corrects=pos, reason=why, replacement=None)
+            changes.append({"country": country, "line": line, "from": amount, "to": None})
+    return changes
 
 
 def carry(state: Any, ruleset: str, proc: Any, inputs: Any) -> tuple[Any, dict[str, int]]:

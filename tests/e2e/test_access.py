@@ -81,7 +81,8 @@ ENDPOINTS = [
     ("POST", "/campaigns/own/rolls", {"purpose": "initiative"}, 201, ("player",)),
     ("POST", "/campaigns/own/rulings", M13, 201, ("player",)),
     ("POST", "/campaigns/own/treasury", {"country": "FRA", "line": "A9", "amount": 5, "reason": "loot"}, 201, ()),
-    ("POST", "/campaigns/own/corrections", {"corrects": 2, "reason": "typo"}, 201, ()),
+    ("POST", "/campaigns/own/corrections", {"corrects": "{ruling}", "reason": "typo"}, 201, ()),
+    ("POST", "/campaigns/own/rulings/{ruling}/rework", {"inputs": M13["inputs"], "reason": "typo"}, 201, ()),
     ("POST", "/campaigns/own/reveals", {"position": "{hidden}", "reason": "end of turn"}, 201, ()),
     ("POST", "/campaigns/own/tokens", {"role": "observer", "holder": "olga"}, 201, ()),
     ("POST", "/campaigns/own/tokens/{spare_id}/revoke", {"reason": "left"}, 200, ()),
@@ -108,6 +109,8 @@ def test_role_matrix_gives_exactly_the_allowed_status_codes(world, caller):
     for method, path, body, success, allowed in ENDPOINTS:
         if body and body.get("position") == "{hidden}":
             body = {**body, "position": world["hidden"]}
+        if body and body.get("corrects") == "{ruling}":  # a structural event (a token) cannot be corrected
+            body = {**body, "corrects": world["ruling"]}
         before = ledger.campaign(own).version
         r = client.request(method, path.format(**fill), json=body, headers=bearer(world["tokens"][caller]))
         want = expected_status(caller, success, allowed)

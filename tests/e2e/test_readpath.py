@@ -162,9 +162,14 @@ def test_the_fast_reads_are_fastapi_routes_with_the_routes_authentication(world)
 
 
 def test_the_turn_page_from_checkpoints_equals_a_fold_from_the_first_event(world):
-    from api.web.turn_view import _sheet_cells, turn_view
+    from api.web.turn_view import turn_view
     from ledger.economy.sheets import budget
     from projections.head import Reader
+    from projections.words import ers_key
+
+    def _sheet_cells(b):
+        return {(country, turn, code): c.value for (country, turn), sheet in b.sheets.items()
+                for code, c in (sheet.cells or {}).items()}
 
     ledger, cid = world["ledger"], world["cid"]
     ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=100, reason="secret", actor=GM,
@@ -185,5 +190,7 @@ def test_the_turn_page_from_checkpoints_equals_a_fold_from_the_first_event(world
                 assert (view.event["position"], view.map, view.victory) == (r.position, want["map"], want["victory"])
                 c0, c1 = _sheet_cells(budget(upto[:-1])), _sheet_cells(budget(upto))
                 changed = [{"country": k[0], "turn": k[1], "line": k[2], "from": c0.get(k), "to": v}
-                           for k, v in sorted(c1.items()) if c0.get(k) != v]
-                assert view.budget_changes == (changed if r.type not in ("TurnOpened",) else [])
+                           for k, v in sorted(c1.items(), key=lambda kv: (kv[0][0], kv[0][1], ers_key(kv[0][2])))
+                           if c0.get(k) != v]
+                shown = [{k: b[k] for k in ("country", "turn", "line", "from", "to")} for b in view.budget_changes]
+                assert shown == (changed if r.type not in ("TurnOpened",) else [])

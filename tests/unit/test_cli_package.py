@@ -39,6 +39,7 @@ WRITES = {
     ("ruling", "record"): "RecordRuling",
     ("treasury",): "RecordTreasuryEntry",
     ("correct",): "RecordCorrection",
+    ("ruling", "rework"): "ReworkRuling",
     ("token", "issue"): "IssueToken",
     ("token", "revoke"): "RevokeToken",
     ("phase", "close"): "ClosePhase",

@@ -273,7 +273,7 @@ def test_cli_resolves_h2_with_explain_and_reports_rule_errors():
             "attempts": [interceptor(telescope=True)]}
     p = subprocess.run(LEDGER + ["resolve", "his", "H2", "--inputs", json.dumps(data), "--dice", "4,4", "--explain"],
                        capture_output=True, text=True, check=True)
-    assert p.stdout.startswith("his:H2 Interception") and "total 9" in p.stdout and "success: True" in p.stdout
+    assert p.stdout.startswith("his:H2 Interception") and "total 9" in p.stdout and "success: yes" in p.stdout and "True" not in p.stdout
     data["attempts"][0]["across_pass"] = True
     p = subprocess.run(LEDGER + ["resolve", "his", "H2", "--inputs", json.dumps(data), "--dice", "4,4"],
                        capture_output=True, text=True)

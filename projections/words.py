@@ -1,0 +1,234 @@
+"""Values and changes in plain words: the one formatter the web page, the terminal replay and the timeline use.
+
+People read these pages, not programmers: "FRA-1: 8 LD → 6 LD", "Picardie: controlled by ENG (was FRA)",
+"FRA turn 1, A9 Pillages, privateers: 35 → 30 ducats". No JSON, no Python repr: None is "—", booleans are
+yes/no, fractions are 2⅓ (``ledger.rules.explain.plain``, the value formatter the ledger's own explanations
+use, since the ledger cannot import this package).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ledger.rules.core import Ruling
+from ledger.rules.explain import explain, label, plain
+
+__all__ = ["plain", "label", "value", "ers_key", "budget_line", "changes", "effect", "outcome_rows",
+           "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words"]
+
+value = plain
+#: Document keys that are bookkeeping, not something a person sees change.
+_INTERNAL = frozenset({"position", "corrections", "correction_log", "scenario", "adjacency", "stability_log",
+                       "inflation_log", "vp_by_turn", "turn"})
+_LINE = re.compile(r"^([A-Z])(\d+)(.*)$")
+
+
+def ers_key(code: str) -> tuple[str, int, str]:
+    """Sort ERS lines by sheet and number: A9 before A13, A15_pct before A15."""
+    m = _LINE.match(code)
+    return (m.group(1), int(m.group(2)), "" if m.group(3) else "~") if m else (code, 0, "")
+
+
+def _line_name(code: str) -> tuple[str, str]:
+    try:
+        from ledger.rules.eu.ers import ers_definition
+
+        d = ers_definition().get(code)
+        return d.name, {"ducats": "ducats", "percent": "%"}.get(d.unit, d.unit)
+    except Exception:  # noqa: BLE001 - a line this sheet does not define is named by its code alone
+        return "", ""
+
+
+def budget_line(b: dict[str, Any]) -> str:
+    """One ERS cell that changed: "FRA turn 1, A9 Pillages, privateers: 35 → 30 ducats"."""
+    name, unit = _line_name(b["line"])
+    before = plain(b.get("from"))
+    after = plain(b.get("to")) if b.get("to") is not None else "struck"
+    return f"{b['country']} turn {b['turn']}, {b['line']}{' ' + name if name else ''}: {before} → {after}" + (
+        f" {unit}" if unit and b.get("to") is not None else "")
+
+
+def _units(units: dict[str, Any] | None) -> str:
+    return ", ".join(f"{plain(n)} {u}" for u, n in (units or {}).items()) or "no units"
+
+
+def _stack(sid: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
+    if a is None and b is not None:
+        return [f"{sid}: appears in {plain(b.get('location'))} with {_units(b.get('units'))}"]
+    if b is None:
+        return [f"{sid}: removed from the map"]
+    out = []
+    if a.get("location") != b.get("location"):
+        out.append(f"{sid}: moved {plain(a.get('location'))} → {plain(b.get('location'))}")
+    ua, ub = a.get("units") or {}, b.get("units") or {}
+    for u in sorted(set(ua) | set(ub)):
+        if ua.get(u) != ub.get(u):
+            out.append(f"{sid}: {plain(ua.get(u, 0))} {u} → {plain(ub.get(u, 0))} {u}")
+    if a.get("leaders") != b.get("leaders"):
+        out.append(f"{sid}: leaders {plain(b.get('leaders'))} (were {plain(a.get('leaders'))})")
+    for k in sorted(set(a) | set(b)):
+        if k not in ("location", "units", "leaders") and a.get(k) != b.get(k):
+            out.append(f"{sid}: {label(k)} {plain(b.get(k))} (was {plain(a.get(k))})")
+    return out
+
+
+_PROVINCE = {"controller": "controlled by", "owner": "owned by", "fortress": "fortress level", "markers": "markers"}
+
+
+def _province(name: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
+    a, b = a or {}, b or {}
+    return [f"{name}: {_PROVINCE.get(k, label(k))} {plain(b.get(k))} (was {plain(a.get(k))})"
+            for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def _per_country(what: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
+    a, b = a or {}, b or {}
+    return [f"{c}: {what} {plain(a.get(c))} → {plain(b.get(c))}" for c in sorted(set(a) | set(b))
+            if a.get(c) != b.get(c)]
+
+
+def _generic(path: str, a: Any, b: Any) -> list[str]:
+    if isinstance(a, dict) and isinstance(b, dict):
+        return [line for k in sorted(set(a) | set(b), key=str) if k not in _INTERNAL
+                for line in _generic(f"{path}, {label(k)}" if path else label(k), a.get(k), b.get(k))]
+    return [] if a == b else [f"{path}: {plain(a)} → {plain(b)}"]
+
+
+def changes(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]) -> list[str]:
+    """What changed between two sets of view documents (map, victory), one sentence per change."""
+    out: list[str] = []
+    ma, mb = before.get("map") or {}, after.get("map") or {}
+    sa, sb = ma.get("stacks") or {}, mb.get("stacks") or {}
+    for sid in sorted(set(sa) | set(sb)):
+        if sa.get(sid) != sb.get(sid):
+            out += _stack(sid, sa.get(sid), sb.get(sid))
+    pa, pb = ma.get("provinces") or {}, mb.get("provinces") or {}
+    for name in sorted(set(pa) | set(pb)):
+        if pa.get(name) != pb.get(name):
+            out += _province(name, pa.get(name), pb.get(name))
+    for k in sorted(set(ma) | set(mb)):
+        if k not in ("stacks", "provinces") and k not in _INTERNAL:
+            out += _generic(label(k), ma.get(k), mb.get(k))
+    va, vb = before.get("victory") or {}, after.get("victory") or {}
+    out += _per_country("victory points", va.get("vp"), vb.get("vp"))
+    out += _per_country("stability", va.get("stability"), vb.get("stability"))
+    if va.get("inflation") != vb.get("inflation"):
+        out.append(f"inflation {plain(va.get('inflation'))} → {plain(vb.get('inflation'))}")
+    wa, wb = va.get("wars") or [], vb.get("wars") or []
+    for w in wb:
+        if w not in wa:
+            out.append(f"war: {' + '.join(w.get('attackers') or [])} against {' + '.join(w.get('defenders') or [])}"
+                       + (" (ended)" if w.get("ended") is not None else ""))
+    for k in sorted(set(va) | set(vb)):
+        if k not in ("vp", "stability", "inflation", "wars", "countries") and k not in _INTERNAL:
+            out += _generic(label(k), va.get(k), vb.get(k))
+    return out
+
+
+_EFFECTS = {"ld_lost": "loses {amount} LD", "nd_lost": "loses {amount} ND", "ntd_lost": "loses {amount} NTD",
+            "victory_points": "{amount} victory points", "stability_changed": "stability {signed}",
+            "inflation_changed": "inflation {signed}", "ducats": "{signed} ducats on {ers_line}",
+            "ers_entry": "{amount} on {ers_line}", "ers_tick": "{amount} tick(s) on {ers_line}",
+            "marker_placed": "{marker} marker placed", "marker_removed": "{marker} marker removed",
+            "stack_retreats": "retreats", "stack_destroyed": "destroyed", "stack_stopped": "stopped",
+            "control_changed": "control changes"}
+
+
+def effect(e: dict[str, Any]) -> str:
+    """One effect of a ruling: "FRA (defender) loses 3 LD", "ENG: 5 victory points"."""
+    amount = e.get("amount")
+    signed = plain(amount)
+    if amount is not None:  # a change reads with its sign: +1, −1 (a minus sign, not a hyphen)
+        signed = "−" + signed.lstrip("-−") if str(amount).startswith("-") else "+" + signed
+    text = _EFFECTS.get(e.get("kind", ""), label(e.get("kind", "")) + (" {amount}" if amount is not None else ""))
+    text = text.format(amount=plain(amount), signed=signed, ers_line=e.get("ers_line") or "?",
+                       marker=e.get("marker") or "a")
+    who = " ".join(x for x in (e.get("country") or "", f"({e['target']})" if e.get("target") else "") if x)
+    detail = e.get("detail") or {}
+    extra = f" ({plain(detail)})" if detail else ""
+    return f"{who}: {text}{extra}" if who else f"{text}{extra}"
+
+
+def outcome_rows(outcome: dict[str, Any] | None) -> list[tuple[str, str]]:
+    """An outcome as (what, value) rows; a nested mapping (per side) reads "attacker 2; defender 0"."""
+    return [(label(k), plain(v)) for k, v in (outcome or {}).items()]
+
+
+def step_heading(step: dict[str, Any]) -> str:
+    """A step's name with its side, unless the name already says it ("A.1 fire (attacker)")."""
+    name, side = step.get("name") or "", step.get("side")
+    return f"{name} ({side})" if side and side not in name else name
+
+
+def dice_line(d: dict[str, Any]) -> str:
+    return f"{d.get('count', 1)}d{d.get('sides', 10)} {plain(list(d.get('values') or []))} ({d.get('purpose')})"
+
+
+def fields_diff(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(field, before, after) for every field a correction changed, in words."""
+    return [(label(k), plain(before.get(k)), plain(after.get(k))) for k in after
+            if k not in ("ruling", "rework") and before.get(k) != after.get(k)]
+
+
+def ruling_diff(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[str, Any]:
+    """A ruling against its correction: inputs and outcome that changed, effects gone and added."""
+    old, new = old or {}, new or {}
+
+    def flat(d: Any, prefix: str = "") -> dict[str, Any]:
+        if isinstance(d, dict):
+            return {k: v for key, x in d.items() for k, v in flat(x, f"{prefix} {label(key)}".strip()).items()}
+        return {prefix: d}
+
+    def rows(a: Any, b: Any) -> list[tuple[str, str, str]]:
+        fa, fb = flat(a or {}), flat(b or {})
+        return [(k, plain(fa.get(k)), plain(fb.get(k))) for k in dict.fromkeys([*fa, *fb]) if fa.get(k) != fb.get(k)]
+
+    ea = [effect(e) for e in old.get("effects") or []]
+    eb = [effect(e) for e in new.get("effects") or []]
+    return {"inputs": rows(old.get("inputs"), new.get("inputs")) if "inputs" in new else [],
+            "outcome": rows(old.get("outcome"), new.get("outcome")) if "outcome" in new else [],
+            "removed": [e for e in ea if e not in eb], "added": [e for e in eb if e not in ea],
+            "kept": [e for e in eb if e in ea]}
+
+
+def budget_changes(before: list[list[Any]], event: Any) -> list[dict[str, Any]]:
+    """The ERS cells whose value differs between the budget without and with ``event`` (``before``: the
+    budget's inputs before it, as [type, position, fields]), sorted by country, turn, sheet and line number,
+    each with its sentence (``text``). One gathering of the inputs, two computations sharing a memo."""
+    from ledger.economy.sheets import RELEVANT, Budget, Inputs, compute
+    from projections import budget_view
+
+    if event.type not in RELEVANT - {"CampaignCreated", "ScenarioImported", "TurnOpened"}:
+        return []
+
+    def cells(b: Budget) -> dict[tuple[str, int, str], Any]:
+        return {(country, turn, code): c.value for (country, turn), sheet in b.sheets.items()
+                for code, c in (sheet.cells or {}).items()}
+
+    try:
+        inputs, memo = Inputs(), {}
+        for kind, position, data in before:
+            inputs.add(kind, position, data)
+        c0 = cells(compute(inputs, memo=memo))
+        inputs.add(event.type, event.position, budget_view.trim(event))
+        c1 = cells(compute(inputs, memo=memo))
+    except Exception as exc:  # noqa: BLE001 - a budget that cannot be computed yet is shown, not fatal
+        return [{"error": str(exc), "text": f"budget unavailable: {exc}"}]
+    out = [{"country": k[0], "turn": k[1], "line": k[2], "from": c0.get(k), "to": v}
+           for k, v in sorted(c1.items(), key=lambda kv: (kv[0][0], kv[0][1], ers_key(kv[0][2])))
+           if c0.get(k) != v]
+    return [{**b, "text": budget_line(b), "name": _line_name(b["line"])[0] or "—", "before": plain(b["from"]),
+             "after": plain(b["to"]) if b["to"] is not None else "struck"} for b in out]
+
+
+def ruling_words(doc: dict[str, Any]) -> dict[str, Any]:
+    """A ruling as the page shows it: outcome as rows, effects as sentences, steps with one heading each."""
+    ruling = Ruling.model_validate(doc)
+    model = ruling.model_dump(mode="json")
+    steps = [{**s, "heading": step_heading(s), "outcome_rows": outcome_rows(s.get("outcome")),
+              "dice_words": [dice_line(d) for d in s.get("dice") or ()]} for s in model["steps"]]
+    inputs = [(k, b) for k, _, b in ruling_diff({"inputs": {}}, {"inputs": model["inputs"]})["inputs"]]
+    return {"model": {**model, "steps": steps}, "text": explain(ruling),
+            "outcome_rows": outcome_rows(model["outcome"]),
+            "effects": [effect(e) for e in model["effects"]], "inputs": inputs}

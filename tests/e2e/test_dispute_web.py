@@ -1,0 +1,184 @@
+"""The dispute on the web page (issue 14): plain words only, a correction beside its original, the ruling
+resolved again from a form generated from its procedure's inputs; and the terminal replay agreeing with the
+page at every step of a turn with corrections."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from api.web.turn_view import turn_view
+from ledger import tokens
+from ledger.domain import events as ev
+from ledger.domain.campaign import campaign_id
+from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.scenario import import_scenario, load_text
+from projections import corrections, read, replay, words
+
+ADMIN = "admin-secret-for-dispute-tests"
+CID = campaign_id("sample")
+REPRS = ("{'", "None", '"kind":', "True", "False")
+
+
+@pytest.fixture
+def disputed(ledger):
+    """The sample turn with a move corrected, a treasury entry corrected twice and the battle struck."""
+    import_scenario(ledger, load_text("sample"), slug="sample", actor=GM)
+    play_sample_turn(ledger, FIXED_DICE)
+    history = ledger.history(CID)
+    move = next(e for e in history if isinstance(e, ev.StackMoved))
+    entry = next(e for e in history if isinstance(e, ev.TreasuryEntryRecorded) and e.line == "A9") if any(
+        isinstance(e, ev.TreasuryEntryRecorded) and e.line == "A9" for e in history) else next(
+        e for e in history if isinstance(e, ev.TreasuryEntryRecorded))
+    ledger.record_correction(CID, corrects=move.originator_version, reason="it went to Kent",
+                             replacement={"destination": "Kent"}, actor=GM)
+    first = ledger.record_correction(CID, corrects=entry.originator_version, reason="miscounted",
+                                     replacement={"amount": entry.amount - 5}, actor=GM).events[0]["position"]
+    ledger.record_correction(CID, corrects=first, reason="miscounted again", replacement={"amount": entry.amount - 3},
+                             actor=GM)
+    return ledger
+
+
+def client(settings, ledger) -> TestClient:
+    return TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}), ledger))
+
+
+def text_of(html: str) -> str:
+    """What a person reads: the page without its tags and attributes (scripts and styles dropped)."""
+    html = re.sub(r"<(script|style)\b.*?</\1>", "", html, flags=re.S)
+    return re.sub(r"<[^>]+>", " ", html)
+
+
+def log_in(c, ledger):
+    _, gm = tokens.issue_token(ledger, CID, role="gm", holder="gina", actor=GM)
+    c.headers["Authorization"] = f"Bearer {gm}"
+
+
+def test_no_page_a_person_reads_shows_json_or_python_reprs(settings, disputed):
+    with client(settings, disputed) as c:
+        log_in(c, disputed)
+        turns = {e.context.get("turn") for e in disputed.history(CID) if e.context.get("turn")}
+        pages = [c.get("/ui/campaigns/sample")]
+        for t in sorted(turns):
+            first = c.get(f"/ui/campaigns/sample/turns/{t}")
+            n = int(re.search(r'data-steps="(\d+)"', first.text).group(1))
+            pages += [c.get(f"/ui/campaigns/sample/turns/{t}?step={i}") for i in range(1, n + 1)]
+        for page in pages:
+            assert page.status_code == 200
+            shown = text_of(page.text)
+            found = [r for r in REPRS if r in shown]
+            assert not found, (page.url, found, [shown[max(0, shown.index(r) - 80):shown.index(r) + 80] for r in found])
+
+
+def test_the_terminal_replay_and_the_page_agree_at_every_step(settings, disputed):
+    records = read.records(disputed, CID, 0, disputed.campaign(CID).version)
+    gm = GM
+    for turn in sorted({r.turn for r in records if r.turn}):
+        for r in [x for x in records if x.turn == turn]:
+            page = turn_view(disputed, CID, turn, gm, position=r.position)
+            before, after = corrections.around(replay.MODELS, records, r)
+            assert page.change_words == words.changes(before, after), r.position
+
+
+def test_a_ruling_is_resolved_again_from_the_form_and_recorded_in_one_click(settings, disputed):
+    battle = next(e for e in disputed.history(CID) if isinstance(e, ev.RulingRecorded) and e.procedure == "M19")
+    turn = battle.context["turn"]
+    with client(settings, disputed) as c:
+        log_in(c, disputed)
+        page = c.get(f"/ui/campaigns/sample/turns/{turn}?position={battle.originator_version}")
+        assert 'id="rework-form"' in page.text and "<textarea name=\"replacement\"" not in page.text
+        form = dict(re.findall(r'name="(input\.[^"]+)" value="([^"]*)"', page.text))
+        for name, options in re.findall(r'<select name="(input\.[^"]+)">(.*?)</select>', page.text, flags=re.S):
+            chosen = re.search(r"<option(?: value=\"[^\"]*\")? selected>([^<]*)</option>", options)
+            form[name] = "" if chosen is None or chosen.group(1).startswith("—") else chosen.group(1)
+        assert form["input.defender.ld"] == str(battle.ruling["inputs"]["defender"]["ld"])
+        form["input.defender.ld"] = str(battle.ruling["inputs"]["defender"]["ld"] - 2)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+        head = disputed.campaign(CID).version
+        preview = c.post(f"/ui/campaigns/sample/rulings/{battle.originator_version}/rework",
+                         data={**form, "csrf": csrf, "reason": "FRA had 2 LD fewer", "action": "preview"})
+        assert preview.status_code == 200, preview.text[:2000]
+        assert 'id="rework-preview"' in preview.text and disputed.campaign(CID).version == head
+        shown = text_of(preview.text)
+        assert not [r for r in REPRS if r in shown]
+        assert "defender ld" in shown
+        done = c.post(f"/ui/campaigns/sample/rulings/{battle.originator_version}/rework",
+                      data={**form, "csrf": csrf, "reason": "FRA had 2 LD fewer", "action": "record", "key": "k1"},
+                      follow_redirects=False)
+        assert done.status_code == 303, done.text[:2000]
+        [corr] = [e for e in disputed.history(CID, after=head) if isinstance(e, ev.CorrectionRecorded)
+                  and e.corrects == battle.originator_version]
+        assert corr.replacement["ruling"]["inputs"]["defender"]["ld"] == battle.ruling["inputs"]["defender"]["ld"] - 2
+        shown = c.get(done.headers["location"])
+        assert shown.status_code == 200 and "FRA had 2 LD fewer" in shown.text
+        assert disputed.recompute(CID) == []
+
+
+def test_the_terminal_replay_prints_what_the_page_shows(settings, disputed):
+    from typer.testing import CliRunner
+
+    from ledger.cli import app
+    from tests.integration.test_cli import cli_env
+
+    move = next(e for e in disputed.history(CID) if isinstance(e, ev.StackMoved))
+    # At the correction's step both show the move as corrected (before it, what the ledger said then).
+    fix = next(e for e in disputed.history(CID) if isinstance(e, ev.CorrectionRecorded)
+               and e.corrects == move.originator_version)
+    turn = fix.context["turn"]
+    page = turn_view(disputed, CID, turn, GM, position=fix.originator_version)
+    assert any("Kent" in line for line in page.change_words), page.change_words
+    shown = CliRunner().invoke(app, ["replay", "sample", "--turn", str(turn), "--commands",
+                                     f"j {fix.originator_version},q"], env={**cli_env(settings), "COLUMNS": "250"})
+    assert shown.exit_code == 0, shown.output
+    step = shown.output.split(f"position {fix.originator_version} ·")[-1]
+    for line in page.change_words + [b["text"] for b in page.budget_changes]:
+        assert line in step, (line, step)
+
+
+def test_over_http_a_ruling_is_previewed_then_resolved_again_and_says_who_corrects_it(settings, disputed):
+    battle = next(e for e in disputed.history(CID) if isinstance(e, ev.RulingRecorded) and e.procedure == "M19")
+    at = battle.originator_version
+    inputs = {**battle.ruling["inputs"], "defender": {**battle.ruling["inputs"]["defender"], "ld": 6}}
+    with client(settings, disputed) as c:
+        auth = {"Authorization": f"Bearer {ADMIN}"}
+        head = disputed.campaign(CID).version
+        bad = c.post(f"/campaigns/sample/rulings/{at}/rework", headers=auth,
+                     json={"inputs": {**inputs, "terrain": "lots"}, "reason": "x"})
+        assert bad.status_code == 422 and bad.json()["error"]["field"] == "inputs.terrain", bad.text
+        assert bad.json()["error"]["message"].startswith("inputs.terrain: "), bad.text
+        assert disputed.campaign(CID).version == head
+        dry = c.post(f"/campaigns/sample/rulings/{at}/rework?dry_run=true", headers=auth,
+                     json={"inputs": inputs, "reason": "6 LD"})
+        assert dry.status_code == 200 and dry.json()["data"]["rework"]["matched"]
+        assert disputed.campaign(CID).version == head
+        done = c.post(f"/campaigns/sample/rulings/{at}/rework", headers=auth, json={"inputs": inputs, "reason": "6 LD"})
+        assert done.status_code == 201, done.text
+        corr = next(e["position"] for e in done.json()["events"] if e["type"] == "CorrectionRecorded")
+        shown = c.get(f"/campaigns/sample/rulings/{at}", headers=auth).json()
+        assert corr in shown["corrected_by"] and shown["effects"] and "{'" not in str(shown["outcome"])
+        turn_opened = next(e for e in disputed.history(CID) if isinstance(e, ev.TurnOpened)).originator_version
+        refused = c.post("/campaigns/sample/corrections", headers=auth,
+                         json={"corrects": turn_opened, "reason": "x", "replacement": None})
+        assert refused.status_code == 422 and "corrects" in refused.text
+
+
+def test_what_if_answers_the_difference_at_the_head_and_records_nothing(settings, disputed):
+    history = disputed.history(CID)
+    move = next(e for e in history if isinstance(e, ev.StackMoved))
+    battle = next(e for e in history if isinstance(e, ev.RulingRecorded) and e.procedure == "M19")
+    with client(settings, disputed) as c:
+        auth = {"Authorization": f"Bearer {ADMIN}"}
+        head = disputed.campaign(CID).version
+        r = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
+                   json={"replacement": {"destination": "Bretagne"}})
+        assert r.status_code == 200, r.text
+        assert any("Bretagne" in line for line in r.json()["changes"]), r.json()
+        struck = c.post(f"/campaigns/sample/whatif?at={battle.originator_version}", headers=auth, json={}).json()
+        assert struck["victory"]["ENG"]["now"] != struck["victory"]["ENG"]["then"], struck
+        bad = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
+                     json={"replacement": {"amount": "lots"}})
+        assert bad.status_code == 422 and "replacement.amount" in bad.text
+        assert disputed.campaign(CID).version == head

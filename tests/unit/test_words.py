@@ -1,0 +1,46 @@
+"""Plain words for people (projections/words.py) and the one rule corrections are folded by."""
+
+from __future__ import annotations
+
+from ledger.domain.corrections import Standing
+from projections import words
+
+
+def test_values_read_as_words_never_as_reprs():
+    assert [words.plain(v) for v in (None, True, False, [3, 4], "7/3", "-2/3", {"attacker": 2, "defender": 0})] == [
+        "—", "yes", "no", "3, 4", "2⅓", "−⅔", "attacker 2; defender 0"]
+
+
+def test_ers_lines_sort_by_sheet_and_number():
+    assert sorted(["A13", "B2", "A9", "A15", "A15_pct", "A1"], key=words.ers_key) == [
+        "A1", "A9", "A13", "A15_pct", "A15", "B2"]
+
+
+def test_changes_are_sentences():
+    before = {"map": {"stacks": {"FRA-1": {"location": "Normandie", "units": {"LD": 8}}},
+                      "provinces": {"Picardie": {"controller": "FRA"}}, "corrections": {}}, "victory": {}}
+    after = {"map": {"stacks": {"FRA-1": {"location": "Normandie", "units": {"LD": 6}}},
+                     "provinces": {"Picardie": {"controller": "ENG"}}, "corrections": {"9": None}}, "victory": {}}
+    assert words.changes(before, after) == ["FRA-1: 8 LD → 6 LD", "Picardie: controlled by ENG (was FRA)"]
+    assert words.budget_line({"country": "FRA", "turn": 1, "line": "A9", "from": 35, "to": 30}) == \
+        "FRA turn 1, A9 Pillages, privateers: 35 → 30 ducats"
+
+
+def test_a_heading_names_its_side_once():
+    assert words.step_heading({"name": "A.1 fire (attacker)", "side": "attacker"}) == "A.1 fire (attacker)"
+    assert words.step_heading({"name": "B. shock", "side": "defender"}) == "B. shock (defender)"
+
+
+def test_a_correction_of_a_correction_amends_it_and_a_withdrawal_lets_the_one_before_stand():
+    s = Standing()
+    s.add(10, 4, {"amount": 30})  # corrects the entry at 4
+    s.add(11, 4, {"amount": 20})  # a second correction of 4: the latest stands
+    assert s.standing(4) == (11, {"amount": 20})
+    s.add(12, 11, {"amount": 25})  # corrects the correction at 11: restates it
+    assert s.standing(4) == (12, {"amount": 25})
+    s.add(13, 12, None)  # withdraws the amendment at 12: the correction at 11 stands as it said
+    assert s.standing(4) == (13, {"amount": 20})
+    s.add(14, 11, None)  # withdraws the correction at 11: the one at 10 stands again
+    assert s.standing(4) == (14, {"amount": 30})
+    s.add(15, 10, None)
+    assert s.standing(4) is None and s.fixes() == {}
