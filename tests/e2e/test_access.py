@@ -503,3 +503,19 @@ def test_a_token_revoked_through_one_server_process_is_refused_by_another_at_onc
         assert b.post("/campaigns/shared/rolls", json={"purpose": "y"}, headers=bearer(player)).status_code == 403
     finally:
         other.close()
+
+
+def test_the_committed_openapi_schema_is_the_one_the_service_serves(tmp_path):
+    """api/openapi.json is what clients read without a running service: it must not drift from the routes."""
+    import json as jsonlib
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from ledger.cli import app as cli
+
+    out = tmp_path / "openapi.json"
+    assert CliRunner().invoke(cli, ["openapi", "--out", str(out)]).exit_code == 0
+    committed = Path(__file__).resolve().parents[2] / "api" / "openapi.json"
+    assert jsonlib.loads(committed.read_text()) == jsonlib.loads(out.read_text()), (
+        "regenerate it: ledger openapi --out api/openapi.json")
