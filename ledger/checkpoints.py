@@ -135,6 +135,11 @@ def load_signer(settings: Settings) -> Signer:
     return Signer(private, settings.public_host)
 
 
+def generate_key(path: Path) -> None:
+    """A new Ed25519 key at ``path`` (PEM, 0600); an existing file is kept."""
+    _generate(path)
+
+
 def _generate(path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     pem = Ed25519PrivateKey.generate().private_bytes(

@@ -28,6 +28,9 @@ from typing import Any
 import httpx
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from ledger.checkpoints import generate_key  # noqa: E402
 ADMIN = "drill-admin-" + uuid.uuid4().hex
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
 VIEW_TABLES = {"proj_docs": "view, campaign", "proj_checkpoints": "view, campaign, position",
@@ -86,8 +89,13 @@ class Store:
 
     def env(self, data_dir: Path | None = None, dsn: str | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
+        # One signing key for every store of the drill, as a deployment configures it: a restored store is
+        # checked with the key that signed its checkpoints.
+        key = self.tmp / "signing-key.pem"
+        generate_key(key)
         env.update(LEDGER_ADMIN_TOKEN=ADMIN, LEDGER_DATA_DIR=str(data_dir or self.tmp / "data"),
-                   LEDGER_STORE=self.kind, PYTHONPATH=str(ROOT), LEDGER_ENV="development")
+                   LEDGER_STORE=self.kind, PYTHONPATH=str(ROOT), LEDGER_ENV="development",
+                   LEDGER_SIGNING_KEY_FILE=str(key))
         if self.kind == "postgres":
             env.update(LEDGER_POSTGRES_DSN=dsn or self.dsn, LEDGER_POSTGRES_SCHEMA=self.schema)
         return env

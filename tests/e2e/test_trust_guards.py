@@ -77,7 +77,9 @@ def test_the_ui_csrf_token_is_bound_to_the_login_session(settings, ledger):
     a, a_before, a_csrf = logged_in(gm1)
     b, _, b_csrf = logged_in(gm2)
     assert a_csrf != a_before  # a new session, a new token
-    form = {"corrects": "3", "reason": "disputed"}
+    # A correctable event (a treasury entry: struck by a correction without replacement).
+    entry = next(e.originator_version for e in ledger.history(cid) if type(e).__name__ == "TreasuryEntryRecorded")
+    form = {"corrects": str(entry), "reason": "disputed"}
     head = ledger.campaign(cid).version
     # Another session's token, even with that session's csrf cookie copied over, fails; so does the pre-login one.
     a.cookies.set("ledger_csrf", b.cookies.get("ledger_csrf"), path="/ui")

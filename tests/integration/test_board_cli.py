@@ -12,7 +12,7 @@ def test_a_campaign_is_created_on_the_1492_board_from_the_cli_and_a_move_is_chec
     r = run(settings, "campaign", "create", "europa", "--name", "Europa 1492", "--scenario", "eu-1492",
             "--player", "FRA=bruno")
     assert r.exit_code == 0, r.output
-    created = json.loads(r.output)
+    created = json.loads(r.stdout)
     assert [e["type"] for e in created["events"]] == ["CampaignCreated", "ScenarioImported"]
     assert created["data"]["provinces"] == 327 + 357 and created["data"]["sea_zones"] == 99
     assert run(settings, "turn", "open", "europa").exit_code == 0
@@ -30,10 +30,10 @@ def test_the_cli_refuses_a_move_across_no_border_then_records_it_forced_and_draw
     assert "destination" in r.output and "share no border" in r.output
     r = run(settings, "map", "move", "corner", "FRA-1", "Picardie", "Normandie", "--via", "Caux")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["data"]["path"] == ["Picardie", "Caux", "Normandie"]
+    assert json.loads(r.stdout)["data"]["path"] == ["Picardie", "Caux", "Normandie"]
     r = run(settings, "map", "move", "corner", "ENG-1", "Kent", "Picardie", "--forced-reason", "landing by sea")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["data"]["forced"]["reason"] == "landing by sea"
+    assert json.loads(r.stdout)["data"]["forced"]["reason"] == "landing by sea"
 
     out = tmp_path / "corner.svg"
     r = run(settings, "map", "svg", "corner", "--out", str(out))
