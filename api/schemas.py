@@ -13,6 +13,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from ledger.domain.commands import Text
 
 
+HEX64 = ["b41a" + "0" * 60]
+
+
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -236,3 +239,81 @@ class TokenIssuedPublic(Appended):
         description="The secret, shown once: only its sha256 is kept. null on an idempotent replay.",
         examples=["lt_6d1c0b1e7f7a5b2c9e3d4f5a6b7c8d9e_Zk3...Q"],
     )
+
+
+class Health(BaseModel):
+    status: str = Field(examples=["ok"])
+
+
+class Ready(BaseModel):
+    status: str = Field(examples=["ready"])
+    store: str = Field(examples=["sqlite"])
+    head: int = Field(description="Latest notification id of the store", examples=[1234])
+    projections_lag: int = Field(description="Events the projection runner is behind (0 when none runs)",
+                                 examples=[0])
+    projections: dict[str, Any] = Field(default_factory=dict, description="Lag per projection, when reported",
+                                        examples=[{"map": 0, "victory": 0, "timeline": 0, "budget": 0}])
+    follower: dict[str, Any] | None = Field(
+        default=None, description="The external projection follower (`ledger project --follow`), from its "
+        "heartbeat: alive (beat within LEDGER_FOLLOWER_STALE_SECONDS), pid, host, age_seconds; null when the "
+        "views are kept by a thread of this process", examples=[{"alive": True, "pid": 4242, "age_seconds": 0.8}])
+
+
+class ReworkBody(BaseModel):
+    """A ruling resolved again: the amended inputs (all of them) and why."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    inputs: dict[str, Any]
+    reason: str
+
+
+class WhatIfBody(BaseModel):
+    """A replacement of the event at ``at``, as a correction would carry it (none: struck)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    replacement: dict[str, Any] | None = None
+
+
+class WhatIfPublic(BaseModel):
+    at: int = Field(description="The head the difference is computed at")
+    changes: list[str] = Field(examples=[["FRA-1: 5 LD → 7 LD", "Picardie: controlled by FRA (was ENG)"]])
+    budget: list[str] = Field(examples=[["ENG turn 1, A9 Pillages, privateers: 12 → 10 ducats"]])
+    victory: dict[str, dict[str, str]] = Field(examples=[{"ENG": {"now": "5", "then": "0"}}])
+
+
+class LedgerKey(BaseModel):
+    name: str = Field(description="The key name in checkpoint signature lines (and the origin's host)",
+                      examples=["ledger.example.org"])
+    algorithm: str = Field(examples=["ed25519"])
+    key_id: str = Field(description="sha256(name || '\\n' || 0x01 || public key)[:4], hex", examples=["1a2b3c4d"])
+    public_key: str = Field(description="The raw 32-byte Ed25519 public key, base64", examples=["MCow..."])
+    vkey: str = Field(description="The signed-note verifier key: name+key id+base64(0x01 || key)",
+                      examples=["ledger.example.org+1a2b3c4d+AQ..."])
+
+
+class InclusionProof(BaseModel):
+    position: int = Field(examples=[3])
+    size: int = Field(description="The tree size (head position) the proof is for", examples=[8])
+    leaf_hash: str = Field(description="sha256(0x00 || event hash), hex: the event's place, not its content",
+                           examples=HEX64)
+    root: str = Field(description="The RFC 6962 root at `size`, hex (the checkpoint's, base64 there)",
+                      examples=HEX64)
+    proof: list[str] = Field(description="The audit path, hex, leaf to root", examples=[HEX64])
+
+
+class ConsistencyProof(BaseModel):
+    from_: int = Field(alias="from", examples=[3])
+    to: int = Field(examples=[8])
+    from_root: str = Field(examples=HEX64)
+    to_root: str = Field(examples=HEX64)
+    proof: list[str] = Field(examples=[HEX64])
+
+
+class RulingPublic(EventPublic):
+    """A ruling with, in words, what it decided and which later positions correct it."""
+
+    summary: str = Field(examples=["M19 Battle at Picardie: ENG wins (major victory)"])
+    outcome: list[tuple[str, str]] = Field(examples=[[["winner", "attacker"], ["major victory", "yes"]]])
+    effects: list[str] = Field(examples=[["FRA (defender): loses 3 LD"]])
+    corrected_by: list[int] = Field(examples=[[9]], description="Positions of the corrections of this ruling "
+                                    "(and of corrections of those) this caller may see, in order")

@@ -16,8 +16,8 @@ from uuid import UUID
 
 from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import PlainTextResponse
-from pydantic import BaseModel, Field
 
+from api import schemas
 from api.deps import ActorDep, CallerDep, CampaignId, LedgerDep
 from api.errors import ERRORS
 from api.security import check_campaign
@@ -25,41 +25,12 @@ from ledger.domain.campaign import campaign_id
 
 router = APIRouter(tags=["checkpoints"], responses=ERRORS)
 
-HEX64 = ["b41a" + "0" * 60]
 
 
-class LedgerKey(BaseModel):
-    name: str = Field(description="The key name in checkpoint signature lines (and the origin's host)",
-                      examples=["ledger.example.org"])
-    algorithm: str = Field(examples=["ed25519"])
-    key_id: str = Field(description="sha256(name || '\\n' || 0x01 || public key)[:4], hex", examples=["1a2b3c4d"])
-    public_key: str = Field(description="The raw 32-byte Ed25519 public key, base64", examples=["MCow..."])
-    vkey: str = Field(description="The signed-note verifier key: name+key id+base64(0x01 || key)",
-                      examples=["ledger.example.org+1a2b3c4d+AQ..."])
-
-
-class InclusionProof(BaseModel):
-    position: int = Field(examples=[3])
-    size: int = Field(description="The tree size (head position) the proof is for", examples=[8])
-    leaf_hash: str = Field(description="sha256(0x00 || event hash), hex: the event's place, not its content",
-                           examples=HEX64)
-    root: str = Field(description="The RFC 6962 root at `size`, hex (the checkpoint's, base64 there)",
-                      examples=HEX64)
-    proof: list[str] = Field(description="The audit path, hex, leaf to root", examples=[HEX64])
-
-
-class ConsistencyProof(BaseModel):
-    from_: int = Field(alias="from", examples=[3])
-    to: int = Field(examples=[8])
-    from_root: str = Field(examples=HEX64)
-    to_root: str = Field(examples=HEX64)
-    proof: list[str] = Field(examples=[HEX64])
-
-
-@router.get("/.well-known/ledger-key", response_model=LedgerKey, summary="The service's public checkpoint key")
+@router.get("/.well-known/ledger-key", response_model=schemas.LedgerKey, summary="The service's public checkpoint key")
 def ledger_key(ledger: LedgerDep):
     s = ledger.signer
-    return LedgerKey(name=s.name, algorithm="ed25519", key_id=s.key_id.hex(),
+    return schemas.LedgerKey(name=s.name, algorithm="ed25519", key_id=s.key_id.hex(),
                      public_key=base64.b64encode(s.public).decode(), vkey=s.vkey())
 
 
@@ -70,7 +41,7 @@ def checkpoint(cid: CampaignId, ledger: LedgerDep, actor: ActorDep):
     return PlainTextResponse(ledger.checkpoint(cid), media_type="text/plain; charset=utf-8")
 
 
-@router.get("/campaigns/{campaign}/proofs/inclusion", response_model=InclusionProof,
+@router.get("/campaigns/{campaign}/proofs/inclusion", response_model=schemas.InclusionProof,
             summary="Proof that the event at a position is in the tree of a given size")
 def inclusion(cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
               position: Annotated[int, Query(ge=1, le=2**53, examples=[3])],
@@ -78,7 +49,7 @@ def inclusion(cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
     return ledger.inclusion_proof(cid, position, size)
 
 
-@router.get("/campaigns/{campaign}/proofs/consistency", response_model=ConsistencyProof,
+@router.get("/campaigns/{campaign}/proofs/consistency", response_model=schemas.ConsistencyProof,
             summary="Proof that the tree of size `to` extends the tree of size `from`")
 def consistency(cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
                 first: Annotated[int, Query(alias="from", ge=1, le=2**53, examples=[3])],

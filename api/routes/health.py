@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
-from pydantic import BaseModel, Field
 
+from api import schemas
 from api.deps import LedgerDep
 from api.observability import metrics_body
 
@@ -16,30 +16,12 @@ METRICS_EXAMPLE = ('ledger_http_request_duration_seconds_bucket{le="0.005",metho
                    'ledger_events_appended_total{type="RulingRecorded"} 431.0\n')
 
 
-class Health(BaseModel):
-    status: str = Field(examples=["ok"])
-
-
-class Ready(BaseModel):
-    status: str = Field(examples=["ready"])
-    store: str = Field(examples=["sqlite"])
-    head: int = Field(description="Latest notification id of the store", examples=[1234])
-    projections_lag: int = Field(description="Events the projection runner is behind (0 when none runs)",
-                                 examples=[0])
-    projections: dict[str, Any] = Field(default_factory=dict, description="Lag per projection, when reported",
-                                        examples=[{"map": 0, "victory": 0, "timeline": 0, "budget": 0}])
-    follower: dict[str, Any] | None = Field(
-        default=None, description="The external projection follower (`ledger project --follow`), from its "
-        "heartbeat: alive (beat within LEDGER_FOLLOWER_STALE_SECONDS), pid, host, age_seconds; null when the "
-        "views are kept by a thread of this process", examples=[{"alive": True, "pid": 4242, "age_seconds": 0.8}])
-
-
-@router.get("/health", response_model=Health, summary="Liveness: the process answers")
+@router.get("/health", response_model=schemas.Health, summary="Liveness: the process answers")
 def health():
-    return Health(status="ok")
+    return schemas.Health(status="ok")
 
 
-@router.get("/ready", response_model=Ready, summary="Readiness: the store answers; projection lag")
+@router.get("/ready", response_model=schemas.Ready, summary="Readiness: the store answers; projection lag")
 def ready(request: Request, ledger: LedgerDep):
     head = ledger.recorder.max_notification_id() or 0  # raises if the store does not answer
     # The projection runner (projections/runner.py), when this process runs one, at app.state.projection_runner:
@@ -54,7 +36,7 @@ def ready(request: Request, ledger: LedgerDep):
     follower = None
     if runner is None and ledger.settings.projection_runner == "external":
         per, total, follower = _external(request, ledger)
-    return Ready(status="ready" if follower is None or follower["alive"] else "degraded",
+    return schemas.Ready(status="ready" if follower is None or follower["alive"] else "degraded",
                  store=ledger.settings.backend, head=head, projections_lag=total, projections=per, follower=follower)
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Response, status
-from pydantic import BaseModel, ConfigDict, Field
 
 from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, IdempotencyKey, LedgerDep, Permit
@@ -66,25 +65,7 @@ def list_rulings(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: Cam
     return [event_public(e) for e in shown[:limit]]
 
 
-class RulingPublic(schemas.EventPublic):
-    """A ruling with, in words, what it decided and which later positions correct it."""
-
-    summary: str = Field(examples=["M19 Battle at Picardie: ENG wins (major victory)"])
-    outcome: list[tuple[str, str]] = Field(examples=[[["winner", "attacker"], ["major victory", "yes"]]])
-    effects: list[str] = Field(examples=[["FRA (defender): loses 3 LD"]])
-    corrected_by: list[int] = Field(examples=[[9]], description="Positions of the corrections of this ruling "
-                                    "(and of corrections of those) this caller may see, in order")
-
-
-class ReworkBody(BaseModel):
-    """A ruling resolved again: the amended inputs (all of them) and why."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    inputs: dict[str, Any]
-    reason: str
-
-
-@router.get("/rulings/{position}", response_model=RulingPublic,
+@router.get("/rulings/{position}", response_model=schemas.RulingPublic,
             summary="One ruling, in words too, with the positions that correct it (404 when hidden from this "
                     "caller, as if it did not exist)")
 def get_ruling(cid: CampaignId, position: Annotated[int, Path(ge=1, le=2**53)], ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep):
@@ -102,7 +83,7 @@ def get_ruling(cid: CampaignId, position: Annotated[int, Path(ge=1, le=2**53)], 
             if can_see(actor, e, state.revealed):
                 corrected_by.append(e.originator_version)
     shown = words.ruling_words(event.ruling)
-    return RulingPublic(**event_public(event).model_dump(), summary=timeline.summary(timeline.empty(), _record(event)),
+    return schemas.RulingPublic(**event_public(event).model_dump(), summary=timeline.summary(timeline.empty(), _record(event)),
                         outcome=shown["outcome_rows"], effects=shown["effects"], corrected_by=corrected_by)
 
 
@@ -113,7 +94,7 @@ def _record(e: Any) -> Record:
 @router.post("/rulings/{position}/rework", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Resolve a recorded ruling again with amended inputs, its recorded dice matched by purpose, "
                      "and record the correction (dry_run=true: the answer only, nothing recorded, no die drawn)")
-def rework_ruling(body: ReworkBody, cid: CampaignId, position: Annotated[int, Path(ge=1, le=2**53)],
+def rework_ruling(body: schemas.ReworkBody, cid: CampaignId, position: Annotated[int, Path(ge=1, le=2**53)],
                   ledger: LedgerDep, actor: Permit("record_correction"), key: IdempotencyKey,
                   response: Response, dry_run: bool = False):
     # The command is built from the path and the body (``build`` validates it as any request body).
@@ -139,24 +120,10 @@ def record_correction(body: cmd.RecordCorrection, cid: CampaignId, ledger: Ledge
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
-class WhatIfBody(BaseModel):
-    """A replacement of the event at ``at``, as a correction would carry it (none: struck)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    replacement: dict[str, Any] | None = None
-
-
-class WhatIfPublic(BaseModel):
-    at: int = Field(description="The head the difference is computed at")
-    changes: list[str] = Field(examples=[["FRA-1: 5 LD → 7 LD", "Picardie: controlled by FRA (was ENG)"]])
-    budget: list[str] = Field(examples=[["ENG turn 1, A9 Pillages, privateers: 12 → 10 ducats"]])
-    victory: dict[str, dict[str, str]] = Field(examples=[{"ENG": {"now": "5", "then": "0"}}])
-
-
-@router.post("/whatif", response_model=WhatIfPublic,
+@router.post("/whatif", response_model=schemas.WhatIfPublic,
              summary="What the map, budget and victory would be at the head had the event at `at` been otherwise "
                      "(records nothing)")
-def what_if(body: WhatIfBody, cid: CampaignId, at: Annotated[int, Query(ge=1, le=2**53)], ledger: LedgerDep,
+def what_if(body: schemas.WhatIfBody, cid: CampaignId, at: Annotated[int, Query(ge=1, le=2**53)], ledger: LedgerDep,
             actor: Permit("record_correction")):
     # A game master's question (it reads every event): the same permission as recording the correction.
     command = cmd.build(cmd.RecordCorrection, corrects=at, reason="what if", replacement=body.replacement)

@@ -113,3 +113,13 @@ def test_every_write_route_takes_a_command_model_as_its_body_or_builds_one():
             f"POST {route.path} bypasses handle"
         surfaces[route.path] = body.__name__ if takes else "built"
     assert len(surfaces) >= 17, surfaces  # every write of the API, map commands included
+
+
+def test_route_modules_define_no_schemas_they_all_live_in_api_schemas():
+    offenders = []
+    for path in sorted((ROOT / "api" / "routes").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and any(ast.unparse(b).endswith(("BaseModel", "EventPublic", "Appended"))
+                                                      for b in node.bases):
+                offenders.append(f"{path.name}:{node.name}")
+    assert offenders == []
