@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 import re
 from uuid import UUID
 
@@ -91,10 +92,16 @@ def test_the_ui_csrf_token_is_bound_to_the_login_session(settings, ledger):
     assert ok.status_code == 303 and ledger.campaign(cid).version == head + 1
 
 
+def run_alone(coroutine):
+    """Run a coroutine on a loop of its own thread: an earlier test may have left a loop running in this one."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def test_retry_after_on_contention_overload_and_an_unavailable_store():
-    contention = asyncio.run(errors.ledger_error(None, ConcurrencyExhausted("too many writers")))
+    contention = run_alone(errors.ledger_error(None, ConcurrencyExhausted("too many writers")))
     assert contention.status_code == 409 and contention.headers["retry-after"] == "1"
-    down = asyncio.run(errors.store_unavailable(None, OperationalError("connection refused")))
+    down = run_alone(errors.store_unavailable(None, OperationalError("connection refused")))
     assert down.status_code == 503 and down.headers["retry-after"] == "1"
 
     sent: list[dict] = []
@@ -107,7 +114,7 @@ def test_retry_after_on_contention_overload_and_an_unavailable_store():
 
     guard = InFlightLimit(app, limit=2)
     guard.in_flight = 2
-    asyncio.run(guard({"type": "http", "path": "/campaigns", "method": "GET", "headers": []}, None, send))
+    run_alone(guard({"type": "http", "path": "/campaigns", "method": "GET", "headers": []}, None, send))
     assert sent[0]["status"] == 503 and (b"retry-after", b"1") in sent[0]["headers"]
 
 
