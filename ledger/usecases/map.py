@@ -118,41 +118,41 @@ def move_stack(d: Draft, c: cmd.MoveStack) -> dict[str, Any]:
 
 @handles(cmd.ChangeControl)
 def change_control(d: Draft, c: cmd.ChangeControl) -> dict[str, Any]:
-    s = scenario(d)
-    _require(c.province, {p["name"] for p in s["provinces"]}, "province", "province")
-    _require(c.controller, _countries(s), "country", "controller")
-    if c.previous is not None:
-        _require(c.previous, _countries(s), "country", "previous")
-    d.state.require_open_turn()
-    d.add(ev.ControlChanged, c.visibility.as_dict(), **_payload(c))
-    return {}
+    return _province_holder(d, c, "controller", c.controller, ev.ControlChanged)
 
 
 @handles(cmd.ChangeOwner)
 def change_owner(d: Draft, c: cmd.ChangeOwner) -> dict[str, Any]:
+    return _province_holder(d, c, "owner", c.owner, ev.OwnerChanged)
+
+
+def _province_holder(d: Draft, c: cmd.ChangeControl | cmd.ChangeOwner, field: str, holder: str,
+                     kind: type[ev.LedgerEvent]) -> dict[str, Any]:
+    """A province passes to another country, as its controller or its owner: both names checked."""
     s = scenario(d)
     _require(c.province, {p["name"] for p in s["provinces"]}, "province", "province")
-    _require(c.owner, _countries(s), "country", "owner")
+    _require(holder, _countries(s), "country", field)
     if c.previous is not None:
         _require(c.previous, _countries(s), "country", "previous")
     d.state.require_open_turn()
-    d.add(ev.OwnerChanged, c.visibility.as_dict(), **_payload(c))
+    d.add(kind, c.visibility.as_dict(), **_payload(c))
     return {}
 
 
 @handles(cmd.PlaceMarker)
 def place_marker(d: Draft, c: cmd.PlaceMarker) -> dict[str, Any]:
-    _require(c.province, _places(scenario(d)), "province or sea zone", "province")
-    d.state.require_open_turn()
-    d.add(ev.MarkerPlaced, c.visibility.as_dict(), **_payload(c))
-    return {}
+    return _marker(d, c, ev.MarkerPlaced)
 
 
 @handles(cmd.RemoveMarker)
 def remove_marker(d: Draft, c: cmd.RemoveMarker) -> dict[str, Any]:
+    return _marker(d, c, ev.MarkerRemoved)
+
+
+def _marker(d: Draft, c: cmd.PlaceMarker | cmd.RemoveMarker, kind: type[ev.LedgerEvent]) -> dict[str, Any]:
     _require(c.province, _places(scenario(d)), "province or sea zone", "province")
     d.state.require_open_turn()
-    d.add(ev.MarkerRemoved, c.visibility.as_dict(), **_payload(c))
+    d.add(kind, c.visibility.as_dict(), **_payload(c))
     return {}
 
 

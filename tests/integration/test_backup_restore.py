@@ -17,18 +17,10 @@ from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 from projections.runner import Projector
 from tests.conftest import PG_DSN
+from tests.integration.test_cli import cli_env
 
 ADMIN = "admin-secret-for-backup-tests"
 runner = CliRunner()
-
-
-def cli_env(settings) -> dict[str, str]:
-    env = {"LEDGER_STORE": settings.backend, "LEDGER_DATA_DIR": str(settings.data_dir)}
-    if settings.backend == "postgres":
-        env |= {"LEDGER_POSTGRES_DSN": settings.postgres_dsn, "LEDGER_POSTGRES_SCHEMA": settings.postgres_schema}
-    if settings.signing_key_file is not None:
-        env["LEDGER_SIGNING_KEY_FILE"] = str(settings.signing_key_file)
-    return env
 
 
 def reads(settings, ledger) -> dict[str, object]:
