@@ -124,6 +124,10 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
         return f"settings changed: {changed} ({d.get('reason')})"
     if t == "VisibilityRevealed":
         return f"position {d.get('revealed')} made public"
+    if t == "SheetsPublished":
+        n = len(d.get("positions") or ())
+        return (f"turn {d.get('turn')} sheets of {', '.join(d.get('countries') or ())} published: "
+                f"{n} {'entry' if n == 1 else 'entries'} made public ({d.get('reason')})")
     return f"{p}{t}"
 
 

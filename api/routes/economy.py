@@ -30,6 +30,14 @@ def close_phase(phase: Annotated[str, PHASE], cid: CampaignId, ledger: LedgerDep
     return appended(ledger.handle(cid, cmd.build(cmd.ClosePhase, phase=phase), actor=actor, idempotency_key=key))
 
 
+@router.post("/ers/publish", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED, responses=ERRORS,
+             summary="Publish a turn's ERS sheets (game master): their hidden entries become public, for good")
+def publish_sheets(body: cmd.PublishSheets, cid: CampaignId, ledger: LedgerDep,
+                   actor: Permit("publish_sheets"),  # type: ignore[valid-type]
+                   key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
 @router.get("/ers/{country}/{turn}", responses={**ERRORS, 200: {"model": schemas.ErsSheet, "description": "The sheet"}},
             summary="A country's ERS for a turn: every line, entered or derived, with its sources")
 async def ers_sheet(country: Annotated[str, Path(pattern=r"^[A-Z]{2,4}$", examples=["FRA"])],

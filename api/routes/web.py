@@ -41,7 +41,7 @@ from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn
 from ledger import tokens
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
-from ledger.domain.commands import RecordCorrection, ReworkRuling, build
+from ledger.domain.commands import PublishSheets, RecordCorrection, ReworkRuling, build
 from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerError, Unauthorized
 
 WEB = FilePath(__file__).resolve().parent.parent / "web"
@@ -250,14 +250,40 @@ async def ers_page(request: Request, campaign: str, country: Annotated[str, Path
 
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         state = ledger.campaign(cid)
-        return {"c": campaign_public(state), "v": ers_view(ledger, reader, cid, actor, state, country, turn)}
+        return {"c": campaign_public(state), "v": ers_view(ledger, reader, cid, actor, state, country, turn),
+                "may_publish": may_write(actor, "publish_sheets", state.settings)}
 
     try:
         actor, cid = await _reader(request, campaign)
         context = await run_in_threadpool(work, _ledger(request), actor, cid)
     except LedgerError as exc:
         return _error(request, exc)
+    context["form_key"] = secrets.token_urlsafe(12)  # a double submit publishes once
     return render(request, "ers.html", context)
+
+
+@router.post("/campaigns/{campaign}/ers/{country}/{turn}/publish")
+async def publish_sheets(request: Request, campaign: str, country: Annotated[str, Path(pattern=r"^[A-Z]{2,4}$")],
+                         turn: Annotated[int, Path(ge=1, le=2**31)], form: FormDep):
+    """The game master's button on the ERS page: this country's sheets of the turn, or every country's."""
+    ledger = _ledger(request)
+
+    def work(actor: Actor, cid: UUID) -> None:
+        everyone = form.get("countries") == "all"
+        fields = {"turn": turn, **({} if everyone else {"countries": [country]})}
+        if form.get("reason", "").strip():
+            fields["reason"] = form["reason"]
+        ledger.handle(cid, build(PublishSheets, **fields), actor=actor, idempotency_key=form.get("key") or None)
+
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+        await _maybe(deps._Permit("publish_sheets")(request, actor, ledger))  # the API route's own check
+        await run_in_threadpool(work, actor, cid)
+    except LedgerError as exc:
+        return _error(request, exc)
+    return RedirectResponse(f"/ui/campaigns/{campaign}/ers/{country}/{turn}?published=1#published",
+                            status_code=303)
 
 
 def _correction_input(form: dict[str, str], original: Any = None) -> RecordCorrection:

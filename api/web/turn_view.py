@@ -188,7 +188,8 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "MarkerRemoved": "Marker removed", "WarDeclared": "War", "TurnOpened": "Turn opened",
           "TurnClosed": "Turn closed", "PhaseClosed": "Phase closed", "CampaignCreated": "Campaign created",
           "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
-          "VisibilityRevealed": "Made public", "CampaignSettingsChanged": "Settings"}
+          "VisibilityRevealed": "Made public", "SheetsPublished": "Sheets published",
+          "CampaignSettingsChanged": "Settings"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

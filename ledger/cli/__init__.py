@@ -9,7 +9,7 @@ helpers: consoles, options, ``ledger_app``, ``cid_of``, ``emit``):
 - ``records``: ruling record, treasury, correct
 - ``audit``: events, verify, recompute, procedures, resolve
 - ``access``: token issue, list, revoke
-- ``economy``: ers, phase close
+- ``economy``: ers, publish-sheets, phase close
 - ``projections``: project, rebuild, state, replay, scenario
 - ``export``: export, chart
 

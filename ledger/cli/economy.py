@@ -7,8 +7,8 @@ from typing import Annotated, Optional
 import typer
 from rich.table import Table
 
-from ledger.cli.base import Actor, ActorOpt, cid_of, emit, err, escape, ledger_app, out
-from ledger.domain.commands import ClosePhase, build
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, err, escape, ledger_app, out
+from ledger.domain.commands import ClosePhase, PublishSheets, build
 from ledger.economy.sheets import Cell, Sheet
 
 phase_app = typer.Typer(help="Close the phases of the open turn, in the sequence of play.", no_args_is_help=True)
@@ -89,6 +89,22 @@ def _origin(c: Cell, pct: Cell | None) -> str:
     if c.kind == "entered":
         return ""
     return f"= {c.formula}" if c.formula else ""
+
+
+def publish_sheets(
+    campaign: str, turn: int,
+    country: Annotated[Optional[list[str]], typer.Option(
+        "--country", help="Repeat per country, e.g. --country FRA (default: every country)")] = None,
+    reason: Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")] = None,
+    actor: ActorOpt = "gm",
+    key: KeyOpt = None,
+) -> None:
+    """Publish TURN's ERS sheets: every player sees their entries from now on (it cannot be taken back)."""
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        fields = {"turn": turn, **({"countries": country} if country else {}), **({"reason": reason} if reason else {})}
+        command = build(PublishSheets, **fields)
+        emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
 
 
 @phase_app.command("close")

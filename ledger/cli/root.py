@@ -19,6 +19,7 @@ app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_
 # Top-level commands, in the order `ledger --help` lists them.
 for name, command in [
     ("ers", economy.ers),
+    ("publish-sheets", economy.publish_sheets),
     ("project", projections.project),
     ("rebuild", projections.rebuild),
     ("state", projections.state),

@@ -151,6 +151,8 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = replace(state, tokens={h: t for h, t in state.tokens.items() if t["id"] != event.token_id})
     elif isinstance(event, ev.VisibilityRevealed):
         state = replace(state, revealed=(*state.revealed, event.revealed))
+    elif isinstance(event, ev.SheetsPublished):  # every read path already honours ``revealed``
+        state = replace(state, revealed=(*state.revealed, *event.positions))
     elif isinstance(event, ev.CampaignSettingsChanged):
         state = replace(state, settings={**state.settings, **event.changed})
     elif state.stacks is not None and isinstance(event, (ev.ScenarioImported, ev.StackMoved, ev.CorrectionRecorded)):

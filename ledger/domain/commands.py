@@ -227,6 +227,11 @@ class ClosePhase(Command):
 class SettingsChange(Model):
     players_may_roll: bool | None = Field(default=None, examples=[True],
                                           description="Players may roll server dice and record rulings")
+    ers_visibility: Literal["country", "public"] | None = Field(
+        default=None, examples=["public"],
+        description="Who sees a treasury entry recorded from now on without a visibility: its country and "
+                    "the game masters, or everyone. Entries already recorded keep theirs (publish a turn's "
+                    "sheets to show them)")
 
 
 class ChangeSettings(Command):
@@ -474,6 +479,24 @@ class RevealEvent(Command):
     reason: Text = Field(examples=["end of turn: secret rolls revealed"])
 
 
+class PublishSheets(Command):
+    """Publish a turn's ERS: every hidden entry behind those countries' sheets of that turn, and every
+    correction of them, becomes visible to every reader, for good (readers may have copied it)."""
+
+    action: ClassVar[str] = "publish_sheets"
+    turn: Turn = Field(examples=[3])
+    countries: list[Country] | None = Field(default=None, min_length=1, max_length=40, examples=[["FRA", "ENG"]],
+                                            description="Whose sheets (default: every country of the campaign)")
+    reason: Text = Field(default="the turn's sheets are published", examples=["end of turn 3: budgets shown"])
+
+    @field_validator("countries")
+    @classmethod
+    def _no_repeats(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError("countries must not repeat")
+        return v
+
+
 # ------------------------------------------------------------------ the map
 
 
@@ -558,5 +581,6 @@ COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
-                RevealEvent, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker, DeclareWar)
+                RevealEvent, PublishSheets, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
+                DeclareWar)
 }

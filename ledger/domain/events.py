@@ -187,6 +187,16 @@ class VisibilityRevealed(LedgerEvent):
     reason: str
 
 
+class SheetsPublished(LedgerEvent):
+    """The game master published a turn's ERS of some countries: the hidden events behind those sheets
+    (``positions``: entries and their corrections) are public from here on, for good."""
+
+    turn: int
+    countries: list[str]
+    positions: list[int]  # the events made public, ascending
+    reason: str
+
+
 class PhaseClosed(LedgerEvent):
     """A phase of the sequence of play is over for this turn (ledger/usecases/phases.py).
 

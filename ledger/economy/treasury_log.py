@@ -14,7 +14,7 @@ only the sheets that changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +46,30 @@ class TreasuryLog:
         first = start // CHUNK
         for n, chunk in enumerate((*self.chunks[first:], self.tail), start=first):
             yield from chunk[start - n * CHUNK:] if n * CHUNK < start else chunk
+
+    def sheet_events(self, turn: int, countries: Collection[str]) -> list[int]:
+        """The positions behind these countries' sheets of ``turn``: each entry that was recorded for one of
+        them or moved onto one by a correction, and every correction of those entries, ascending.
+
+        Reads the whole log (in memory, no history): publishing a turn is rare, not a hot path. A sheet
+        that cannot be computed still has its entries, so they are found here rather than in its cells.
+        """
+        root_of: dict[int, int] = {}  # entry or correction position -> the entry it concerns
+        where: dict[int, tuple[str, int]] = {}  # entry -> the sheet it was last put on
+        chosen: set[int] = set()
+        for kind, position, data in self.items():
+            if kind == "TreasuryEntryRecorded":
+                root = root_of[position] = position
+                where[root] = (data["country"], data["turn"])
+            elif kind == "CorrectionRecorded" and data.get("corrects") in root_of:
+                root = root_of[position] = root_of[data["corrects"]]
+                moved = data.get("replacement") or {}
+                where[root] = (moved.get("country", where[root][0]), moved.get("turn", where[root][1]))
+            else:
+                continue
+            if where[root][1] == turn and where[root][0] in countries:
+                chosen.add(root)
+        return sorted(p for p, root in root_of.items() if root in chosen)
 
     def to_json(self) -> list[list[Any]]:
         return [[k, p, d] for k, p, d in self.items()]

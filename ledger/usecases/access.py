@@ -52,3 +52,30 @@ def reveal(d: Draft, c: cmd.RevealEvent) -> dict[str, Any]:
         raise StateConflict(f"the event at position {c.position} was already revealed", field="position")
     d.add(ev.VisibilityRevealed, revealed=c.position, reason=c.reason)
     return {"revealed": c.position}
+
+
+@handles(cmd.PublishSheets)
+def publish_sheets(d: Draft, c: cmd.PublishSheets) -> dict[str, Any]:
+    """Make public the hidden events behind some countries' ERS of one turn, in one event.
+
+    What stands behind a sheet is its entries and their corrections, read from the write side's treasury
+    log: no history is read but those events themselves, to leave out the ones already public. The rulings
+    an entry comes from are not published with it (a ruling may concern other countries): the game master
+    reveals those one by one.
+    """
+    if c.turn > d.state.turn:
+        raise InvalidInput(f"turn {c.turn} has not been opened (current turn {d.state.turn})", field="turn")
+    countries = c.countries or list(d.state.countries)
+    for country in countries:
+        d.state.require_country(country, "countries")
+    if d.state.treasury is None:
+        raise StateConflict("the campaign's state has no treasury log", field="campaign")
+    shown = set(d.state.revealed)
+    behind = [p for p in d.state.treasury.sheet_events(c.turn, set(countries)) if p not in shown]
+    positions = [p for p in behind
+                 if (d.ledger.event_at(d.state.id, p).visibility or {}).get("scope", "public") != "public"]
+    if not positions:
+        raise StateConflict(f"every entry of turn {c.turn} of {', '.join(countries)} is already visible to "
+                            "every reader: nothing to publish", field="turn")
+    d.add(ev.SheetsPublished, turn=c.turn, countries=sorted(countries), positions=positions, reason=c.reason)
+    return {"turn": c.turn, "countries": sorted(countries), "published": positions}

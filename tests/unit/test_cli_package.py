@@ -45,6 +45,7 @@ WRITES = {
     ("phase", "close"): "ClosePhase",
     ("map", "move"): "MoveStack",
     ("map", "owner"): "ChangeOwner",
+    ("publish-sheets",): "PublishSheets",
 }
 #: The Ledger's shorthands for scripts and tests: the CLI calls none of them.
 SHORTHANDS = ("submit", "create_campaign", "open_turn", "close_turn", "close_phase", "roll", "record_manual_roll",
@@ -225,3 +226,19 @@ def test_settings_and_phases_go_through_their_commands(settings):
     bad = run(settings, "phase", "close", "essex", "lunch")
     assert bad.exit_code == 2 and "[phase]" in bad.output
     assert run(settings, "phase", "close", "essex", "events").exit_code == 0
+
+
+def test_the_game_master_publishes_a_turns_sheets_and_opens_later_budgets(settings):
+    run(settings, "campaign", "create", "wessex", "--name", "W", "--country", "ENG", "--country", "FRA")
+    run(settings, "turn", "open", "wessex")
+    assert run(settings, "treasury", "wessex", "ENG", "A9", "5", "--reason", "loot").exit_code == 0
+    unknown = run(settings, "publish-sheets", "wessex", "1", "--country", "XXX")
+    assert unknown.exit_code == 2 and "[countries]" in unknown.output and "'XXX'" in unknown.output
+    done = run(settings, "publish-sheets", "wessex", "1", "--country", "ENG", "--reason", "turn 1 shown")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["data"] == {"turn": 1, "countries": ["ENG"], "published": [3]}  # the entry
+    opened = run(settings, "campaign", "settings", "wessex", "--ers-visibility", "public", "--reason", "open books")
+    assert opened.exit_code == 0, opened.output
+    assert json.loads(run(settings, "campaign", "settings", "wessex").output)["ers_visibility"] == "public"
+    wrong = run(settings, "campaign", "settings", "wessex", "--ers-visibility", "friends", "--reason", "x")
+    assert wrong.exit_code == 2 and "ers_visibility" in wrong.output
