@@ -50,3 +50,33 @@ def test_the_readme_verifier_catches_a_changed_roll(ledger):
     roll["payload"]["values"] = [roll["payload"]["values"][0] % 100 + 1]
     with pytest.raises(AssertionError):
         readme_verifier()["verify"](events, str(cid), 1)
+
+
+@pytest.mark.parametrize("campaign, turn, feed, says", [
+    ("readme", 1, None, "CAMPAIGN is the campaign's id, a UUID (GET /campaigns/SLUG shows it as \"id\"), not 'readme'"),
+    (None, 2, None, "turn 2 is not opened and closed in these events"),
+    (None, 1, {"events": []}, "the input is the JSON list that GET /campaigns/{id}/events returns"),
+])
+def test_the_readme_verifier_says_what_it_needs_when_given_the_wrong_input(ledger, campaign, turn, feed, says):
+    cid = closed_turn(ledger)
+    events = [event_public(e).model_dump(mode="json") for e in ledger.history(cid)]
+    with pytest.raises(SystemExit) as stopped:
+        readme_verifier()["verify"](events if feed is None else feed, campaign or str(cid), turn)
+    assert says in str(stopped.value) and str(stopped.value).startswith("verify.py: ")
+
+
+def test_the_readme_verifier_script_answers_a_slug_with_a_sentence_not_a_traceback(ledger, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    cid = closed_turn(ledger)
+    events = json.dumps([event_public(e).model_dump(mode="json") for e in ledger.history(cid)])
+    text = README.read_text().split("## Verifying the dice", 1)[1]
+    script = tmp_path / "verify.py"
+    script.write_text(re.findall(r"```python\n(.*?)```", text, re.S)[0])
+    for args, says in ((["readme", "1"], "not 'readme'"), ([str(cid)], "usage: python verify.py CAMPAIGN_ID TURN")):
+        done = subprocess.run([sys.executable, str(script), *args], input=events, capture_output=True, text=True)
+        assert done.returncode == 1 and says in done.stderr and "Traceback" not in done.stderr, done.stderr
+    ok = subprocess.run([sys.executable, str(script), str(cid), "1"], input=events, capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout == "3 rolls verified\n", ok.stderr
