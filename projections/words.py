@@ -8,6 +8,7 @@ use, since the ledger cannot import this package).
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -15,7 +16,8 @@ from ledger.rules.core import Ruling
 from ledger.rules.explain import explain, label, plain
 
 __all__ = ["plain", "label", "value", "ers_key", "budget_line", "changes", "effect", "outcome_rows",
-           "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words"]
+           "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words",
+           "formula", "line_code"]
 
 value = plain
 #: Document keys that are bookkeeping, not something a person sees change.
@@ -232,3 +234,67 @@ def ruling_words(doc: dict[str, Any]) -> dict[str, Any]:
     return {"model": {**model, "steps": steps}, "text": explain(ruling),
             "outcome_rows": outcome_rows(model["outcome"]),
             "effects": [effect(e) for e in model["effects"]], "inputs": inputs}
+
+
+# ------------------------------------------------------------------ ERS formulas
+
+_OPS = {ast.Add: "+", ast.Sub: "−", ast.Mult: "×"}
+_RANK = {ast.Add: 1, ast.Sub: 1, ast.Mult: 2}
+
+
+def line_code(code: str) -> str:
+    """An ERS line as printed on the sheet: the percentage box ``A15_pct`` is "A15 %"."""
+    return f"{code.removesuffix('_pct')} %" if code.endswith("_pct") else code
+
+
+def formula(expr: str | None) -> str:
+    """An ERS formula (``ledger/rules/eu/ers.py``) as a person reads it: ``pct_down(A14, A15_pct)`` is
+    "A15 % of A14, rounded down", ``sum_range(B29, B37)`` "the sum of B29 to B37", ``prev(A33)`` "A33 of
+    the turn before". Something it cannot read is shown as written, never hidden."""
+    if not expr:
+        return ""
+    try:
+        return _formula(ast.parse(expr, mode="eval").body)
+    except (SyntaxError, ValueError):
+        return expr
+
+
+def _formula(node: ast.AST, rank: int = 0) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool):
+        return plain(node.value)
+    if isinstance(node, ast.Name):
+        return line_code(node.id)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return ("−" if isinstance(node.op, ast.USub) else "") + _formula(node.operand, 3)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        mine = _RANK[type(node.op)]
+        # The right side of a subtraction keeps its brackets: A − (B + C) is not A − B + C; a percentage
+        # ("…, rounded up") is bracketed too, so its comma does not run into the next term.
+        left, right = (f"({_formula(x)})" if _rounded(x) else _formula(x, r)
+                       for x, r in ((node.left, mine), (node.right, mine + 1)))
+        text = f"{left} {_OPS[type(node.op)]} {right}"
+        return f"({text})" if mine < rank else text
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
+        return _call(node.func.id, node.args)
+    raise ValueError(f"not an ERS formula: {ast.dump(node)}")
+
+
+def _rounded(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("pct_down", "pct_up")
+
+
+def _call(name: str, args: list[ast.expr]) -> str:
+    said = [_formula(a, 3 if name in ("pct_down", "pct_up") else 0) for a in args]
+    if name in ("pct_down", "pct_up") and len(args) == 2:
+        percent = said[1] if said[1].endswith("%") else f"{said[1]} %"
+        return f"{percent} of {said[0]}, rounded {'down' if name == 'pct_down' else 'up'}"
+    if name == "sum_range" and len(args) == 2:
+        return f"the sum of {said[0]} to {said[1]}"
+    if name == "prev" and len(args) in (1, 2):
+        back = args[1].value if len(args) == 2 and isinstance(args[1], ast.Constant) else 1
+        return f"{said[0]} of the turn before" if back == 1 else f"{said[0]} of {back} turns before"
+    if name == "abs" and len(args) == 1:
+        return f"{said[0]} without its sign"
+    if name in ("min", "max") and len(args) >= 2:
+        return f"the {'smaller' if name == 'min' else 'larger'} of {', '.join(said[:-1])} and {said[-1]}"
+    raise ValueError(f"not an ERS function: {name}")

@@ -46,6 +46,7 @@ from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerE
 
 WEB = FilePath(__file__).resolve().parent.parent / "web"
 templates = Jinja2Templates(directory=str(WEB / "templates"))
+templates.env.filters["line_code"] = words.line_code  # "A15_pct" is "A15 %" to a reader
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 
 CSRF_COOKIE = "ledger_csrf"

@@ -20,7 +20,7 @@ import orjson
 from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, InvalidInput
-from projections import read
+from projections import read, words
 from projections.head import Reader
 
 TITLES = {"A": "Sheet A · Royal Treasury", "B": "Sheet B · Income and expenses", "C": "Sheet C · Loans"}
@@ -74,7 +74,10 @@ def ers_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: Cam
     for code, line in lines.items():
         if code.endswith("_pct"):
             continue  # shown in its line's box, as on paper (the percentage in the box's top-left half)
-        row = {**line, "pct": lines.get(f"{code}_pct")}
+        pct = lines.get(f"{code}_pct")
+        # The "how" column says a formula in words (projections.words), never as the rules' expression.
+        row = {**line, "how": words.formula(line.get("formula")),
+               "pct": {**pct, "how": words.formula(pct.get("formula"))} if pct else None}
         by_letter.setdefault(line["sheet"], []).append(row)
         for cell in (row, row["pct"]):
             if cell is not None:

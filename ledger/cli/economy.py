@@ -84,11 +84,13 @@ def _origin(c: Cell, pct: Cell | None) -> str:
     positions = list(c.events) + (list(pct.events) if pct else [])
     if c.kind == "entered" and positions:
         return "entered #" + ", #".join(str(p) for p in positions)
+    from projections.words import formula
+
     if c.kind == "entered" and c.defaulted and c.formula and c.formula != "0":
-        return f"default {c.formula}"
+        return f"default {formula(c.formula)}"
     if c.kind == "entered":
         return ""
-    return f"= {c.formula}" if c.formula else ""
+    return f"= {formula(c.formula)}" if c.formula else ""
 
 
 def publish_sheets(

@@ -8,6 +8,7 @@ events behind it with their reasons; a player reads only what they may see.
 
 from __future__ import annotations
 
+import re
 from html.parser import HTMLParser
 
 import pytest
@@ -125,3 +126,13 @@ def test_a_sheet_that_cannot_be_computed_says_why_in_words(http, ledger):
     assert served["error"] is not None and page.status_code == 200
     assert "sheet-error" in parse(page.text).ids and served["error"]["message"] in page.text
     assert http.get("/ui/campaigns/broken/ers/ENG/2").status_code == 422
+
+
+def test_the_how_column_says_each_formula_in_plain_words(http, ledger):
+    build(ledger, "economy")
+    served = {line["code"]: line for line in http.get(f"/campaigns/{ECONOMY}/ers/FRA/1").json()["lines"]}
+    assert served["A15"]["formula"] == "pct_down(A14, A15_pct)"  # the rules' expression, in the API only
+    page = http.get(f"/ui/campaigns/{ECONOMY}/ers/FRA/1").text
+    for said in ("A15 % of A14, rounded down", "B26 + B27 + the sum of B29 to B37"):
+        assert f'<span class="formula">{said}</span>' in page
+    assert not re.search(r"pct_down|pct_up|sum_range|prev\(|_pct\b", " ".join(parse(page).text))

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
 from ledger.domain.corrections import Standing
 from projections import words
 
@@ -44,3 +48,46 @@ def test_a_correction_of_a_correction_amends_it_and_a_withdrawal_lets_the_one_be
     assert s.standing(4) == (14, {"amount": 30})
     s.add(15, 10, None)
     assert s.standing(4) is None and s.fixes() == {}
+
+
+def test_ers_formulas_read_as_words_as_the_seeds_state_them():
+    assert words.formula("pct_down(A14, A15_pct)") == "A15 % of A14, rounded down"
+    assert words.formula("sum_range(B29, B37)") == "the sum of B29 to B37"
+    assert words.formula("B26 + B27 + sum_range(B29, B37)") == "B26 + B27 + the sum of B29 to B37"
+    assert words.formula("prev(A33)") == "A33 of the turn before"
+    assert words.formula("prev(C1, 3)") == "C1 of 3 turns before"
+    assert words.formula("pct_down(abs(A31), A32_pct)") == "A32 % of A31 without its sign, rounded down"
+    assert words.formula("pct_up(prev(C1, 1), 10) + pct_up(prev(C1, 2), 10)") == (
+        "(10 % of C1 of the turn before, rounded up) + (10 % of C1 of 2 turns before, rounded up)")
+    assert words.formula("A25 - A29 + A30") == "A25 − A29 + A30"
+    assert words.formula("A1 - (A2 - A3)") == "A1 − (A2 − A3)" and words.formula("(A1 + A2) * 3") == "(A1 + A2) × 3"
+    assert words.formula("max(A1, 0)") == "the larger of A1 and 0"
+    assert words.formula(None) == "" and words.formula("A1 +") == "A1 +"  # unreadable: shown as written
+
+
+def test_every_formula_of_the_eu_sheet_reads_without_function_names():
+    from ledger.rules.eu.ers import ers_definition
+
+    said = [words.formula(line.formula) for line in ers_definition().lines if line.formula]
+    assert len(said) > 30
+    assert not [s for s in said if re.search(r"pct_|sum_range|prev\(|abs\(|_pct|\w\(", s)], said
+
+
+CODES = st.sampled_from(["A1", "A9", "A14", "B5", "C1"])
+
+
+def _trees(leaves):
+    return st.one_of(
+        st.builds(lambda a, op, b: f"{a} {op} {b}", leaves, st.sampled_from("+-*"), leaves),
+        st.builds(lambda a, b: f"pct_down({a}, {b}_pct)", leaves, CODES),
+        st.builds(lambda a: f"prev({a})", CODES),
+        st.builds(lambda a, b: f"sum_range({a}, {b})", CODES, CODES),
+        st.builds(lambda a: f"({a})", leaves))
+
+
+@given(st.recursive(CODES, _trees, max_leaves=8))
+def test_any_formula_reads_as_words_naming_every_line_it_reads(expr):
+    said = words.formula(expr)
+    assert not re.search(r"pct_|sum_range|prev|_pct|\*", said)
+    # Every line, as often as it is read (a percentage is said before the amount it is taken of).
+    assert sorted(re.findall(r"[ABC]\d+", said)) == sorted(re.findall(r"[ABC]\d+", expr))
