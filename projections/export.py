@@ -33,6 +33,9 @@ A sheet the budget cannot compute (its error is on ``GET .../ers``) has no rows.
 
 ``to_xlsx`` writes a workbook (openpyxl): one worksheet per country laid out
 like the paper sheets A, B and C (lines down, turns across), and the entries.
+Each amount that comes from entries carries a comment listing them (position,
+amount, reason, who), corrections included; a derived amount's comment says
+its formula in words.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ import orjson
 from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
+from projections import words
 from projections.history import History
 from projections.records import num, plain
 
@@ -439,12 +443,40 @@ def table_xlsx(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
     return _save(book)
 
 
+#: A cell's comment lists at most this many events (a line can gather hundreds): the entries sheet has them all.
+COMMENT_EVENTS = 25
+
+
+def _said(e: Mapping[str, Any] | None, position: int) -> str:
+    """One event behind a cell, as a line of its comment."""
+    if e is None:
+        return f"#{position} the scenario's starting treasury or a closed phase"
+    who = f" ({e['actor']})" if e.get("actor") else ""
+    if e["type"] == "TreasuryEntryRecorded":
+        return f"#{position} {e['amount']:+d} · {e['reason']}{who}"
+    change = words.plain(e["replacement"]) if isinstance(e.get("replacement"), dict) else "struck out"
+    return f"#{position} correction of #{e['corrects']}: {change} · {e['reason']}{who}"
+
+
+def cell_comment(cell: Any, events: Mapping[int, Mapping[str, Any]]) -> str | None:
+    """What a worksheet cell's comment says: the events behind an entered amount, or a derived one's formula."""
+    if cell.events:
+        shown = [_said(events.get(p), p) for p in cell.events[:COMMENT_EVENTS]]
+        more = len(cell.events) - COMMENT_EVENTS
+        return "\n".join(["From:", *shown, *([f"and {more} more: see the entries sheet"] if more > 0 else [])])
+    if cell.kind == "derived" and cell.formula:
+        return f"Worked out as {words.formula(cell.formula)}"
+    return None
+
+
 def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:
     """The ERS workbook: per country a worksheet laid out like sheets A, B and C (a row per line, a column
     per turn; derived amounts in italics), then the entries and corrections."""
+    from openpyxl.comments import Comment
     from openpyxl.styles import Font, PatternFill
 
     book = _workbook()
+    events = {e["position"]: e for e in history.entries}
     bold, italic = Font(bold=True), Font(italic=True, color="555555")
     band = PatternFill("solid", fgColor="E8E8E2")
     defn = ers_definition()
@@ -465,15 +497,15 @@ def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int]
                 ws.append([SHEET_TITLES.get(letter, f"Sheet {letter}")])
                 for cell in ws[ws.max_row]:
                     cell.font, cell.fill = bold, band
-            values = []
-            for t in wanted:
-                s = sheets[t]
-                cell = s.cells.get(d.code) if s is not None and s.cells is not None else None
-                values.append(cell.value if cell is not None else None)
-            ws.append([d.code, d.name, *values])
-            if d.kind == "derived":
-                for cell in ws[ws.max_row][2:]:
-                    cell.font = italic
+            cells = [sheets[t].cells.get(d.code) if sheets[t] is not None and sheets[t].cells is not None else None
+                     for t in wanted]
+            ws.append([d.code, d.name, *[cell.value if cell is not None else None for cell in cells]])
+            for written, cell in zip(ws[ws.max_row][2:], cells):
+                if d.kind == "derived":
+                    written.font = italic
+                said = cell_comment(cell, events) if cell is not None else None
+                if said:
+                    written.comment = Comment(said, "ledger", width=420, height=min(60 + 18 * said.count("\n"), 480))
         for message in errors:
             ws.append([])
             ws.append(["cannot be worked out", message])

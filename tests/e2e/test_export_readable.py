@@ -116,3 +116,32 @@ def test_by_default_a_players_exports_never_hold_another_countrys_entries(http, 
     bad = http.post("/campaigns", json={"slug": "odd", "name": "Odd", "countries": ["ENG"],
                                         "settings": {"ers_visibility": "friends"}})
     assert bad.status_code == 422 and "ers_visibility" in bad.text
+
+
+def test_each_xlsx_amount_from_entries_carries_a_comment_listing_them_with_their_reasons(http, ledger):
+    build(ledger, "economy")
+    book = openpyxl.load_workbook(io.BytesIO(http.get(f"/campaigns/{ECONOMY}/export/ers.xlsx").content))
+    entries = {e["position"]: e for e in http.get(f"/campaigns/{ECONOMY}/export/entries.json").json()}
+    commented = 0
+    for country in ("FRA", "ENG"):
+        ws = book[country]
+        rows = {row[0].value: row for row in ws.iter_rows(min_row=3) if row[0].value}
+        for turn in (1, 2):
+            for line in http.get(f"/campaigns/{ECONOMY}/ers/{country}/{turn}").json()["lines"]:
+                comment = rows[line["code"]][1 + turn].comment
+                if line["events"]:
+                    said = comment.text.splitlines()
+                    assert said[0] == "From:" and [int(s.split()[0][1:]) for s in said[1:]] == line["events"]
+                    for p, text in zip(line["events"], said[1:]):
+                        if p in entries:  # an entry or a correction: its reason is there, in words
+                            assert entries[p]["reason"] in text and "{" not in text, text
+                    commented += 1
+                elif line["kind"] == "derived" and line["formula"]:
+                    assert comment.text.startswith("Worked out as ") and "pct_" not in comment.text
+                else:
+                    assert comment is None, (country, turn, line["code"])
+    assert commented >= 8
+    # The worked example's corrected B1 of FRA turn 2: the entry and its correction, each with its reason.
+    b1 = book["FRA"]
+    [row] = [r for r in b1.iter_rows(min_row=3) if r[0].value == "B1"]
+    assert "correction of #" in row[3].comment.text
