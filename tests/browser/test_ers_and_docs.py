@@ -37,6 +37,13 @@ def offline(context, site) -> list[str]:
     return refused
 
 
+def shown_cells(page) -> dict[str, tuple[str, str, str]]:
+    """Every cell of the page (``id="cell-CODE"``): its amount and kind, and the amount's text as rendered."""
+    found = page.eval_on_selector_all("[id^='cell-']", """els => els.map(e => [e.id.slice(5), e.dataset.amount,
+        e.dataset.kind, (e.tagName === 'TR' ? e.querySelector('td.num strong') : e).innerText])""")
+    return {code: (amount, kind, text) for code, amount, kind, text in found}
+
+
 def test_docs_render_without_internet(site, context):
     refused = offline(context, site)
     page = context.new_page()
@@ -52,11 +59,22 @@ def test_the_ers_page_shows_the_served_sheet_and_leads_to_the_events(site, conte
     page = login(context, site, site.gm, "/ui/campaigns/sample")
     page.click("#ers-ENG")
     expect(page.locator("h1")).to_contain_text("ENG · Economic Record Sheet · turn 3")
+    # Every cell of every country's sheet of every turn, as the browser shows it, is the served sheet's.
+    compared = 0
+    for country in ("ENG", "FRA"):
+        for turn in (1, 2, 3):
+            page.goto(f"{site.base}/ui/campaigns/sample/ers/{country}/{turn}")
+            served = httpx.get(f"{site.base}/campaigns/sample/ers/{country}/{turn}",
+                               headers={"Authorization": f"Bearer {site.gm}"}).json()
+            shown = shown_cells(page)
+            assert set(shown) == {line["code"] for line in served["lines"]}, (country, turn)
+            for line in served["lines"]:
+                amount, kind, text = shown[line["code"]]
+                assert (amount, kind) == (str(line["amount"]), line["kind"]), (country, turn, line["code"])
+                assert str(line["amount"]) in text, (country, turn, line["code"], text)  # what a person reads
+                compared += 1
+    assert compared > 6 * 80
     page.goto(f"{site.base}/ui/campaigns/sample/ers/ENG/1")
-    served = httpx.get(f"{site.base}/campaigns/sample/ers/ENG/1",
-                       headers={"Authorization": f"Bearer {site.gm}"}).json()
-    for line in served["lines"]:
-        expect(page.locator(f"#cell-{line['code']}")).to_have_attribute("data-amount", str(line["amount"]))
     for img in ("#chart-sources", "#chart-treasury"):
         page.locator(img).scroll_into_view_if_needed()
         assert page.eval_on_selector(img, "i => i.complete && i.naturalWidth > 0"), img
@@ -84,3 +102,37 @@ def test_a_player_sees_their_own_secret_entry_and_not_another_countrys(site, con
         assert "secret subsidy" not in eng.content()
     finally:
         other.close()
+
+
+def test_the_game_master_publishes_a_sheet_and_the_other_player_then_reads_it(site, context):
+    from ledger import tokens
+    from ledger.domain.campaign import campaign_id
+    from ledger.sample import GM
+
+    ledger, cid = site.ledger, campaign_id("published")
+    ledger.create_campaign(slug="published", name="Published budgets", ruleset="eu", countries=["ENG", "FRA"],
+                           actor=GM)
+    ledger.open_turn(cid, actor=GM)
+    ledger.record_treasury_entry(cid, country="ENG", line="A1", amount=100, reason="ENG start", actor=GM)
+    ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=25, reason="ENG secret loot", actor=GM)
+    _, gm = tokens.issue_token(ledger, cid, role="gm", holder="gina", actor=GM)
+    _, fra = tokens.issue_token(ledger, cid, role="player", country="FRA", holder="bruno", actor=GM)
+    player = login(context, site, fra, "/ui/campaigns/published/ers/ENG/1")
+    expect(player.locator("#sheet-error")).to_be_visible()  # ENG's books are ENG's: FRA cannot work them out
+    expect(player.locator("#publish-form")).to_have_count(0)
+    assert "ENG secret loot" not in player.content()
+    other = context.browser.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        master = login(other, site, gm, "/ui/campaigns/published/ers/ENG/1")
+        master.fill("#publish-form input[name=reason]", "end of turn 1: England opens its books")
+        site.shot(master, "ers-publish-button")
+        master.click("#publish-country")
+        expect(master.locator("#published")).to_contain_text("every player now sees these sheets of turn 1")
+    finally:
+        other.close()
+    player.reload()
+    expect(player.locator("#cell-A9")).to_have_attribute("data-amount", "25")
+    expect(player.locator("#cell-A9 .ev")).to_contain_text("ENG secret loot")
+    site.shot(player, "ers-ENG-1-published-as-FRA")
+    [event] = [e for e in ledger.history(cid) if type(e).__name__ == "SheetsPublished"]
+    assert event.reason == "end of turn 1: England opens its books" and event.countries == ["ENG"]

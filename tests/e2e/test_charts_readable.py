@@ -88,3 +88,33 @@ def _gathered(ledger):
     from projections.history import gather
 
     return gather(ledger, campaign_id(ECONOMY), SYSTEM)
+
+
+def axis_range(svg: str) -> tuple[float, float]:
+    """The values at the bottom and top of the plot area, read from where the y ticks are drawn."""
+    box = re.search(r'<g id="patch_2">\s*<path d="M [\d.]+ ([\d.]+)\s*L [\d.]+ [\d.]+\s*L [\d.]+ ([\d.]+)', svg)
+    bottom, top = float(box.group(1)), float(box.group(2))
+    ticks = [(float(label.replace("−", "-")), float(y)) for y, label in re.findall(
+        r'<g id="ytick_\d+">.*?<use [^>]*y="([\d.]+)".*?<text[^>]*>([^<]*)</text>', svg, re.S)]
+    (v0, y0), (v1, y1) = ticks[0], ticks[-1]
+    per_pixel = (v1 - v0) / (y1 - y0)
+    return v0 + (bottom - y0) * per_pixel, v0 + (top - y0) * per_pixel
+
+
+def x_ticks(svg: str) -> list[str]:
+    return [t.strip() for t in re.findall(r'<g id="xtick_\d+">.*?<text[^>]*>([^<]*)</text>', svg, re.S)]
+
+
+@pytest.mark.parametrize("kind, codes", [("treasury", ("A1", "A33")), ("income", ("A14",))])
+def test_a_charts_axes_span_the_served_values_and_the_turns_played(http, ledger, kind, codes):
+    build(ledger, "economy")
+    served = [line["amount"] for country in ("FRA", "ENG") for turn in (1, 2)
+              for line in http.get(f"/campaigns/{ECONOMY}/ers/{country}/{turn}").json()["lines"]
+              if line["code"] in codes]
+    svg = http.get(f"/campaigns/{ECONOMY}/charts/{kind}.svg").text
+    low, high = axis_range(svg)
+    span = max(served) - min(served)
+    assert span > 0 and low <= min(served) and high >= max(served), (low, high, served)
+    # Room around the values, not a scale that flattens them (matplotlib's margins are 5 % a side).
+    assert min(served) - low <= 0.25 * span and high - max(served) <= 0.25 * span, (low, high, served)
+    assert x_ticks(svg) == ["1", "2"]  # one tick per turn played, whole turns only
