@@ -358,9 +358,12 @@ class Reader:
                 else:
                     hidden.append(g)
             shown = sorted(p for p in revealed if p <= upto)
-            if hidden and shown:  # revealed events of hidden groups count one by one (they are few)
+            # Revealed events of hidden groups count one by one: few reveals, but a published turn's sheets
+            # reveal all their entries, so the positions go in batches under the stores' parameter limits.
+            for i in range(0, len(shown) if hidden else 0, 500):
+                batch = shown[i:i + 500]
                 cur.execute(db.sql("SELECT position, turn, visibility FROM {proj_timeline} WHERE campaign = ? "
-                                   f"AND position IN ({', '.join('?' * len(shown))})"), (str(cid), *shown))
+                                   f"AND position IN ({', '.join('?' * len(batch))})"), (str(cid), *batch))
                 for row in cur.fetchall():
                     vis = orjson.loads(row["visibility"])
                     if row["turn"] is not None and not can_see(actor, {"visibility": vis, "position": -1}, ()):

@@ -182,3 +182,21 @@ def test_the_game_masters_button_on_the_ers_page_publishes_and_players_then_see_
         after = page.get(f"/ui/campaigns/{SLUG}/ers/ENG/1").text
         assert "ENG loot t1" in after and parse(after).cells["A9"]["data-amount"] == "10"
         assert "SPA loot t1" not in page.get(f"/ui/campaigns/{SLUG}/ers/SPA/1").text
+
+
+def test_a_turn_with_hundreds_of_published_entries_is_counted_on_the_campaign_page(http, settings, ledger):
+    from projections.runner import Projector
+
+    ledger.create_campaign(slug=SLUG, name="Busy", ruleset="eu", countries=["ENG", "FRA"], actor=SETUP)
+    ledger.open_turn(CID, actor=SETUP)
+    for n in range(520):  # more than one batch of positions (projections/head.py)
+        ledger.record_treasury_entry(CID, country="ENG", line="A9", amount=1, reason=f"toll {n}", actor=SETUP)
+    assert http.post(f"/campaigns/{SLUG}/ers/publish", json={"turn": 1, "countries": ["ENG"]}).status_code == 201
+    Projector(ledger).catch_up()  # the timeline view holds them all: the page counts from it
+    fra = issue(ledger, CID, "player", "FRA")
+    with make_client(settings, ledger) as browser:
+        browser.cookies.set("ledger_token", fra)
+        page = browser.get(f"/ui/campaigns/{SLUG}").text
+    # TurnOpened, the 520 published entries and the publication itself.
+    assert re.search(r"Turn 1</a> — 522 events", page), re.search(r"Turn 1</a>[^<]*", page)
+    assert len(entries_seen(http, bearer(fra))) == 520
