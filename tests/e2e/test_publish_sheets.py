@@ -87,6 +87,10 @@ def test_after_publication_every_player_sees_exactly_the_published_turns_entries
         "A9"] == 20
     # The charts follow: ENG's entered lines of turn 1 are drawn for FRA.
     assert "A9 " in http.get(chart, params={"country": "ENG"}, headers=fra).text
+    # The turn's timeline says it in words (the publication is recorded in the open turn, 2).
+    summaries = [e["summary"] for e in http.get(f"/campaigns/{SLUG}/turns/2/timeline", headers=fra).json()]
+    assert ("turn 1 sheets of ENG published: 2 entries made public (end of turn 1: England shows its books)"
+            in summaries), summaries
     # An observer sees them too: published is public.
     observer = bearer(issue(ledger, CID, "observer"))
     assert entries_seen(http, observer) == {"ENG start", "ENG loot t1"}
