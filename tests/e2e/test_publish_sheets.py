@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import io
 import re
+import uuid
 
 import openpyxl
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as examples
+from hypothesis import strategies as st
 
 from ledger.domain import commands as cmd
 from ledger.domain.campaign import campaign_id
@@ -204,3 +208,34 @@ def test_a_turn_with_hundreds_of_published_entries_is_counted_on_the_campaign_pa
     # TurnOpened, the 520 published entries and the publication itself.
     assert re.search(r"Turn 1</a> — 522 events", page), re.search(r"Turn 1</a>[^<]*", page)
     assert len(entries_seen(http, bearer(fra))) == 520
+
+
+ENTRIES = st.lists(st.tuples(st.sampled_from(["ENG", "FRA", "SPA"]), st.sampled_from([1, 2]), st.booleans()),
+                   min_size=1, max_size=8)
+
+
+@examples(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=ENTRIES, turn=st.sampled_from([1, 2]),
+       published=st.sets(st.sampled_from(["ENG", "FRA", "SPA"]), min_size=1))
+def test_a_players_export_holds_their_own_the_public_and_exactly_the_published_entries(http, ledger, entries, turn,
+                                                                                       published):
+    slug = f"prop-{uuid.uuid4().hex[:12]}"
+    cid = campaign_id(slug)
+    ledger.create_campaign(slug=slug, name="Property", ruleset="eu", countries=["ENG", "FRA", "SPA"], actor=SETUP)
+    ledger.open_turn(cid, actor=SETUP)
+    ledger.close_turn(cid, actor=SETUP)
+    ledger.open_turn(cid, actor=SETUP)
+    for n, (country, at, public) in enumerate(entries):
+        ledger.record_treasury_entry(cid, country=country, line="A9", amount=n + 1, reason=f"e{n}", turn=at,
+                                     actor=SETUP, **({"vis": {"scope": "public"}} if public else {}))
+    fra = bearer(issue(ledger, cid, "player", "FRA"))
+
+    def seen() -> set[str]:
+        return {r["reason"] for r in http.get(f"/campaigns/{slug}/export/entries.json", headers=fra).json()}
+
+    mine_or_public = {f"e{n}" for n, (c, _, public) in enumerate(entries) if c == "FRA" or public}
+    assert seen() == mine_or_public  # before: never another country's private entry
+    answer = http.post(f"/campaigns/{slug}/ers/publish", json={"turn": turn, "countries": sorted(published)})
+    hidden = {f"e{n}" for n, (c, at, public) in enumerate(entries) if c in published and at == turn and not public}
+    assert answer.status_code == (201 if hidden else 409), answer.text
+    assert seen() == mine_or_public | hidden  # after: exactly the published turn's, no more
