@@ -69,6 +69,14 @@ def visibility(scope: str = "public", countries: list[str] | None = None) -> dic
         raise InvalidInput(err.message, field=f"visibility.{err.field}" if err.field else "visibility") from None
 
 
+def idempotency_scope(cid: UUID, actor: Actor) -> str:
+    """Whose Idempotency-Keys a key is looked up among: one campaign token's (by its id), else, for callers
+    without a campaign token (the admin token, loopback development, the command line), the role and name."""
+    if actor.token:
+        return f"{cid}|token|{actor.token}"
+    return f"{cid}|{actor.role}|{actor.country or ''}|{actor.id}"
+
+
 @dataclass(frozen=True)
 class Appended:
     """What a command appended: positions and hashes, plus command-specific data."""
@@ -291,8 +299,7 @@ class Ledger(Application[UUID]):
         may draw ``draft.dice``, queues events with ``draft.add`` and returns the
         response data. It must raise before queueing anything that does not fit.
         """
-        # Scoped by who holds the key (role, country and name): another holder's key is another key.
-        scope = f"{cid}|{actor.role}|{actor.country or ''}|{actor.id}"
+        scope = idempotency_scope(cid, actor)
         try:
             request_hash = hashlib.sha256(canonical_json(request)).hexdigest() if idempotency_key else ""
         except NotCanonical as e:
