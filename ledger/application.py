@@ -245,7 +245,7 @@ class Ledger(Application[UUID]):
                 raise ValueError("its seal does not verify with the service's key")
             state = CampaignState.from_dict(data)
             if state.version != snap.originator_version or state.treasury is None or state.merkle is None \
-                    or state.stacks is None:
+                    or state.stacks is None or state.closed_at is None:
                 raise ValueError("it is older than the state it should hold")
             at = self.recorder.select_events(cid, gt=state.version - 1, lte=state.version)
             if len(at) != 1 or orjson.loads(at[0].state).get("hash") != state.head_hash:
@@ -584,10 +584,21 @@ class Ledger(Application[UUID]):
 
     # ------------------------------------------------------------ checkpoints and proofs
 
-    def checkpoint(self, cid: UUID) -> str:
-        """The signed checkpoint at the campaign's head (as every write returned it)."""
+    def checkpoint(self, cid: UUID, turn: int | None = None) -> str:
+        """The signed checkpoint at the campaign's head (as every write returned it), or the one signed with
+        the write that closed ``turn``: a turn's closing receipt, as stored then (one indexed read)."""
         state = self._head(cid, refresh=True)
-        return self.signer.note(cid, state.version, state.root)
+        if turn is None:
+            return self.signer.note(cid, state.version, state.root)
+        position = (state.closed_at or {}).get(str(turn))
+        if position is None:
+            raise StateConflict(f"turn {turn} has not been closed" if turn <= state.turn else
+                                f"there is no turn {turn} yet (the last is {state.turn})", field="turn")
+        signed = self.recorder.signed_checkpoints(cid, position)  # type: ignore[attr-defined]
+        if not signed:
+            raise StateConflict(f"no checkpoint was signed when turn {turn} closed (position {position}): the "
+                                "history predates signed checkpoints", field="turn")
+        return signed[0][1]
 
     def leaf_hashes(self, cid: UUID, size: int) -> list[bytes]:
         """The Merkle leaves (hashes of the stored event hashes) of positions 1..size, from the raw rows."""
