@@ -233,12 +233,31 @@ class Ledger(Application[UUID]):
         by anyone else, e.g. a GM token added with SQL, is ignored) and if the event it folds to is still the
         stored event at its position (one indexed read).
         """
+        found = self._checked_snapshot(cid)
+        if found is None:
+            return None
+        position, state, problem = found
+        if problem is not None:
+            logger.warning("campaign %s: snapshot at %s ignored, the state is rebuilt from the events (%s)",
+                           cid, position, problem)
+        return state
+
+    def check_snapshot(self, cid: UUID) -> tuple[int, str | None] | None:
+        """The latest snapshot's position and why it is refused (None: it is used); None when there is none.
+        A snapshot edited in the database is located here (``verify`` walks the events, not this cache)."""
+        found = self._checked_snapshot(cid)
+        return None if found is None else (found[0], found[2])
+
+    def _checked_snapshot(self, cid: UUID) -> tuple[int, CampaignState | None, str | None] | None:
+        """(position, state, None) of the latest snapshot if it checks out, (position, None, why) if not."""
         if self.snapshots is None:
             return None
+        position = 0
         try:
             [snap] = list(self.snapshots.get(cid, desc=True, limit=1)) or [None]
             if snap is None:
                 return None
+            position = snap.originator_version
             data = dict(snap.state)
             seal = bytes.fromhex(data.pop("seal", None) or "")
             if not self.signer.verify(_snapshot_message(cid, snap.originator_version, data), seal):
@@ -251,9 +270,8 @@ class Ledger(Application[UUID]):
             if len(at) != 1 or orjson.loads(at[0].state).get("hash") != state.head_hash:
                 raise ValueError(f"its head hash is not the stored event's at position {state.version}")
         except Exception as e:
-            logger.warning("campaign %s: snapshot ignored, the state is rebuilt from the events (%s)", cid, e)
-            return None
-        return state
+            return position, None, str(e) or type(e).__name__
+        return position, state, None
 
     def _check_signed_head(self, state: CampaignState) -> None:
         """The head must be one the service signed (one indexed read): an event appended, or a tail rewritten

@@ -63,7 +63,8 @@ class Settings(BaseSettings):
     @property
     def migrated_by_owner(self) -> bool:
         """PostgreSQL with a separate owner: migrations are run apart, as the owner (``ledger migrate``)."""
-        return self.backend == "postgres" and bool(self.postgres_owner_dsn)
+        return self.backend == "postgres" and bool(self.postgres_owner_dsn) and \
+            self.postgres_owner_dsn != self.postgres_dsn
 
     def as_owner(self) -> Settings:
         """These settings connected as the tables' owner (what ``ledger migrate`` and ``restore`` use)."""

@@ -116,19 +116,15 @@ def migrate(
     With LEDGER_POSTGRES_OWNER_DSN set, the service (LEDGER_POSTGRES_DSN) runs no DDL: run this first
     (ops/migrate). Without it, and on SQLite, the service migrates itself at start-up as before.
     """
-    from psycopg.conninfo import conninfo_to_dict
-
     from ledger.application import Ledger
-    from ledger.store.roles import grant_service_role
+    from ledger.store.roles import grant_service_role, service_role as role_of
     from ledger.supervision import Heartbeat
     from projections.runner import Projector
 
     settings = Settings()
-    role = service_role
+    role = service_role or role_of(settings)
     if role is None and settings.migrated_by_owner:
-        role = conninfo_to_dict(settings.postgres_dsn or "").get("user")
-        if not role:
-            fail("LEDGER_POSTGRES_DSN", "names no user: give the service role with --service-role")
+        fail("LEDGER_POSTGRES_DSN", "names no user: give the service role with --service-role")
     if role is not None and settings.backend != "postgres":
         fail("--service-role", "roles exist on PostgreSQL only")
     owner = settings.as_owner()

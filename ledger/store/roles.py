@@ -27,6 +27,15 @@ def append_only_tables(ledger: Any) -> tuple[str, ...]:
     return tuple(tables)
 
 
+def service_role(settings: Any) -> str | None:
+    """The role the service connects as, when the tables have a separate owner (else None: nothing to grant)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    if not settings.migrated_by_owner:
+        return None
+    return conninfo_to_dict(settings.postgres_dsn or "").get("user") or None
+
+
 def grant_service_role(ledger: Any, role: str) -> list[str]:
     """Grant ``role`` what the service needs on every table of the ledger's schema (run as the owner, after
     the tables exist); returns the statements run. Idempotent: run again after a migration adds a table."""
@@ -34,6 +43,7 @@ def grant_service_role(ledger: Any, role: str) -> list[str]:
     schema = Identifier(datastore.schema)
     who = Identifier(role)
     fixed = set(append_only_tables(ledger))
+    lock = Identifier(f"{ledger.recorder.events_table_name}_lock")
     with datastore.transaction(commit=True) as cur:
         cur.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s ORDER BY tablename", (datastore.schema,))
         tables = [r["tablename"] for r in cur.fetchall()]
@@ -41,8 +51,9 @@ def grant_service_role(ledger: Any, role: str) -> list[str]:
             SQL("GRANT USAGE ON SCHEMA {s} TO {r}").format(s=schema, r=who),
             SQL("REVOKE CREATE ON SCHEMA {s} FROM {r}").format(s=schema, r=who),
             SQL("GRANT USAGE, SELECT ON ALL SEQUENCES IN SCHEMA {s} TO {r}").format(s=schema, r=who),
-            SQL("GRANT EXECUTE ON FUNCTION {s}.{f}() TO {r}").format(
-                s=schema, f=Identifier(f"{ledger.recorder.events_table_name}_lock"), r=who),
+            # A restore (pg_restore --no-privileges) gives the function back to PUBLIC: taken away again.
+            SQL("REVOKE ALL ON FUNCTION {s}.{f}() FROM PUBLIC").format(s=schema, f=lock),
+            SQL("GRANT EXECUTE ON FUNCTION {s}.{f}() TO {r}").format(s=schema, f=lock, r=who),
         ]
         for table in tables:
             name = SQL("{s}.{t}").format(s=schema, t=Identifier(table))
