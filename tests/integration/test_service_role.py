@@ -101,6 +101,20 @@ def test_the_service_role_cannot_rewrite_the_history_nor_silence_its_trigger(rol
     assert refused in str(e.value)
 
 
+def test_a_superuser_silences_the_trigger_with_session_replication_role_which_is_why_the_service_is_not_one(roles):
+    ledger = Ledger(roles)
+    try:
+        cid = write_a_turn(ledger)
+        with psycopg.connect(PG_DSN, autocommit=True) as conn:  # the superuser the scripts used to connect as
+            conn.execute("SET session_replication_role = replica")
+            conn.execute(f'UPDATE "{roles.postgres_schema}".ledger_events '
+                         "SET topic = 'ledger.domain.events:TurnClosed' WHERE originator_version = 3")
+        report = ledger.verify(cid)  # the trigger let it through; the chain still names it
+        assert not report.intact and report.broken_at == 3
+    finally:
+        ledger.close()
+
+
 def test_the_service_works_end_to_end_as_its_role(roles):
     ledger = Ledger(roles)
     try:
