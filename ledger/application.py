@@ -69,6 +69,14 @@ def visibility(scope: str = "public", countries: list[str] | None = None) -> dic
         raise InvalidInput(err.message, field=f"visibility.{err.field}" if err.field else "visibility") from None
 
 
+def idempotency_scope(cid: UUID, actor: Actor) -> str:
+    """Whose Idempotency-Keys a key is looked up among: one campaign token's (by its id), else, for callers
+    without a campaign token (the admin token, loopback development, the command line), the role and name."""
+    if actor.token:
+        return f"{cid}|token|{actor.token}"
+    return f"{cid}|{actor.role}|{actor.country or ''}|{actor.id}"
+
+
 @dataclass(frozen=True)
 class Appended:
     """What a command appended: positions and hashes, plus command-specific data."""
@@ -225,27 +233,45 @@ class Ledger(Application[UUID]):
         by anyone else, e.g. a GM token added with SQL, is ignored) and if the event it folds to is still the
         stored event at its position (one indexed read).
         """
+        found = self._checked_snapshot(cid)
+        if found is None:
+            return None
+        position, state, problem = found
+        if problem is not None:
+            logger.warning("campaign %s: snapshot at %s ignored, the state is rebuilt from the events (%s)",
+                           cid, position, problem)
+        return state
+
+    def check_snapshot(self, cid: UUID) -> tuple[int, str | None] | None:
+        """The latest snapshot's position and why it is refused (None: it is used); None when there is none.
+        A snapshot edited in the database is located here (``verify`` walks the events, not this cache)."""
+        found = self._checked_snapshot(cid)
+        return None if found is None else (found[0], found[2])
+
+    def _checked_snapshot(self, cid: UUID) -> tuple[int, CampaignState | None, str | None] | None:
+        """(position, state, None) of the latest snapshot if it checks out, (position, None, why) if not."""
         if self.snapshots is None:
             return None
+        position = 0
         try:
             [snap] = list(self.snapshots.get(cid, desc=True, limit=1)) or [None]
             if snap is None:
                 return None
+            position = snap.originator_version
             data = dict(snap.state)
             seal = bytes.fromhex(data.pop("seal", None) or "")
             if not self.signer.verify(_snapshot_message(cid, snap.originator_version, data), seal):
                 raise ValueError("its seal does not verify with the service's key")
             state = CampaignState.from_dict(data)
             if state.version != snap.originator_version or state.treasury is None or state.merkle is None \
-                    or state.stacks is None:
+                    or state.stacks is None or state.closed_at is None:
                 raise ValueError("it is older than the state it should hold")
             at = self.recorder.select_events(cid, gt=state.version - 1, lte=state.version)
             if len(at) != 1 or orjson.loads(at[0].state).get("hash") != state.head_hash:
                 raise ValueError(f"its head hash is not the stored event's at position {state.version}")
         except Exception as e:
-            logger.warning("campaign %s: snapshot ignored, the state is rebuilt from the events (%s)", cid, e)
-            return None
-        return state
+            return position, None, str(e) or type(e).__name__
+        return position, state, None
 
     def _check_signed_head(self, state: CampaignState) -> None:
         """The head must be one the service signed (one indexed read): an event appended, or a tail rewritten
@@ -291,8 +317,7 @@ class Ledger(Application[UUID]):
         may draw ``draft.dice``, queues events with ``draft.add`` and returns the
         response data. It must raise before queueing anything that does not fit.
         """
-        # Scoped by who holds the key (role, country and name): another holder's key is another key.
-        scope = f"{cid}|{actor.role}|{actor.country or ''}|{actor.id}"
+        scope = idempotency_scope(cid, actor)
         try:
             request_hash = hashlib.sha256(canonical_json(request)).hexdigest() if idempotency_key else ""
         except NotCanonical as e:
@@ -577,10 +602,21 @@ class Ledger(Application[UUID]):
 
     # ------------------------------------------------------------ checkpoints and proofs
 
-    def checkpoint(self, cid: UUID) -> str:
-        """The signed checkpoint at the campaign's head (as every write returned it)."""
+    def checkpoint(self, cid: UUID, turn: int | None = None) -> str:
+        """The signed checkpoint at the campaign's head (as every write returned it), or the one signed with
+        the write that closed ``turn``: a turn's closing receipt, as stored then (one indexed read)."""
         state = self._head(cid, refresh=True)
-        return self.signer.note(cid, state.version, state.root)
+        if turn is None:
+            return self.signer.note(cid, state.version, state.root)
+        position = (state.closed_at or {}).get(str(turn))
+        if position is None:
+            raise StateConflict(f"turn {turn} has not been closed" if turn <= state.turn else
+                                f"there is no turn {turn} yet (the last is {state.turn})", field="turn")
+        signed = self.recorder.signed_checkpoints(cid, position)  # type: ignore[attr-defined]
+        if not signed:
+            raise StateConflict(f"no checkpoint was signed when turn {turn} closed (position {position}): the "
+                                "history predates signed checkpoints", field="turn")
+        return signed[0][1]
 
     def leaf_hashes(self, cid: UUID, size: int) -> list[bytes]:
         """The Merkle leaves (hashes of the stored event hashes) of positions 1..size, from the raw rows."""

@@ -25,6 +25,9 @@ class Settings(BaseSettings):
     sqlite_file: str = "ledger.sqlite3"
     postgres_dsn: str | None = Field(default=None, description="libpq connection string or URI")
     postgres_schema: str = ""
+    postgres_owner_dsn: str | None = Field(
+        default=None, description="the tables' owner, for `ledger migrate` only; when set, the service (which "
+        "connects with postgres_dsn as a role that may only INSERT events) never runs DDL")
     pool_size: int = 8
     snapshot_interval: int = Field(default=1000, ge=10)
     head_cache_size: int = 1000
@@ -58,6 +61,18 @@ class Settings(BaseSettings):
         return "sqlite"
 
     @property
+    def migrated_by_owner(self) -> bool:
+        """PostgreSQL with a separate owner: migrations are run apart, as the owner (``ledger migrate``)."""
+        return self.backend == "postgres" and bool(self.postgres_owner_dsn) and \
+            self.postgres_owner_dsn != self.postgres_dsn
+
+    def as_owner(self) -> Settings:
+        """These settings connected as the tables' owner (what ``ledger migrate`` and ``restore`` use)."""
+        if not self.migrated_by_owner:
+            return self
+        return self.model_copy(update={"postgres_dsn": self.postgres_owner_dsn, "postgres_owner_dsn": None})
+
+    @property
     def sqlite_path(self) -> Path:
         return self.data_dir / self.sqlite_file
 
@@ -67,7 +82,8 @@ class Settings(BaseSettings):
             "TRANSCODER_TOPIC": "ledger.store.codec:OrjsonTranscoder",
             "MAPPER_TOPIC": "ledger.store.codec:LedgerMapper",
             "IS_SNAPSHOTTING_ENABLED": "y",
-            "CREATE_TABLE": "y",
+            # With an owner DSN the tables are `ledger migrate`'s (ops/migrate): the service role may not create.
+            "CREATE_TABLE": "n" if self.migrated_by_owner else "y",
         }
         if self.backend == "postgres":
             env["PERSISTENCE_MODULE"] = "ledger.store.recorders:LedgerPostgresFactory"

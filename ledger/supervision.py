@@ -21,6 +21,8 @@ import threading
 import time
 from typing import Any
 
+from ledger.store.roles import have_tables
+
 LOG = logging.getLogger("ledger.supervision")
 SUPERVISOR_ENV = "LEDGER_SUPERVISOR_PID"
 PR_SET_PDEATHSIG = 1
@@ -82,10 +84,18 @@ class Heartbeat:
     def _create(self, cur: Any) -> None:
         if not self._created:
             if self.postgres:
+                if have_tables(cur, self.datastore.schema, ("ledger_heartbeats",)):
+                    self._created = True
+                    return
                 cur.execute("SELECT pg_advisory_xact_lock(724312)")  # concurrent CREATEs, as for the migrations
             cur.execute(f"CREATE TABLE IF NOT EXISTS {self.table} (name text PRIMARY KEY, pid integer NOT NULL, "
                         "host text NOT NULL, beat_at double precision NOT NULL)")
             self._created = True
+
+    def create_table(self) -> None:
+        """The heartbeats' table (``ledger migrate`` creates it as the owner; a beat otherwise does)."""
+        with self.datastore.transaction(commit=True) as cur:
+            self._create(cur)
 
     def beat(self) -> None:
         p = self.ph

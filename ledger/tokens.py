@@ -75,7 +75,7 @@ def authenticate(ledger: Ledger, token: str) -> TokenGrant | None:
     record = state.tokens.get(digest(token))
     if record is None:
         return None
-    return TokenGrant(cid, record["id"], Actor(record["holder"], record["role"], record["country"]), state)
+    return TokenGrant(cid, record["id"], Actor(record["holder"], record["role"], record["country"], record["id"]), state)
 
 
 def admin_matches(configured: str | None, token: str) -> bool:

@@ -45,7 +45,7 @@ INPUTS = {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd":
 def start_postgres() -> tuple[str, str]:
     out = subprocess.run([str(ROOT / "ops" / "pg.sh"), "start"], check=True, capture_output=True, text=True).stdout
     env = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines())
-    return env["LEDGER_POSTGRES_DSN"].strip("'"), env["PG_TMP"]
+    return env["PG_SUPERUSER_DSN"].strip("'"), env["PG_TMP"]  # it creates its own schemas
 
 
 def new_campaign(app: Ledger) -> uuid.UUID:
@@ -147,7 +147,7 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=16)
     args = parser.parse_args()
 
-    dsn = os.environ.get("LEDGER_POSTGRES_DSN")
+    dsn = (os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN"))
     pg_dir = None
     if not dsn:
         dsn, pg_dir = start_postgres()

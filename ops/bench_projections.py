@@ -46,7 +46,7 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the schema (print its name) for --reuse")
     ap.add_argument("--reuse", metavar="SCHEMA", help="measure a campaign kept by an earlier --keep run")
     args = ap.parse_args()
-    dsn = os.environ.get("LEDGER_POSTGRES_DSN")
+    dsn = (os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN"))
     if not dsn:
         sys.exit("set LEDGER_POSTGRES_DSN (e.g. `. /work/pg.env`)")
     schema = args.reuse or f"bench_{uuid.uuid4().hex[:8]}"

@@ -55,7 +55,8 @@ def main() -> None:
     tmp = tempfile.TemporaryDirectory(prefix="bench-reads-")
     schema = None
     if args.store == "postgres":
-        dsn = os.environ.get("LEDGER_POSTGRES_DSN") or sys.exit("set LEDGER_POSTGRES_DSN")
+        dsn = os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN") \
+            or sys.exit("set LEDGER_POSTGRES_DSN")
         schema = f"bench_{uuid.uuid4().hex[:8]}"
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f'CREATE SCHEMA "{schema}"')
@@ -110,7 +111,7 @@ def main() -> None:
         ledger.close()
         tmp.cleanup()
         if schema:
-            with psycopg.connect(os.environ["LEDGER_POSTGRES_DSN"], autocommit=True) as conn:
+            with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 

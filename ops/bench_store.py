@@ -37,7 +37,7 @@ INPUTS = {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd":
 def start_postgres() -> tuple[str, str]:
     out = subprocess.run([str(ROOT / "ops" / "pg.sh"), "start"], check=True, capture_output=True, text=True).stdout
     env = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines())
-    return env["LEDGER_POSTGRES_DSN"].strip("'"), env["PG_TMP"]
+    return env["PG_SUPERUSER_DSN"].strip("'"), env["PG_TMP"]  # it creates its own schemas
 
 
 def ledger_on(settings: Settings) -> tuple[Ledger, uuid.UUID]:
@@ -77,7 +77,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="alternating measurements of each kind")
     args = parser.parse_args()
 
-    dsn = os.environ.get("LEDGER_POSTGRES_DSN")
+    dsn = (os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN"))
     pg_dir = None
     if not dsn:
         dsn, pg_dir = start_postgres()

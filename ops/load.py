@@ -210,7 +210,7 @@ def start_server(store: str, workers: int) -> tuple[str, str, subprocess.Popen, 
     if store == "postgres":
         import psycopg
 
-        dsn = os.environ["LEDGER_POSTGRES_DSN"]
+        dsn = (os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ["LEDGER_POSTGRES_DSN"])
         schema = f"load_{uuid.uuid4().hex[:8]}"
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f'CREATE SCHEMA "{schema}"')

@@ -26,6 +26,7 @@ import orjson
 
 from ledger.economy.sheets import RELEVANT, Inputs, Memo, compute, sheet_json
 from ledger.economy.sheets import trim as sheets_trim
+from ledger.store.roles import have_tables
 from projections.records import Record
 from projections.store import ViewDB
 
@@ -76,6 +77,8 @@ def create_tables(db: ViewDB) -> None:
     big = "bigint" if db.postgres else "INTEGER"
     with db.transaction() as cur:
         if db.postgres:
+            if have_tables(cur, db.schema, ("proj_budget", "proj_budget_sheets")):
+                return
             cur.execute("SELECT pg_advisory_xact_lock(724311)")
         cur.execute(db.sql(
             f"CREATE TABLE IF NOT EXISTS {db.t('proj_budget')} (campaign text NOT NULL, country text NOT NULL, "

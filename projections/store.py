@@ -22,7 +22,10 @@ from uuid import UUID
 
 from eventsourcing.postgres import PostgresDatastore
 
+from ledger.store.roles import have_tables
+
 DOC_TABLES = ("proj_docs", "proj_checkpoints")
+VIEW_TABLES = ("proj_tracking", "proj_docs", "proj_checkpoints", "proj_timeline", "proj_awards")
 
 
 class TrackingConflict(Exception):
@@ -87,6 +90,8 @@ class ViewDB:
         ]
         with self.transaction() as cur:
             if self.postgres:
+                if have_tables(cur, self.schema, VIEW_TABLES):
+                    return
                 # Several processes may start at once: serialise the CREATEs.
                 cur.execute("SELECT pg_advisory_xact_lock(724311)")
             for s in statements:

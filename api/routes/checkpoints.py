@@ -35,10 +35,12 @@ def ledger_key(ledger: LedgerDep):
 
 
 @router.get("/campaigns/{campaign}/checkpoint", response_class=PlainTextResponse,
-            summary="The signed checkpoint at the head (C2SP tlog-checkpoint in a signed note)",
+            summary="The signed checkpoint at the head, or at a turn's close (C2SP tlog-checkpoint in a signed note)",
             responses={200: {"content": {"text/plain": {}}}})
-def checkpoint(cid: CampaignId, ledger: LedgerDep, actor: ActorDep):
-    return PlainTextResponse(ledger.checkpoint(cid), media_type="text/plain; charset=utf-8")
+def checkpoint(cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
+               turn: Annotated[int | None, Query(ge=1, le=10_000, examples=[3],
+                                                 description="the checkpoint signed when this turn closed")] = None):
+    return PlainTextResponse(ledger.checkpoint(cid, turn), media_type="text/plain; charset=utf-8")
 
 
 @router.get("/campaigns/{campaign}/proofs/inclusion", response_model=schemas.InclusionProof,

@@ -112,7 +112,8 @@ def restore(file: Annotated[Path, typer.Argument(help="A file written by `ledger
     if not file.is_file():
         fail("file", f"no backup at {file}")
     if settings.backend == "postgres":
-        conninfo, schema, env = _pg_target(settings)
+        # As the tables' owner when there is one: the service role may not create them.
+        conninfo, schema, env = _pg_target(settings.as_owner())
         if _pg_event_count(conninfo, schema):
             fail(None, f"schema {schema} already holds events: restore goes into an empty store only")
         # --clean drops what an earlier start-up created (empty tables); one transaction: all or nothing.
@@ -132,6 +133,18 @@ def restore(file: Annotated[Path, typer.Argument(help="A file written by `ledger
         finally:
             dst.close()
             src.close()
+    from ledger.store.roles import service_role
+
+    role = service_role(settings)
+    if role:  # the dump carries no privileges: the service role gets its own back
+        from ledger.application import Ledger
+        from ledger.store.roles import grant_service_role
+
+        owner = Ledger(settings.as_owner())
+        try:
+            grant_service_role(owner, role)
+        finally:
+            owner.close()
     broken = 0
     with ledger_app() as ledger:
         # Every campaign the store holds, loadable or not: a history signed by another key than this

@@ -28,6 +28,7 @@ for name, command in [
     ("export", export.export_cmd),
     ("chart", export.chart_cmd),
     ("serve", service.serve),
+    ("migrate", service.migrate),
     ("sample", service.sample),
     ("roll", turns.roll),
     ("treasury", records.treasury),

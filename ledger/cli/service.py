@@ -1,4 +1,4 @@
-"""``ledger serve``, ``ledger sample``, ``ledger openapi``: running the service and exporting its schema."""
+"""``ledger serve``, ``ledger migrate``, ``ledger sample``, ``ledger openapi``: running the service, its tables, its schema."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli.base import err, escape, ledger_app, out
+from ledger.cli.base import err, escape, fail, ledger_app, out, store_name
 from ledger.config import Settings
 from ledger.supervision import SUPERVISOR_ENV
 
@@ -104,6 +104,44 @@ class FollowerSupervisor:
             self.process.wait(timeout=10)
         except Exception:
             self.process.kill()
+
+
+def migrate(
+    service_role: Annotated[Optional[str], typer.Option(
+        "--service-role", help="The PostgreSQL role the service connects as (default: the user of "
+        "LEDGER_POSTGRES_DSN when LEDGER_POSTGRES_OWNER_DSN is set)")] = None,
+) -> None:
+    """Create or upgrade the store's tables as their owner, then grant the service role what it needs.
+
+    With LEDGER_POSTGRES_OWNER_DSN set, the service (LEDGER_POSTGRES_DSN) runs no DDL: run this first
+    (ops/migrate). Without it, and on SQLite, the service migrates itself at start-up as before.
+    """
+    from ledger.application import Ledger
+    from ledger.store.roles import grant_service_role, service_role as role_of
+    from ledger.supervision import Heartbeat
+    from projections.runner import Projector
+
+    settings = Settings()
+    role = service_role or role_of(settings)
+    if role is None and settings.migrated_by_owner:
+        fail("LEDGER_POSTGRES_DSN", "names no user: give the service role with --service-role")
+    if role is not None and settings.backend != "postgres":
+        fail("--service-role", "roles exist on PostgreSQL only")
+    owner = settings.as_owner()
+    try:
+        ledger = Ledger(owner)  # the events, snapshots and side tables (the recorders' migrations)
+    except Exception as e:
+        fail("LEDGER_POSTGRES_OWNER_DSN" if settings.migrated_by_owner else None, f"cannot migrate: {e}")
+    try:
+        Projector(ledger)  # the views' tables
+        Heartbeat(ledger).create_table()
+        if role is not None:
+            grant_service_role(ledger, role)
+    finally:
+        ledger.close()
+    out.print(f"migrated {escape(store_name(owner))}"
+              + (f"; role [bold]{escape(role)}[/bold] may read, and only append to the history" if role else ""),
+              soft_wrap=True)
 
 
 def sample() -> None:

@@ -69,6 +69,10 @@ class CampaignState:
     # its last move, where that move started], so a correction of that move can be followed.
     # None: restored from a snapshot older than this field; the application replays the history once.
     stacks: dict[str, list[Any]] | None = field(default_factory=dict)
+    # Position of each closed turn's TurnClosed, by turn (a string: JSON keys): the checkpoint signed with
+    # that write is the turn's closing receipt (``Ledger.checkpoint(cid, turn=T)``) without reading the history.
+    # None: restored from a snapshot older than this field; the application replays the history once.
+    closed_at: dict[str, int] | None = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -88,6 +92,7 @@ class CampaignState:
         log = d.get("treasury")
         d["treasury"] = TreasuryLog.from_json(log) if log is not None else None
         d.setdefault("stacks", None)
+        d.setdefault("closed_at", None)
         return cls(**d)
 
     # -- guards ---------------------------------------------------------------
@@ -129,7 +134,8 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = replace(state, turn=event.turn, turn_open=True, commitment=event.commitment, next_roll=0,
                         phases_closed=())
     elif isinstance(event, ev.TurnClosed):
-        state = replace(state, turn_open=False)
+        state = replace(state, turn_open=False, closed_at=None if state.closed_at is None else {
+            **state.closed_at, str(event.turn): event.originator_version})
     elif isinstance(event, ev.PhaseClosed):
         state = replace(state, phases_closed=(*state.phases_closed, event.phase))
     elif isinstance(event, ev.DiceRolled):

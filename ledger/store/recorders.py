@@ -288,6 +288,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         schema = Identifier(self.datastore.schema)
         table = Identifier(self.events_table_name)
         func = Identifier(f"{self.events_table_name}_refuse_change")
+        self._lock_function = Identifier(f"{self.events_table_name}_lock")
         self.sql_create_statements.extend(
             [
                 SQL(
@@ -312,6 +313,15 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                     table=table,
                     func=func,
                 ),
+                # Appends take an EXCLUSIVE lock on the events table (notification ids in commit order), which
+                # PostgreSQL grants only to a role with UPDATE, DELETE or TRUNCATE on it: the owner's function
+                # takes it for the service role, which has none of those (ledger/store/roles.py).
+                SQL(
+                    "CREATE OR REPLACE FUNCTION {schema}.{lock}() RETURNS void LANGUAGE plpgsql SECURITY DEFINER "
+                    "SET search_path = pg_catalog AS $$ BEGIN LOCK TABLE {schema}.{table} IN EXCLUSIVE MODE; END $$"
+                ).format(schema=schema, lock=self._lock_function, table=table),
+                SQL("REVOKE ALL ON FUNCTION {schema}.{lock}() FROM PUBLIC").format(
+                    schema=schema, lock=self._lock_function),
                 SQL(
                     "CREATE TABLE IF NOT EXISTS {schema}.ledger_idempotency ("
                     "scope text NOT NULL, key text NOT NULL, request_hash text NOT NULL, "
@@ -472,7 +482,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
             with self.datastore.get_connection() as conn:
                 self._sql = {
                     "lock_timeout": f"SET LOCAL lock_timeout = '{self.datastore.lock_timeout}s'",
-                    "lock": SQL("LOCK TABLE {0}.{1} IN EXCLUSIVE MODE").format(schema, table).as_string(conn),
+                    "lock": SQL("SELECT {0}.{1}()").format(schema, self._lock_function).as_string(conn),
                     "notify": SQL("NOTIFY {0}").format(Identifier(self.channel_name)).as_string(conn),
                     "insert": SQL(
                         "INSERT INTO {0}.{1} (originator_id, originator_version, topic, state) "

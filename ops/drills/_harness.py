@@ -57,18 +57,30 @@ class Store:
         self.tmp = Path(tempfile.mkdtemp(prefix="ledger-drill-"))
         self.pg_tmp: str | None = None
         self.dsn: str | None = None
-        self.schema = f"drill_{uuid.uuid4().hex[:10]}"
+        tag = uuid.uuid4().hex[:10]
+        self.schema = f"drill_{tag}"
+        # As deployed: the tables' owner migrates, the service connects as a role that may only append
+        # (ledger/store/roles.py). Roles of the drill's own, since a shared cluster's roles are global.
+        self.owner, self.service = f"drill_owner_{tag}", f"drill_service_{tag}"
         self.extra_dbs: list[str] = []
 
     def __enter__(self) -> Store:
         if self.kind == "postgres":
-            self.dsn = os.environ.get("LEDGER_DRILL_POSTGRES_DSN")
+            self.dsn = os.environ.get("LEDGER_DRILL_POSTGRES_DSN")  # a superuser's: it creates roles
             if not self.dsn:
                 out = subprocess.run([str(ROOT / "ops/pg.sh"), "start"], capture_output=True, text=True, check=True)
                 exports = dict(line.removeprefix("export ").split("=", 1) for line in out.stdout.splitlines())
-                self.pg_tmp, self.dsn = exports["PG_TMP"], exports["LEDGER_POSTGRES_DSN"].strip("'")
-            self.sql(f'CREATE SCHEMA "{self.schema}"')
+                self.pg_tmp, self.dsn = exports["PG_TMP"], exports["PG_SUPERUSER_DSN"].strip("'")
+            self.sql(f'CREATE ROLE "{self.owner}" LOGIN NOSUPERUSER')
+            self.sql(f'CREATE ROLE "{self.service}" LOGIN NOSUPERUSER')
+            self.sql(f'CREATE SCHEMA "{self.schema}" AUTHORIZATION "{self.owner}"')
+            self.migrate(self.env())
         return self
+
+    def migrate(self, env: dict[str, str]) -> None:
+        done = ledger_cli(env, "migrate")
+        if done.returncode != 0:
+            raise SystemExit(f"ledger migrate failed: {done.stdout}{done.stderr[-2000:]}")
 
     def __exit__(self, *exc: Any) -> None:
         if self.kind == "postgres":
@@ -78,6 +90,9 @@ class Store:
                 self.sql(f'DROP SCHEMA IF EXISTS "{self.schema}" CASCADE')
                 for db in self.extra_dbs:
                     self.sql(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+                for role in (self.service, self.owner):
+                    self.sql(f'DROP OWNED BY "{role}" CASCADE')
+                    self.sql(f'DROP ROLE IF EXISTS "{role}"')
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def sql(self, statement: str, dsn: str | None = None) -> list[tuple]:
@@ -97,7 +112,12 @@ class Store:
                    LEDGER_STORE=self.kind, PYTHONPATH=str(ROOT), LEDGER_ENV="development",
                    LEDGER_SIGNING_KEY_FILE=str(key))
         if self.kind == "postgres":
-            env.update(LEDGER_POSTGRES_DSN=dsn or self.dsn, LEDGER_POSTGRES_SCHEMA=self.schema)
+            from psycopg.conninfo import make_conninfo
+
+            base = dsn or self.dsn
+            env.update(LEDGER_POSTGRES_DSN=make_conninfo(base, user=self.service),
+                       LEDGER_POSTGRES_OWNER_DSN=make_conninfo(base, user=self.owner),
+                       LEDGER_POSTGRES_SCHEMA=self.schema)
         return env
 
     def empty_copy(self) -> dict[str, str]:
@@ -107,7 +127,7 @@ class Store:
         from psycopg.conninfo import make_conninfo
 
         db = f"drill_restore_{uuid.uuid4().hex[:8]}"
-        self.sql(f'CREATE DATABASE "{db}"')
+        self.sql(f'CREATE DATABASE "{db}" OWNER "{self.owner}"')
         self.extra_dbs.append(db)
         return self.env(dsn=make_conninfo(self.dsn, dbname=db))
 

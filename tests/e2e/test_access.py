@@ -232,6 +232,32 @@ def test_idempotent_replay_returns_the_identical_body_and_rolls_once(world):
     assert theirs.status_code == 201 and theirs.json()["events"] != first.json()["events"]
 
 
+def test_an_idempotency_key_belongs_to_one_token_not_to_a_holder_name(world):
+    """A holder's name is whatever the GM typed: a player token named like the GM, or a second GM token
+    with the same name, sending the GM's key gets a response of its own, never the GM's."""
+    client, ledger, own = world["client"], world["ledger"], world["own"]
+    gina = issue_named(ledger, own, "gm", "gina")
+    namesake_gm = issue_named(ledger, own, "gm", "gina")
+    namesake_player = issue_named(ledger, own, "player", "gina", "FRA")
+    body = {"purpose": "siege", "sides": 6, "count": 2}
+    first = client.post("/campaigns/own/rolls", json=body, headers={**bearer(gina), "Idempotency-Key": "k-1"})
+    assert first.status_code == 201
+    for other in (namesake_gm, namesake_player):
+        theirs = client.post("/campaigns/own/rolls", json=body, headers={**bearer(other), "Idempotency-Key": "k-1"})
+        assert theirs.status_code == 201
+        assert theirs.json()["events"][0]["position"] > first.json()["events"][0]["position"]
+        assert theirs.json()["checkpoint"] != first.json()["checkpoint"]
+    # The same token's retry still replays its own first answer, byte for byte.
+    again = client.post("/campaigns/own/rolls", json=body, headers={**bearer(gina), "Idempotency-Key": "k-1"})
+    assert again.content == first.content
+
+
+def issue_named(ledger, cid: UUID, role: str, holder: str, country: str | None = None) -> str:
+    _, raw = tokens.issue_token(ledger, cid, role=role, holder=holder, country=country, actor=SYSTEM)
+    assert raw is not None
+    return raw
+
+
 def test_errors_name_the_field_and_the_rule(world):
     client, gm = world["client"], bearer(world["tokens"]["gm"])
     r = client.post("/campaigns/own/treasury", json={"country": "FRA", "line": "A9", "amount": "lots",

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.mark.slow
 @pytest.mark.e2e
-@pytest.mark.parametrize("drill", ["writers", "idempotency", "kill9", "backup"])
+@pytest.mark.parametrize("drill", ["writers", "idempotency", "kill9", "backup", "tamper"])
 def test_drill_short(drill, store):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
     if store == "postgres":

@@ -301,6 +301,42 @@ def test_the_checkpoint_and_proofs_over_http_verify_with_the_published_key(setti
         assert noted["intact"] is False and noted["broken_at"] == 6
 
 
+def test_every_turn_close_keeps_its_signed_checkpoint_which_verifies_against_the_later_history(settings, ledger):
+    cid, _ = new_campaign(ledger)  # turn 1 open, head 5
+    closed = [ledger.close_turn(cid, actor=GM).checkpoint]
+    ledger.open_turn(cid, actor=GM)
+    ledger.roll(cid, purpose="turn 2", actor=GM)
+    closed.append(ledger.close_turn(cid, actor=GM).checkpoint)
+    ledger.open_turn(cid, actor=GM)
+    ledger.roll(cid, purpose="turn 3", actor=GM)
+    with TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}), ledger)) as client:
+        auth = {"Authorization": f"Bearer {ADMIN}"}
+        key = client.get("/.well-known/ledger-key").json()
+        public = base64.b64decode(key["public_key"])
+        for turn, receipt in enumerate(closed, start=1):
+            answer = client.get(f"/campaigns/{cid}/checkpoint", params={"turn": turn}, headers=auth)
+            assert answer.status_code == 200 and answer.text == receipt  # the one the close returned
+            note = parse_note(answer.text, key["name"], public)
+            assert ledger.event_at(cid, note.size).type == "TurnClosed"
+            # The existing tools accept it: verify against it, and prove the head extends it.
+            assert client.get(f"/campaigns/{cid}/verify", params={"checkpoint": answer.text},
+                              headers=auth).json()["intact"] is True
+            c = client.get(f"/campaigns/{cid}/proofs/consistency", params={"from": note.size}, headers=auth).json()
+            head = parse_note(client.get(f"/campaigns/{cid}/checkpoint", headers=auth).text, key["name"], public)
+            assert merkle.verify_consistency(note.size, head.size, note.root, head.root,
+                                             [bytes.fromhex(h) for h in c["proof"]])
+        for turn, why in [(3, "turn 3 has not been closed"), (4, "there is no turn 4 yet")]:
+            refused = client.get(f"/campaigns/{cid}/checkpoint", params={"turn": turn}, headers=auth)
+            assert refused.status_code == 409 and refused.json()["error"]["field"] == "turn"
+            assert why in refused.json()["error"]["message"]
+    # After a restart from a snapshot-less cold load, the closes are found again.
+    restarted = Ledger(settings)
+    try:
+        assert [restarted.checkpoint(cid, turn=t) for t in (1, 2)] == closed
+    finally:
+        restarted.close()
+
+
 def test_an_idempotent_replay_returns_the_same_receipt(ledger):
     cid, _ = new_campaign(ledger)
     first = ledger.roll(cid, purpose="k", actor=GM, idempotency_key="k1")
