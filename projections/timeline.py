@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledger.dice import audience_words
 from ledger.rules.explain import plain
 from projections.records import Record
 
@@ -86,6 +87,10 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
         return f"Turn {d['turn']} opened (dice commitment {d['commitment'][:12]}…)"
     if t == "TurnClosed":
         return f"Turn {d['turn']} closed: seed revealed, {d['rolls']} server rolls"
+    if t == "DiceSeedCommitted":
+        return f"{p}dice commitment for rolls {audience_words(d['audience'])} ({d['commitment'][:12]}…)"
+    if t == "DiceSeedRevealed":
+        return f"Turn {d['turn']}: seed of the {d['rolls']} server rolls {audience_words(d['audience'])} revealed"
     if t == "DiceRolled":
         how = "physical " if d["manual"] else ""
         return f"{p}{how}{d['count']}d{d['sides']} → {plain(d['values'])} ({d['purpose']})"
