@@ -90,7 +90,9 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
     if t == "DiceSeedCommitted":
         return f"{p}dice commitment for rolls {audience_words(d['audience'])} ({d['commitment'][:12]}…)"
     if t == "DiceSeedRevealed":
-        return f"Turn {d['turn']}: seed of the {d['rolls']} server rolls {audience_words(d['audience'])} revealed"
+        n = d["rolls"]
+        return (f"Turn {d['turn']}: dice seed revealed for the rolls {audience_words(d['audience'])} "
+                f"({n} server roll{'' if n == 1 else 's'})")
     if t == "DiceRolled":
         how = "physical " if d["manual"] else ""
         return f"{p}{how}{d['count']}d{d['sides']} → {plain(d['values'])} ({d['purpose']})"

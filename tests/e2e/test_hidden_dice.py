@@ -20,6 +20,7 @@ from ledger.application import Draft, Ledger
 from ledger.domain import events as ev
 from ledger.domain.commands import RevealEvent
 from ledger.domain.errors import StateConflict
+from projections.runner import Projector
 from tests.conftest import PG_DSN, raw_execute
 from tests.e2e.test_access import COUNTRIES, SYSTEM, VISIBILITY, bearer, issue, make_client, new_campaign
 from tests.integration.test_readme_verifier import readme_verifier
@@ -283,3 +284,21 @@ def test_a_turn_opened_before_audiences_rolls_closes_and_verifies_as_then(settin
     events = client.get(f"/campaigns/{cid}/events", headers=bearer(gm_token)).json()
     assert readme_verifier()["verify"](events, str(cid), 1) == (2, 0)
     assert ledger.verify(cid).intact  # the old event as stored is what its hash covers
+
+
+
+def test_the_timeline_tells_each_reader_of_the_seeds_they_received_in_plain_words(world, ledger):
+    Projector(ledger).catch_up()
+
+    def lines(reader: str | None) -> list[str]:
+        token = world["tokens"][reader] if reader else world["gm"]
+        r = world["client"].get(f"/campaigns/{world['cid']}/turns/1/timeline", headers=bearer(token))
+        assert r.status_code == 200
+        return [row["summary"] for row in r.json()]
+
+    fra = lines("FRA")
+    assert any(line.startswith("dice commitment for rolls seen by FRA (") for line in fra)
+    assert "Turn 1: dice seed revealed for the rolls seen by FRA (1 server roll)" in fra
+    assert not [line for line in fra if "game masters" in line]
+    assert "Turn 1: dice seed revealed for the rolls seen by the game masters only (1 server roll)" in lines(None)
+    assert not [line for line in lines("ENG") if "dice seed revealed" in line]
