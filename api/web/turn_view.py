@@ -244,6 +244,10 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         state.turn > turn or (state.turn == turn and not state.turn_open))
     commitment = next((x.data.get("commitment") for x in in_turn
                        if x.type == "TurnOpened" and x.data.get("turn") == turn), None)
+    # A hidden roll is drawn from its audience's seed (ledger/dice.py): the commitment shown is that seed's.
+    commitment = next((x.data.get("commitment") for x in in_turn if x.type == "DiceSeedCommitted"
+                       and x.data.get("turn") == turn and x.data.get("audience") == dicelib.audience(r.visibility)),
+                      commitment)
     dice = _dice_of(r)
     status = dice_status(cid, r, dice, closed, commitment, every)
     later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version) if x.position > r.position]

@@ -112,6 +112,7 @@ class TurnClosed(LedgerEvent):
     turn: int
     seed: str  # the revealed turn seed, hex; scheme 2: the public seed
     rolls: int  # server rolls drawn in the turn; scheme 2: public ones
+    dice_scheme: int = 1  # as its TurnOpened's (absent from turns closed before audiences)
 
 
 class DiceSeedRevealed(LedgerEvent):

@@ -106,7 +106,8 @@ def close_turn(d: Draft, c: cmd.CloseTurn) -> dict[str, Any]:
     s = d.state
     if s.dice_scheme == dicelib.SINGLE_SEED:  # a turn opened before audiences: its one seed, as then
         seed = d.ledger.turn_seed(s.id, turn)
-        d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=s.next_roll)
+        # Every field given: a default the event class fills in would be stored without being hashed.
+        d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=s.next_roll, dice_scheme=dicelib.SINGLE_SEED)
         return {"turn": turn, "seed": seed.hex(), "rolls": s.next_roll}
     # Each hidden audience's seed is revealed to that audience only: a player never receives another's seed.
     for audience, committed in sorted(s.seeds.items()):
@@ -116,5 +117,5 @@ def close_turn(d: Draft, c: cmd.CloseTurn) -> dict[str, Any]:
                   seed=hidden.hex(), rolls=s.rolls.get(audience, 0))
     seed = d.ledger.turn_seed(s.id, turn, dicelib.PUBLIC, s.seeds[dicelib.PUBLIC])
     rolls = s.rolls.get(dicelib.PUBLIC, 0)
-    d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=rolls)
+    d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=rolls, dice_scheme=dicelib.PER_AUDIENCE)
     return {"turn": turn, "seed": seed.hex(), "rolls": rolls}

@@ -301,4 +301,6 @@ def test_the_timeline_tells_each_reader_of_the_seeds_they_received_in_plain_word
     assert "Turn 1: dice seed revealed for the rolls seen by FRA (1 server roll)" in fra
     assert not [line for line in fra if "game masters" in line]
     assert "Turn 1: dice seed revealed for the rolls seen by the game masters only (1 server roll)" in lines(None)
-    assert not [line for line in lines("ENG") if "dice seed revealed" in line]
+    eng = lines("ENG")
+    assert not [line for line in eng if "dice seed revealed" in line]
+    assert eng[-1] == "Turn 1 closed: public seed revealed, 1 public server roll"
