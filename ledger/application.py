@@ -324,7 +324,7 @@ class Ledger(Application[UUID]):
         """Run ``command(draft)`` on the campaign's current state and append what it drafted.
 
         The extension point for every use case: a command reads ``draft.state``,
-        may draw ``draft.dice``, queues events with ``draft.add`` and returns the
+        may draw ``draft.dice_for(visibility)``, queues events with ``draft.add`` and returns the
         response data. It must raise before queueing anything that does not fit.
         """
         # Scoped by who holds the key (role, country and name): another holder's key is another key.
