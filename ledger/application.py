@@ -51,7 +51,8 @@ from ledger.domain.errors import (
 from ledger.rules.core import Die, RulesError, get_ruleset
 from ledger.economy.sheets import Budget
 from ledger.economy.treasury_log import Economy
-from ledger.store.recorders import Extras, IdempotencyRecord
+from ledger.seeds import SeedBox
+from ledger.store.recorders import Extras, IdempotencyRecord, TurnSeed
 from ledger.usecases import HANDLERS
 
 logger = logging.getLogger("ledger.application")
@@ -97,11 +98,20 @@ class Appended:
 
 
 class ServerDice:
-    """Dice derived from the turn seed, with gapless indices (a DiceSource)."""
+    """Dice derived from the seed of an audience of the turn (or of the turn, scheme 1), with gapless indices
+    (a DiceSource). ``drawn``: every die the command drew, shared by the audiences' sources, in draw order."""
 
-    def __init__(self, seed: bytes, campaign: UUID, turn: int, start: int):
-        self.seed, self.campaign, self.turn, self.next = seed, str(campaign), turn, start
-        self.drawn: list[Die] = []
+    def __init__(self, seed: Callable[[], bytes], campaign: UUID, turn: int, start: int, drawn: list[Die]):
+        self._seed_of, self._seed = seed, b""
+        self.campaign, self.turn, self.next = str(campaign), turn, start
+        self.drawn = drawn
+
+    @property
+    def seed(self) -> bytes:
+        """Read (or drawn) at the first roll: a command that ends up rolling nothing commits no seed."""
+        if not self._seed:
+            self._seed = self._seed_of()
+        return self._seed
 
     def roll(self, purpose: str, sides: int = 10, count: int = 1) -> Die:
         values = dicelib.derive(self.seed, self.campaign, self.turn, self.next, sides, count, purpose)
@@ -119,7 +129,8 @@ class Draft:
         self.context = {"turn": state.turn or None, "phase": None, "round": None, "impulse": None, **context}
         self.pending: list[tuple[type[ev.LedgerEvent], dict[str, Any], dict[str, Any]]] = []
         self.extras = Extras()
-        self._dice: ServerDice | None = None
+        self._dice: dict[str, ServerDice] = {}  # by audience (one key, "turn", in scheme 1)
+        self.drawn: list[Die] = []
         self.dry_run = False  # a preview (``Ledger.preview``): nothing is appended, no server die is drawn
 
     def add(self, cls: type[ev.LedgerEvent], vis: dict[str, Any] | None = None, **payload: Any) -> int:
@@ -127,15 +138,39 @@ class Draft:
         self.pending.append((cls, payload, vis or dict(PUBLIC)))
         return self.state.version + len(self.pending)
 
-    @property
-    def dice(self) -> ServerDice:
+    def dice_for(self, vis: dict[str, Any]) -> ServerDice:
+        """Server dice for rolls recorded in events of visibility ``vis``: drawn from the seed of that audience
+        (ledger/dice.py), so nobody outside it can recompute them from a seed they see. The first roll of an
+        audience without a seed this turn draws one: sealed into the store and committed by a
+        ``DiceSeedCommitted`` of the same visibility, appended before the roll in the same transaction."""
         if self.dry_run:
             raise StateConflict("a preview draws no server dice", field="dice")
-        if self._dice is None:
-            turn = self.state.require_open_turn()
-            seed = self.ledger.turn_seed(self.state.id, turn)
-            self._dice = ServerDice(seed, self.state.id, turn, self.state.next_roll)
-        return self._dice
+        turn = self.state.require_open_turn()
+        cid = self.state.id
+        if self.state.dice_scheme == dicelib.SINGLE_SEED:
+            key, start = "turn", self.state.next_roll
+        else:
+            key = dicelib.audience(vis)
+            start = self.state.rolls.get(key, 0)
+        if key not in self._dice:
+            self._dice[key] = ServerDice(lambda: self._seed(turn, key), cid, turn, start, self.drawn)
+        return self._dice[key]
+
+    def _seed(self, turn: int, key: str) -> bytes:
+        if key == "turn":
+            return self.ledger.turn_seed(self.state.id, turn)
+        if key in self.state.seeds:
+            return self.ledger.turn_seed(self.state.id, turn, key, self.state.seeds[key])
+        seed = dicelib.new_seed()
+        self.seal_seed(turn, key, seed)
+        self.add(ev.DiceSeedCommitted, dicelib.audience_visibility(key), turn=turn, audience=key,
+                 commitment=dicelib.commitment(seed))
+        return seed
+
+    def seal_seed(self, turn: int, audience: str, seed: bytes) -> None:
+        """Store the seed (encrypted) with the events this command appends."""
+        sealed = self.ledger.seed_box.seal(self.state.id, turn, audience, seed)
+        self.extras = replace(self.extras, seeds=(*self.extras.seeds, TurnSeed(self.state.id, turn, audience, sealed)))
 
     def seal(self) -> list[ev.LedgerEvent]:
         now = datetime.now(UTC)
@@ -174,11 +209,12 @@ class Ledger(Application[UUID]):
         with _opening(self.settings):
             super().__init__(env={**self.settings.event_env(), **(env or {})})
         self._heads: LRUCache[UUID, CampaignState] = LRUCache(maxsize=self.settings.head_cache_size)
-        self._seeds: dict[tuple[UUID, int], bytes] = {}
+        self._seeds: dict[tuple[UUID, int, str], bytes] = {}
         self._writers: dict[UUID, threading.RLock] = {}  # one writer per campaign in this process (execute)
         self._economies: LRUCache[UUID, Economy] = LRUCache(maxsize=self.settings.head_cache_size)
         self._scenarios: LRUCache[UUID, dict[str, Any]] = LRUCache(maxsize=self.settings.head_cache_size)
         self.signer = load_signer(self.settings)
+        self.seed_box = SeedBox(self.signer.derived_key(b"ledger dice seeds"))
 
     # ------------------------------------------------------------ write side
 
@@ -314,7 +350,7 @@ class Ledger(Application[UUID]):
         """Run ``command(draft)`` on the campaign's current state and append what it drafted.
 
         The extension point for every use case: a command reads ``draft.state``,
-        may draw ``draft.dice``, queues events with ``draft.add`` and returns the
+        may draw ``draft.dice_for(visibility)``, queues events with ``draft.add`` and returns the
         response data. It must raise before queueing anything that does not fit.
         """
         scope = idempotency_scope(cid, actor)
@@ -330,8 +366,8 @@ class Ledger(Application[UUID]):
             state = self._head_or_genesis(cid) if creating else self._head(cid, refresh=attempt > 0)
             draft = Draft(state, self, actor, context or {})
             data = command(draft) or {}
-            if draft._dice is not None:
-                data.setdefault("dice", [d.model_dump(mode="json") for d in draft._dice.drawn])
+            if draft.drawn:
+                data.setdefault("dice", [d.model_dump(mode="json") for d in draft.drawn])
             try:
                 sealed = draft.seal()
             except NotCanonical as e:
@@ -391,14 +427,29 @@ class Ledger(Application[UUID]):
             )
             self.snapshots.put([snap])
 
-    def turn_seed(self, cid: UUID, turn: int) -> bytes:
-        key = (cid, turn)
+    def turn_seed(self, cid: UUID, turn: int, audience: str | None = None, committed: str | None = None) -> bytes:
+        """The secret seed of an audience of an open turn, opened with the service's key and checked against
+        its commitment on the chain (``committed``); without an audience, the one plain seed of a turn opened
+        before audiences (scheme 1)."""
+        key = (cid, turn, audience or "")
         seed = self._seeds.get(key)
-        if seed is None:
+        if seed is not None:
+            return seed
+        if audience is None:
             seed = self.recorder.get_turn_seed(cid, turn)  # type: ignore[attr-defined]
-            if seed is None:
-                raise StateConflict(f"turn {turn} has no seed on this server", field="turn")
-            self._seeds[key] = seed
+        else:
+            sealed = self.recorder.get_dice_seed(cid, turn, audience)  # type: ignore[attr-defined]
+            try:
+                seed = self.seed_box.open(cid, turn, audience, sealed) if sealed is not None else None
+            except ValueError as e:
+                raise StateConflict(f"the stored seed of turn {turn} ({audience}) cannot be used: {e}",
+                                    field="turn") from None
+            if seed is not None and dicelib.commitment(seed) != committed:
+                raise StateConflict(f"the stored seed of turn {turn} ({audience}) is not the one its commitment "
+                                    "on the chain names", field="turn")
+        if seed is None:
+            raise StateConflict(f"turn {turn} has no seed on this server", field="turn")
+        self._seeds[key] = seed
         return seed
 
     # ------------------------------------------------------------ commands
@@ -654,33 +705,10 @@ class Ledger(Application[UUID]):
                 "proof": [h.hex() for h in merkle.consistency_proof(first, leaves)]}
 
     def verify_dice(self, cid: UUID, turn: int) -> dicelib.DiceReport:
-        opened: ev.TurnOpened | None = None
-        closed: ev.TurnClosed | None = None
-        rolls: list[dicelib.RecordedRoll] = []
-        for e in self.history(cid):
-            if isinstance(e, ev.TurnOpened) and e.turn == turn:
-                opened = e
-            elif isinstance(e, ev.TurnClosed) and e.turn == turn:
-                closed = e
-            elif isinstance(e, ev.DiceRolled) and e.turn == turn:
-                rolls.append(dicelib.RecordedRoll(e.originator_version, e.index, e.sides, e.count, e.purpose,
-                                                  tuple(e.values), e.manual))
-            elif isinstance(e, ev.RulingRecorded) and e.context.get("turn") == turn:
-                for die in ruling_dice(e.ruling):
-                    rolls.append(dicelib.RecordedRoll(e.originator_version, die.get("index"), die["sides"],
-                                                      die["count"], die["purpose"], tuple(die["values"]),
-                                                      bool(die.get("manual"))))
-        if opened is None:
-            raise InvalidInput(f"turn {turn} was never opened", field="turn")
-        if closed is None:
-            raise StateConflict(f"turn {turn} is still open: its seed is revealed when it closes", field="turn")
-        server_rolls = sum(1 for r in rolls if not r.manual)
-        report = dicelib.verify_turn(bytes.fromhex(closed.seed), opened.commitment, str(cid), turn, rolls)
-        if closed.rolls != server_rolls:
-            problem = (f"turn {turn}: the closing event counts {closed.rolls} server rolls, "
-                       f"the history holds {server_rolls}")
-            report = replace(report, mismatches=(*report.mismatches, problem))
-        return report
+        """Recompute every server roll of a closed turn, of every audience (the service sees every seed)."""
+        records = (dicelib.TurnRecord(e.position, e.type, e.visibility, e.context.get("turn"), e.payload())
+                   for e in self.history(cid))
+        return dicelib.verify_records(str(cid), turn, records)
 
     def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None
                   ) -> list[dict[str, Any]]:

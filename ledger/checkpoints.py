@@ -23,8 +23,9 @@ from pathlib import Path
 from uuid import UUID
 
 from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ledger.config import Settings
 
@@ -68,6 +69,13 @@ class Signer:
         except InvalidSignature:
             return False
         return True
+
+    def derived_key(self, purpose: bytes) -> bytes:
+        """A 32-byte secret for another use of the service's key (HKDF-SHA256 of the private key, one per
+        ``purpose``): it is outside the database as the key is, and travels with it (backups, restores)."""
+        raw = self.private.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
+                                         serialization.NoEncryption())
+        return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=purpose).derive(raw)
 
     def origin(self, cid: UUID) -> str:
         return f"{self.name}/campaigns/{cid}"

@@ -8,6 +8,16 @@ an integer is accepted only below the largest multiple of ``sides`` (rejection
 sampling, so no face is favoured by a modulo), and ``u % sides + 1`` is the die.
 When the turn closes the seed is revealed and anyone can recompute every roll.
 The README carries a standalone verifier of this algorithm.
+
+Audiences (scheme 2, ``TurnOpened.dice_scheme``): a hidden roll must not be
+recomputable by those who may not see it, so each audience of a turn (public,
+the game masters, a set of countries: ``audience``) has a seed of its own and
+its own gapless indices. The public seed is committed in ``TurnOpened``; any
+other audience's seed is committed by a ``DiceSeedCommitted`` event of that
+audience's visibility, appended before its first roll. At the close, the public
+seed is revealed in ``TurnClosed`` and each other seed in a ``DiceSeedRevealed``
+of its audience's visibility. Scheme 1 (turns opened before): one seed, one
+index sequence for every roll of the turn, revealed in ``TurnClosed``.
 """
 
 from __future__ import annotations
@@ -15,11 +25,17 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ledger.domain.errors import InvalidInput, StateConflict
 
 MAX_SIDES = 1000
 MAX_COUNT = 100
+SINGLE_SEED = 1  # scheme of turns opened before audiences: one seed for every roll
+PER_AUDIENCE = 2  # one seed per audience (public, gm, each set of countries)
+PUBLIC = "public"
 
 
 class DiceError(ValueError):
@@ -34,6 +50,27 @@ def new_seed() -> bytes:
 
 def commitment(seed: bytes) -> str:
     return hashlib.sha256(seed).hexdigest()
+
+
+def audience(visibility: Mapping[str, Any]) -> str:
+    """The audience of a roll, from its event's visibility: "public", "gm" or "countries:ENG,FRA"."""
+    scope = visibility.get("scope", "public")
+    if scope == "countries":
+        return "countries:" + ",".join(sorted(set(visibility.get("countries") or ())))
+    return scope
+
+
+def audience_visibility(key: str) -> dict[str, Any]:
+    """The visibility of the events that commit and reveal an audience's seed (the inverse of ``audience``)."""
+    if key.startswith("countries:"):
+        return {"scope": "countries", "countries": key.removeprefix("countries:").split(",")}
+    return {"scope": key}
+
+
+def audience_words(key: str) -> str:
+    if key.startswith("countries:"):
+        return "seen by " + ", ".join(key.removeprefix("countries:").split(","))
+    return "seen by the game masters only" if key == "gm" else "public"
 
 
 def check_die_type(sides: int, count: int) -> None:
@@ -94,6 +131,7 @@ class DiceReport:
     checked: int
     manual: int
     mismatches: tuple[str, ...]
+    hidden: int = 0  # server rolls among the events whose audience's seed is not among them: not recomputed
 
     @property
     def ok(self) -> bool:
@@ -127,3 +165,95 @@ def verify_turn(seed: bytes, committed: str, campaign: str, turn: int, rolls: It
                 f"recorded {list(roll.values)}, the seed gives {list(faces)}"
             )
     return DiceReport(turn, checked, manual, tuple(problems))
+
+
+@dataclass(frozen=True)
+class TurnRecord:
+    """An event as the dice verification reads it: an event of the history or a record of the read side."""
+
+    position: int
+    type: str
+    visibility: Mapping[str, Any]
+    turn: int | None  # the event's context turn
+    data: Mapping[str, Any]  # its payload (more fields are ignored)
+
+
+def verify_records(campaign: str, turn: int, records: Iterable[TurnRecord]) -> DiceReport:
+    """Verify the server rolls of a closed turn from the events given (a history, or what one reader sees).
+
+    Scheme 2: each audience whose seed is revealed among the events is checked (the seed against its
+    commitment, the faces, indices 0 .. n-1 with n the count its reveal states); rolls of an audience whose
+    seed is not among the events are counted as ``hidden``: whoever may not see a seed cannot recompute them.
+    """
+    opened = closed = None
+    commitments: dict[str, str] = {}
+    revealed: dict[str, tuple[int, str, int]] = {}  # audience -> (position, seed, rolls)
+    rolls: list[tuple[str, RecordedRoll]] = []
+    for r in records:
+        d = r.data
+        if d.get("turn", r.turn) != turn:
+            continue
+        if r.type == "TurnOpened":
+            opened = d
+        elif r.type == "TurnClosed":
+            closed = d
+        elif r.type == "DiceSeedCommitted":
+            commitments[d["audience"]] = d["commitment"]
+        elif r.type == "DiceSeedRevealed":
+            revealed[d["audience"]] = (r.position, d["seed"], d["rolls"])
+        elif r.type == "DiceRolled":
+            rolls.append((audience(r.visibility), RecordedRoll(r.position, d.get("index"), d["sides"], d["count"],
+                                                               d["purpose"], tuple(d["values"]), bool(d.get("manual")))))
+        elif r.type == "RulingRecorded":
+            for die in ruling_dice(d["ruling"]):
+                rolls.append((audience(r.visibility), RecordedRoll(r.position, die.get("index"), die["sides"],
+                                                                   die["count"], die["purpose"], tuple(die["values"]),
+                                                                   bool(die.get("manual")))))
+    if opened is None:
+        raise InvalidInput(f"turn {turn} was never opened", field="turn")
+    if closed is None:
+        raise StateConflict(f"turn {turn} is still open: its seeds are revealed when it closes", field="turn")
+    if opened.get("dice_scheme", SINGLE_SEED) == SINGLE_SEED:
+        every = [roll for _, roll in rolls]
+        report = verify_turn(bytes.fromhex(closed["seed"]), opened["commitment"], campaign, turn, every)
+        return _counted(report, turn, closed["rolls"], every, "the closing event")
+    commitments[PUBLIC] = opened["commitment"]
+    revealed[PUBLIC] = (0, closed["seed"], closed["rolls"])
+    checked = manual = hidden = 0
+    problems: list[str] = []
+    for key in sorted({k for k, _ in rolls} | set(revealed)):
+        own = [roll for k, roll in rolls if k == key]
+        if key not in revealed:
+            hidden += sum(1 for roll in own if not roll.manual)
+            manual += sum(1 for roll in own if roll.manual)
+            continue
+        position, seed, count = revealed[key]
+        if key not in commitments:
+            problems.append(f"turn {turn}: the seed of the rolls {audience_words(key)} (revealed at position "
+                            f"{position}) has no commitment among these events")
+            continue
+        report = verify_turn(bytes.fromhex(seed), commitments[key], campaign, turn, own)
+        reveal = "the closing event" if key == PUBLIC else f"the reveal at position {position}"
+        report = _counted(report, turn, count, own, reveal, key)
+        checked, manual = checked + report.checked, manual + report.manual
+        problems.extend(report.mismatches)
+    return DiceReport(turn, checked, manual, tuple(problems), hidden)
+
+
+def _counted(report: DiceReport, turn: int, stated: int, rolls: list[RecordedRoll], where: str,
+             key: str | None = None) -> DiceReport:
+    """The report, with a problem when the count a reveal states is not the number of server rolls held."""
+    held = sum(1 for r in rolls if not r.manual)
+    if stated == held:
+        return report
+    whose = "" if key is None else f" {audience_words(key)}"
+    problem = f"turn {turn}: {where} counts {stated} server rolls{whose}, the history holds {held}"
+    return replace(report, mismatches=(*report.mismatches, problem))
+
+
+def ruling_dice(ruling: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every die of a recorded ruling (top level and steps), in draw order."""
+    dice = list(ruling.get("dice") or [])
+    for step in ruling.get("steps") or []:
+        dice.extend(step.get("dice") or [])
+    return dice

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledger.dice import audience_words
 from ledger.rules.explain import plain
 from projections.records import Record
 
@@ -84,8 +85,15 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
                 f"{len(s['stacks'])} stacks")
     if t == "TurnOpened":
         return f"Turn {d['turn']} opened (dice commitment {d['commitment'][:12]}…)"
-    if t == "TurnClosed":
-        return f"Turn {d['turn']} closed: seed revealed, {d['rolls']} server rolls"
+    if t == "TurnClosed":  # scheme 2 (ledger/dice.py): the seed and the count are the public rolls'
+        n, public = d["rolls"], "public " if d.get("dice_scheme", 1) != 1 else ""
+        return f"Turn {d['turn']} closed: {public}seed revealed, {n} {public}server roll{'' if n == 1 else 's'}"
+    if t == "DiceSeedCommitted":
+        return f"{p}dice commitment for rolls {audience_words(d['audience'])} ({d['commitment'][:12]}…)"
+    if t == "DiceSeedRevealed":
+        n = d["rolls"]
+        return (f"Turn {d['turn']}: dice seed revealed for the rolls {audience_words(d['audience'])} "
+                f"({n} server roll{'' if n == 1 else 's'})")
     if t == "DiceRolled":
         how = "physical " if d["manual"] else ""
         return f"{p}{how}{d['count']}d{d['sides']} → {plain(d['values'])} ({d['purpose']})"

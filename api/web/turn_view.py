@@ -19,7 +19,7 @@ folded once; the budget's inputs are read by type, never the whole history.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
 
@@ -27,8 +27,8 @@ import orjson
 
 from ledger import dice as dicelib
 from ledger.application import Actor, Ledger
-from ledger.domain.campaign import CampaignState, ruling_dice
-from ledger.domain.errors import EventNotFound, InvalidInput, LedgerError, StateConflict
+from ledger.domain.campaign import CampaignState
+from ledger.domain.errors import EventNotFound, LedgerError
 from ledger.domain import commands as cmd
 from ledger.domain.corrections import replaced
 from ledger.economy.sheets import RELEVANT
@@ -89,31 +89,8 @@ def _dice_of(r: Record) -> list[dict[str, Any]]:
 def verify_turn_dice(cid: UUID, turn: int, records: list[Record]) -> dicelib.DiceReport:
     """``Ledger.verify_dice`` over the turn's records already read (every one, hidden ones too), rather than
     a second pass over the whole history: the same checks, the same messages."""
-    opened = closed = None
-    rolls: list[dicelib.RecordedRoll] = []
-    for r in records:
-        d = r.data
-        if r.type == "TurnOpened" and d.get("turn") == turn:
-            opened = d
-        elif r.type == "TurnClosed" and d.get("turn") == turn:
-            closed = d
-        elif r.type == "DiceRolled" and d.get("turn") == turn:
-            rolls.append(dicelib.RecordedRoll(r.position, d.get("index"), d["sides"], d["count"], d["purpose"],
-                                              tuple(d["values"]), bool(d.get("manual"))))
-        elif r.type == "RulingRecorded" and r.turn == turn:
-            for die in ruling_dice(d["ruling"]):
-                rolls.append(dicelib.RecordedRoll(r.position, die.get("index"), die["sides"], die["count"],
-                                                  die["purpose"], tuple(die["values"]), bool(die.get("manual"))))
-    if opened is None:
-        raise InvalidInput(f"turn {turn} was never opened", field="turn")
-    if closed is None:
-        raise StateConflict(f"turn {turn} is still open: its seed is revealed when it closes", field="turn")
-    server_rolls = sum(1 for r in rolls if not r.manual)
-    report = dicelib.verify_turn(bytes.fromhex(closed["seed"]), opened["commitment"], str(cid), turn, rolls)
-    if closed["rolls"] != server_rolls:
-        problem = f"turn {turn}: the closing event counts {closed['rolls']} server rolls, the history holds {server_rolls}"
-        report = replace(report, mismatches=(*report.mismatches, problem))
-    return report
+    return dicelib.verify_records(str(cid), turn, (dicelib.TurnRecord(r.position, r.type, r.visibility, r.turn, r.data)
+                                                   for r in records))
 
 
 def dice_status(cid: UUID, r: Record, dice: list[dict[str, Any]], closed: bool, commitment: str | None,
@@ -189,7 +166,8 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "TurnClosed": "Turn closed", "PhaseClosed": "Phase closed", "CampaignCreated": "Campaign created",
           "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
           "VisibilityRevealed": "Made public", "SheetsPublished": "Sheets published",
-          "CampaignSettingsChanged": "Settings"}
+          "CampaignSettingsChanged": "Settings",
+          "DiceSeedCommitted": "Dice commitment", "DiceSeedRevealed": "Dice seed revealed"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:
@@ -267,6 +245,10 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         state.turn > turn or (state.turn == turn and not state.turn_open))
     commitment = next((x.data.get("commitment") for x in in_turn
                        if x.type == "TurnOpened" and x.data.get("turn") == turn), None)
+    # A hidden roll is drawn from its audience's seed (ledger/dice.py): the commitment shown is that seed's.
+    commitment = next((x.data.get("commitment") for x in in_turn if x.type == "DiceSeedCommitted"
+                       and x.data.get("turn") == turn and x.data.get("audience") == dicelib.audience(r.visibility)),
+                      commitment)
     dice = _dice_of(r)
     status = dice_status(cid, r, dice, closed, commitment, every)
     later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version) if x.position > r.position]

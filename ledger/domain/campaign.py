@@ -13,8 +13,10 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
+from ledger import dice as dicelib
 from ledger import merkle
 from ledger.chain import GENESIS
+from ledger.dice import ruling_dice
 from ledger.domain import events as ev
 from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
 from ledger.domain.errors import InvalidInput, StateConflict
@@ -45,7 +47,11 @@ class CampaignState:
     turn: int = 0  # last opened turn (0: none yet)
     turn_open: bool = False
     commitment: str | None = None
-    next_roll: int = 0  # next server roll index of the open turn
+    next_roll: int = 0  # scheme 1: next server roll index of the open turn; scheme 2: server rolls so far
+    # Dice of the open turn (ledger/dice.py): its scheme, each audience's seed commitment and next roll index.
+    dice_scheme: int = dicelib.SINGLE_SEED
+    seeds: dict[str, str] = field(default_factory=dict)
+    rolls: dict[str, int] = field(default_factory=dict)
     phases_closed: tuple[str, ...] = ()  # phases of the open turn already closed (ledger/usecases/phases.py)
     # Access (ledger/tokens.py, ledger/access.py): live tokens by sha256, and positions made public later.
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -132,7 +138,10 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         )
     elif isinstance(event, ev.TurnOpened):
         state = replace(state, turn=event.turn, turn_open=True, commitment=event.commitment, next_roll=0,
-                        phases_closed=())
+                        phases_closed=(), dice_scheme=event.dice_scheme, rolls={},
+                        seeds={dicelib.PUBLIC: event.commitment} if event.dice_scheme != dicelib.SINGLE_SEED else {})
+    elif isinstance(event, ev.DiceSeedCommitted):
+        state = replace(state, seeds={**state.seeds, event.audience: event.commitment})
     elif isinstance(event, ev.TurnClosed):
         state = replace(state, turn_open=False, closed_at=None if state.closed_at is None else {
             **state.closed_at, str(event.turn): event.originator_version})
@@ -140,11 +149,11 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = replace(state, phases_closed=(*state.phases_closed, event.phase))
     elif isinstance(event, ev.DiceRolled):
         if event.index is not None:
-            state = replace(state, next_roll=event.index + 1)
+            state = _rolled(state, event, [event.index])
     elif isinstance(event, ev.RulingRecorded):
         indices = [d["index"] for d in ruling_dice(event.ruling) if d.get("index") is not None]
         if indices:
-            state = replace(state, next_roll=max(indices) + 1)
+            state = _rolled(state, event, indices)
         carry = (event.ruling.get("outcome") or {}).get("carry")
         if isinstance(carry, dict):
             key = f"{event.ruleset}:{event.procedure}"
@@ -176,6 +185,14 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
     return replace(state, version=event.originator_version, head_hash=event.hash, merkle=frontier)
 
 
+def _rolled(state: CampaignState, event: Any, indices: list[int]) -> CampaignState:
+    """Server dice drawn: the next index of the roll's audience (scheme 2) or of the turn (scheme 1)."""
+    if state.dice_scheme == dicelib.SINGLE_SEED:
+        return replace(state, next_roll=max(indices) + 1)
+    rolls = {**state.rolls, dicelib.audience(event.visibility): max(indices) + 1}
+    return replace(state, rolls=rolls, next_roll=sum(rolls.values()))
+
+
 def _stacks(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:
     if isinstance(event, ev.ScenarioImported):
         return {st["id"]: [st["location"], 0, None] for st in event.scenario.get("stacks", ())}
@@ -189,14 +206,6 @@ def _stacks(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:
             if isinstance(place, str):
                 return {**stacks, stack: [place, moved_at, origin]}
     return stacks
-
-
-def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every die of a recorded ruling (top level and steps), in draw order."""
-    dice = list(ruling.get("dice") or [])
-    for step in ruling.get("steps") or []:
-        dice.extend(step.get("dice") or [])
-    return dice
 
 
 def project_campaign(state: CampaignState | None, events: Iterable[Any]) -> CampaignState | None:

@@ -57,7 +57,19 @@ class CampaignCreated(LedgerEvent):
 
 class TurnOpened(LedgerEvent):
     turn: int
-    commitment: str  # sha256(turn seed), hex
+    commitment: str  # sha256(turn seed), hex; scheme 2: of the public seed
+    # ledger/dice.py: 1, one seed for the turn (absent from turns opened before audiences); 2, one per audience.
+    dice_scheme: int = 1
+
+
+class DiceSeedCommitted(LedgerEvent):
+    """The commitment to the seed of one audience's rolls (scheme 2), before its first roll of the turn.
+
+    Its visibility is the audience's: nobody else learns that the audience rolled."""
+
+    turn: int
+    audience: str  # ledger.dice.audience: "gm" or "countries:ENG,FRA"
+    commitment: str  # sha256(the audience's seed), hex
 
 
 class DiceRolled(LedgerEvent):
@@ -98,8 +110,20 @@ class CorrectionRecorded(LedgerEvent):
 
 class TurnClosed(LedgerEvent):
     turn: int
-    seed: str  # the revealed turn seed, hex
-    rolls: int  # server rolls drawn in the turn
+    seed: str  # the revealed turn seed, hex; scheme 2: the public seed
+    rolls: int  # server rolls drawn in the turn; scheme 2: public ones
+    dice_scheme: int = 1  # as its TurnOpened's (absent from turns closed before audiences)
+
+
+class DiceSeedRevealed(LedgerEvent):
+    """The seed of one audience's rolls revealed at the turn's close, visible to that audience only (scheme 2).
+
+    A game master makes it public with a reveal, like any hidden event."""
+
+    turn: int
+    audience: str
+    seed: str  # hex
+    rolls: int  # server rolls of the audience in the turn (indices 0 .. rolls-1)
 
 
 class CampaignSnapshot(DomainEvent):

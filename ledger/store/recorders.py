@@ -3,7 +3,9 @@
 Both add, in the same migration (idempotent, run at start-up):
 - triggers refusing UPDATE and DELETE (and TRUNCATE on PostgreSQL) of stored events;
 - ``ledger_idempotency``: the first result of each idempotency key;
-- ``ledger_turn_seeds``: the secret seed of each turn until it is revealed;
+- ``ledger_dice_seeds``: the secret seed of each audience of a turn (ledger/dice.py), encrypted with a key
+  outside the database (ledger/seeds.py); ``ledger_turn_seeds`` holds the plain seeds written before, read
+  only for a turn opened then and still open;
 - ``ledger_checkpoints``: the checkpoint the service signed after each write
   (campaign, tree size, signed note), so ``verify`` can tell an event appended
   or a tail rewritten outside the ledger (whoever writes to the database
@@ -49,7 +51,8 @@ class IdempotencyRecord:
 class TurnSeed:
     campaign: UUID
     turn: int
-    seed: bytes
+    audience: str
+    sealed: bytes  # ledger.seeds.SeedBox.seal
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ class Extras:
     """Rows written atomically with a batch of events."""
 
     idempotency: IdempotencyRecord | None = None
-    seed: TurnSeed | None = None
+    seeds: tuple[TurnSeed, ...] = ()
     checkpoint: tuple[UUID, int, str] | None = None  # (campaign, size, signed note)
 
 
@@ -205,6 +208,9 @@ class LedgerSQLiteRecorder(SerialisedSQLiteMigration, SQLiteApplicationRecorder)
             "CREATE TABLE IF NOT EXISTS ledger_turn_seeds ("
             "campaign_id TEXT NOT NULL, turn INTEGER NOT NULL, seed BLOB NOT NULL, "
             "PRIMARY KEY (campaign_id, turn))",
+            "CREATE TABLE IF NOT EXISTS ledger_dice_seeds ("
+            "campaign_id TEXT NOT NULL, turn INTEGER NOT NULL, audience TEXT NOT NULL, sealed BLOB NOT NULL, "
+            "PRIMARY KEY (campaign_id, turn, audience))",
             "CREATE TABLE IF NOT EXISTS ledger_checkpoints ("
             "campaign_id TEXT NOT NULL, size INTEGER NOT NULL, note TEXT NOT NULL, "
             "PRIMARY KEY (campaign_id, size))",
@@ -219,12 +225,9 @@ class LedgerSQLiteRecorder(SerialisedSQLiteMigration, SQLiteApplicationRecorder)
                 "INSERT INTO ledger_idempotency (scope, key, request_hash, response) VALUES (?,?,?,?)",
                 (i.scope, i.key, i.request_hash, i.response),
             )
-        if extras and extras.seed:
-            s = extras.seed
-            c.execute(
-                "INSERT INTO ledger_turn_seeds (campaign_id, turn, seed) VALUES (?,?,?)",
-                (s.campaign.hex, s.turn, s.seed),
-            )
+        for s in extras.seeds if extras else ():
+            c.execute("INSERT INTO ledger_dice_seeds (campaign_id, turn, audience, sealed) VALUES (?,?,?,?)",
+                      (s.campaign.hex, s.turn, s.audience, s.sealed))
         if extras and extras.checkpoint:
             cid, size, note = extras.checkpoint
             c.execute("INSERT INTO ledger_checkpoints (campaign_id, size, note) VALUES (?,?,?)",
@@ -262,6 +265,14 @@ class LedgerSQLiteRecorder(SerialisedSQLiteMigration, SQLiteApplicationRecorder)
             c.execute("SELECT seed FROM ledger_turn_seeds WHERE campaign_id=? AND turn=?", (campaign.hex, turn))
             row = c.fetchone()
         return bytes(row["seed"]) if row else None
+
+    def get_dice_seed(self, campaign: UUID, turn: int, audience: str) -> bytes | None:
+        """The sealed seed of an audience of a turn (ledger/seeds.py opens it)."""
+        with self.datastore.transaction(commit=False) as c:
+            c.execute("SELECT sealed FROM ledger_dice_seeds WHERE campaign_id=? AND turn=? AND audience=?",
+                      (campaign.hex, turn, audience))
+            row = c.fetchone()
+        return bytes(row["sealed"]) if row else None
 
     def head_version(self, campaign: UUID) -> int:
         """The campaign's last position (0: none): what a cached state is checked against, per request."""
@@ -333,6 +344,11 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                     "PRIMARY KEY (campaign_id, turn))"
                 ).format(schema=schema),
                 SQL(
+                    "CREATE TABLE IF NOT EXISTS {schema}.ledger_dice_seeds ("
+                    "campaign_id uuid NOT NULL, turn integer NOT NULL, audience text NOT NULL, "
+                    "sealed bytea NOT NULL, PRIMARY KEY (campaign_id, turn, audience))"
+                ).format(schema=schema),
+                SQL(
                     "CREATE TABLE IF NOT EXISTS {schema}.ledger_checkpoints ("
                     "campaign_id uuid NOT NULL, size bigint NOT NULL, note text NOT NULL, "
                     "PRIMARY KEY (campaign_id, size))"
@@ -352,7 +368,10 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
             "INSERT INTO {schema}.ledger_idempotency (scope, key, request_hash, response) VALUES (%s,%s,%s,%s)"
         ).format(schema=schema)
         self._insert_seed = SQL(
-            "INSERT INTO {schema}.ledger_turn_seeds (campaign_id, turn, seed) VALUES (%s,%s,%s)"
+            "INSERT INTO {schema}.ledger_dice_seeds (campaign_id, turn, audience, sealed) VALUES (%s,%s,%s,%s)"
+        ).format(schema=schema)
+        self._select_dice_seed = SQL(
+            "SELECT sealed FROM {schema}.ledger_dice_seeds WHERE campaign_id=%s AND turn=%s AND audience=%s"
         ).format(schema=schema)
         self._select_idempotency = SQL(
             "SELECT request_hash, response FROM {schema}.ledger_idempotency WHERE scope=%s AND key=%s"
@@ -443,9 +462,8 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                 if extras and extras.idempotency:
                     i = extras.idempotency
                     conn.execute(sql["idempotency"], (i.scope, i.key, i.request_hash, i.response))
-                if extras and extras.seed:
-                    s = extras.seed
-                    conn.execute(sql["seed"], (s.campaign, s.turn, s.seed))
+                for s in extras.seeds if extras else ():
+                    conn.execute(sql["seed"], (s.campaign, s.turn, s.audience, s.sealed))
                 if extras and extras.checkpoint:
                     conn.execute(sql["checkpoint"], extras.checkpoint)
                 entry[2] = conn.execute("RELEASE SAVEPOINT ledger_append")
@@ -505,6 +523,13 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
             curs.execute(self._select_seed, (campaign, turn), prepare=True)
             row = curs.fetchone()
         return bytes(row["seed"]) if row else None
+
+    def get_dice_seed(self, campaign: UUID, turn: int, audience: str) -> bytes | None:
+        """The sealed seed of an audience of a turn (ledger/seeds.py opens it)."""
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(self._select_dice_seed, (campaign, turn, audience), prepare=True)
+            row = curs.fetchone()
+        return bytes(row["sealed"]) if row else None
 
     def add_checkpoint(self, campaign: UUID, size: int, note: str) -> None:
         """A checkpoint signed outside a write (``ledger sign-head``); an existing one is kept."""

@@ -16,7 +16,7 @@ from typing import Any
 from psycopg.sql import SQL, Identifier
 
 #: Side tables holding facts, not caches: append-only for the service, like the events.
-APPEND_ONLY = ("ledger_idempotency", "ledger_turn_seeds", "ledger_checkpoints")
+APPEND_ONLY = ("ledger_idempotency", "ledger_turn_seeds", "ledger_dice_seeds", "ledger_checkpoints")
 
 
 def append_only_tables(ledger: Any) -> tuple[str, ...]:

@@ -2,7 +2,7 @@
 
 A use case reads the campaign's write-side state (``draft.state``), checks
 what depends on it (the command's own fields were checked by its model), may
-draw server dice (``draft.dice``), queues events (``draft.add``) and returns
+draw server dice (``draft.dice_for(visibility)``), queues events (``draft.add``) and returns
 what the caller is told. It raises before queueing anything that does not fit.
 The machinery around it (state, draft, seal, append, retry, idempotency) is
 ``ledger.application.Ledger.execute``, in one place.

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ledger import dice as dicelib
@@ -12,7 +11,6 @@ from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger import scenario as scenarios
 from ledger.rules.core import RulesError, get_ruleset
-from ledger.store.recorders import TurnSeed
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -93,9 +91,10 @@ def open_turn(d: Draft, c: cmd.OpenTurn) -> dict[str, Any]:
     turn = d.state.turn + 1
     seed = dicelib.new_seed()
     d.context["turn"] = turn
-    d.extras = replace(d.extras, seed=TurnSeed(d.state.id, turn, seed))
+    # The public seed; every other audience's is drawn at its first roll (Draft.dice_for).
+    d.seal_seed(turn, dicelib.PUBLIC, seed)
     committed = dicelib.commitment(seed)
-    d.add(ev.TurnOpened, turn=turn, commitment=committed)
+    d.add(ev.TurnOpened, turn=turn, commitment=committed, dice_scheme=dicelib.PER_AUDIENCE)
     return {"turn": turn, "commitment": committed}
 
 
@@ -104,6 +103,19 @@ def close_turn(d: Draft, c: cmd.CloseTurn) -> dict[str, Any]:
     if c.turn is not None and (not d.state.turn_open or d.state.turn != c.turn):
         raise StateConflict(f"turn {c.turn} is not the open turn", field="turn")
     turn = d.state.require_open_turn()
-    seed = d.ledger.turn_seed(d.state.id, turn)
-    d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=d.state.next_roll)
-    return {"turn": turn, "seed": seed.hex(), "rolls": d.state.next_roll}
+    s = d.state
+    if s.dice_scheme == dicelib.SINGLE_SEED:  # a turn opened before audiences: its one seed, as then
+        seed = d.ledger.turn_seed(s.id, turn)
+        # Every field given: a default the event class fills in would be stored without being hashed.
+        d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=s.next_roll, dice_scheme=dicelib.SINGLE_SEED)
+        return {"turn": turn, "seed": seed.hex(), "rolls": s.next_roll}
+    # Each hidden audience's seed is revealed to that audience only: a player never receives another's seed.
+    for audience, committed in sorted(s.seeds.items()):
+        if audience != dicelib.PUBLIC:
+            hidden = d.ledger.turn_seed(s.id, turn, audience, committed)
+            d.add(ev.DiceSeedRevealed, dicelib.audience_visibility(audience), turn=turn, audience=audience,
+                  seed=hidden.hex(), rolls=s.rolls.get(audience, 0))
+    seed = d.ledger.turn_seed(s.id, turn, dicelib.PUBLIC, s.seeds[dicelib.PUBLIC])
+    rolls = s.rolls.get(dicelib.PUBLIC, 0)
+    d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=rolls, dice_scheme=dicelib.PER_AUDIENCE)
+    return {"turn": turn, "seed": seed.hex(), "rolls": rolls}

@@ -27,7 +27,7 @@ def roll(d: Draft, c: cmd.RollDice) -> dict[str, Any]:
         raise InvalidInput(str(e), field=e.field) from None
     vis = c.visibility.as_dict()
     if c.values is None:
-        die = d.dice.roll(c.purpose, c.sides, c.count)
+        die = d.dice_for(vis).roll(c.purpose, c.sides, c.count)
         d.add(ev.DiceRolled, vis, turn=d.state.turn, index=die.index, purpose=c.purpose, sides=c.sides,
               count=c.count, values=list(die.values), manual=False)
         return {}
@@ -50,7 +50,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         proc = rs.get(c.procedure)
     except RulesError as e:
         raise InvalidInput(str(e), field=e.field or "procedure", rule=e.rule) from None
-    source: Any = ManualDice(c.manual_dice) if c.manual_dice is not None else d.dice
+    vis = c.visibility.as_dict()
+    source: Any = ManualDice(c.manual_dice) if c.manual_dice is not None else d.dice_for(vis)
     given, carried = carry(d.state, rs.id, proc, c.inputs)
     overridden = board_rulings.check(d, c, rs.id, given)
     try:
@@ -66,7 +67,6 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         doc["carried"] = carried
     if overridden:  # inputs the board contradicts, kept by the game master with a reason
         doc["overridden"] = overridden
-    vis = c.visibility.as_dict()
     position = d.add(ev.RulingRecorded, vis, procedure=c.procedure, ruleset=rs.id, ruleset_version=rs.version,
                      ruling=doc)
     # The treasury entries its effects imply, in the same transaction (ledger/economy/entries.py).
@@ -280,7 +280,7 @@ class _Witnessed:
         if not self.d.state.turn_open:
             raise StateConflict(f"these inputs need a die the ruling did not draw ({count}d{sides}, {purpose}); "
                                 "the server draws it in an open turn: open one first", field="inputs")
-        die = self.d.dice.roll(purpose, sides, count)
+        die = self.d.dice_for(self.vis).roll(purpose, sides, count)
         self.d.add(ev.DiceRolled, self.vis, turn=self.d.state.turn, index=die.index,
                    purpose=f"{purpose} (re-resolving position {self.corrects})", sides=sides, count=count,
                    values=list(die.values), manual=False)

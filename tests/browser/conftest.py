@@ -89,8 +89,10 @@ def _populate(ledger: Ledger) -> dict[str, Any]:
     at["fra_secret"] = ledger.record_treasury_entry(
         cid, country="FRA", line="A9", amount=7, reason="secret subsidy from Burgundy", actor=GM,
         vis=visibility("countries", ["FRA"]), context={"phase": "military"}).events[0]["position"]
-    at["gm_roll"] = ledger.roll(cid, purpose="spy report on Calais", sides=6, actor=GM, vis=visibility("gm"),
-                                context={"phase": "military"}).events[0]["position"]
+    # The GM's first hidden roll of the turn comes after the commitment to the GM's seed (ledger/dice.py).
+    *_, at["gm_roll"] = (e["position"] for e in ledger.roll(
+        cid, purpose="spy report on Calais", sides=6, actor=GM, vis=visibility("gm"),
+        context={"phase": "military"}).events)
     ledger.close_turn(cid, actor=GM)
     ledger.open_turn(cid, actor=GM)
     at["m14_t3"] = ledger.record_ruling(cid, procedure="M14", inputs=INTERCEPTION, actor=GM,

@@ -158,6 +158,7 @@ def test_a_player_cannot_see_another_countrys_hidden_events(site, context):
     timeline = page.locator("#timeline")
     expect(timeline).not_to_contain_text("secret subsidy")
     expect(timeline).not_to_contain_text("spy report")
+    expect(timeline).not_to_contain_text("dice seed revealed")  # nor the seed of the GM's roll
     shown = [int(p) for p in page.locator("#timeline .pos").all_inner_texts()]
     assert secret not in shown and gm_roll not in shown
     assert site.positions["m14_t2"] in shown
@@ -183,6 +184,17 @@ def test_a_player_cannot_see_another_countrys_hidden_events(site, context):
         fra = login(other, site, site.fra, "/ui/campaigns/sample/turns/2")
         expect(fra.locator("#timeline")).to_contain_text("secret subsidy")
         expect(fra.locator("#timeline")).not_to_contain_text("spy report")
+        expect(fra.locator("#timeline")).not_to_contain_text("game masters only")
+    finally:
+        other.close()
+    # The game master sees the GM seed's commitment and reveal, in words.
+    other = context.browser.new_context()
+    try:
+        gm = login(other, site, site.gm, "/ui/campaigns/sample/turns/2")
+        expect(gm.locator("#timeline")).to_contain_text(
+            "dice seed revealed for the rolls seen by the game masters only (1 server roll)")
+        expect(gm.locator("#timeline")).to_contain_text("dice commitment for rolls seen by the game masters only")
+        site.shot(gm, "gm-seed-reveal")
     finally:
         other.close()
 

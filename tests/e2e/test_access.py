@@ -163,7 +163,9 @@ def test_a_player_rolls_for_their_own_country_with_server_dice_only(world):
                                                                                  "countries": ["FRA"]}},
                     headers=player)
     assert r.status_code == 201
-    [event] = client.get(f"/campaigns/own/events?after={before}", headers=player).json()
+    # FRA's first roll of the turn: the commitment to FRA's own seed comes first (ledger/dice.py).
+    [commitment, event] = client.get(f"/campaigns/own/events?after={before}", headers=player).json()
+    assert commitment["type"] == "DiceSeedCommitted" and commitment["payload"]["audience"] == "countries:FRA"
     assert event["actor"] == {"id": "bruno", "role": "player", "country": "FRA"}
 
 
@@ -362,7 +364,8 @@ def test_hidden_events_never_appear_in_another_countrys_responses(settings, ledg
                 result = ledger.record_ruling(cid, procedure="M13", inputs=M13["inputs"], actor=SYSTEM, vis=vis)
             else:
                 result = ledger.roll(cid, purpose="p", actor=SYSTEM, vis=vis)
-            position = result.events[0]["position"]
+            # (an audience's first roll is preceded by the commitment to its seed, of the same visibility)
+            [position] = [e["position"] for e in result.events if e["type"] in ("DiceRolled", "RulingRecorded")]
             revealed = reveal and vis["scope"] != "public"
             if revealed:
                 ledger.submit(cid, RevealEvent, position=position, reason="shown", actor=SYSTEM)

@@ -40,7 +40,7 @@ def closed_turn(ledger):
 def test_the_readme_verifier_confirms_every_server_roll(ledger):
     cid = closed_turn(ledger)
     events = [event_public(e).model_dump(mode="json") for e in ledger.history(cid)]
-    assert readme_verifier()["verify"](events, str(cid), 1) == 3
+    assert readme_verifier()["verify"](events, str(cid), 1) == (3, 0)
 
 
 def test_the_readme_verifier_catches_a_changed_roll(ledger):

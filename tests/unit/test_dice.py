@@ -126,3 +126,64 @@ def test_physical_dice_are_counted_not_recomputed():
 def test_impossible_die_types_are_refused(sides, count):
     with pytest.raises(dice.DiceError):
         derive(SEED, CAMPAIGN, 1, 0, sides, count, "x")
+
+
+# ------------------------------------------------------------ one seed per audience (scheme 2)
+
+GM_SEED, PUBLIC_SEED = bytes(range(1, 33)), bytes(range(2, 34))
+GM_VIS, PUBLIC_VIS = {"scope": "gm"}, {"scope": "public"}
+
+
+def rolled(position: int, index: int, seed: bytes, vis: dict) -> dice.TurnRecord:
+    values = derive(seed, CAMPAIGN, 1, index, 6, 2, f"roll {position}")
+    return dice.TurnRecord(position, "DiceRolled", vis, 1, {"turn": 1, "index": index, "sides": 6, "count": 2,
+                                                           "purpose": f"roll {position}", "values": list(values),
+                                                           "manual": False})
+
+
+def scheme_2_turn(gm_rolls_revealed: int = 1) -> list[dice.TurnRecord]:
+    """Turn 1: a public roll and a GM-only roll, each from its audience's seed; closed."""
+    return [
+        dice.TurnRecord(1, "TurnOpened", PUBLIC_VIS, 1, {"turn": 1, "commitment": commitment(PUBLIC_SEED),
+                                                         "dice_scheme": 2}),
+        rolled(2, 0, PUBLIC_SEED, PUBLIC_VIS),
+        dice.TurnRecord(3, "DiceSeedCommitted", GM_VIS, 1, {"turn": 1, "audience": "gm",
+                                                            "commitment": commitment(GM_SEED)}),
+        rolled(4, 0, GM_SEED, GM_VIS),
+        dice.TurnRecord(5, "DiceSeedRevealed", GM_VIS, 1, {"turn": 1, "audience": "gm", "seed": GM_SEED.hex(),
+                                                           "rolls": gm_rolls_revealed}),
+        dice.TurnRecord(6, "TurnClosed", PUBLIC_VIS, 1, {"turn": 1, "seed": PUBLIC_SEED.hex(), "rolls": 1,
+                                                         "dice_scheme": 2}),
+    ]
+
+
+def test_each_audience_is_recomputed_from_its_own_seed():
+    report = dice.verify_records(CAMPAIGN, 1, scheme_2_turn())
+    assert (report.ok, report.checked, report.hidden) == (True, 2, 0)
+
+
+def test_a_roll_whose_seed_is_not_among_the_events_is_counted_hidden_not_verified():
+    shown = [r for r in scheme_2_turn() if r.type not in ("DiceSeedCommitted", "DiceSeedRevealed")]
+    report = dice.verify_records(CAMPAIGN, 1, shown)
+    assert (report.ok, report.checked, report.hidden) == (True, 1, 1)
+
+
+def test_a_hidden_roll_discarded_before_the_close_is_caught_by_its_reveals_count():
+    report = dice.verify_records(CAMPAIGN, 1, scheme_2_turn(gm_rolls_revealed=2))
+    assert report.mismatches == ("turn 1: the reveal at position 5 counts 2 server rolls seen by the game masters "
+                                 "only, the history holds 1",)
+
+
+def test_a_revealed_seed_without_its_commitment_is_not_trusted():
+    report = dice.verify_records(CAMPAIGN, 1, [r for r in scheme_2_turn() if r.type != "DiceSeedCommitted"])
+    assert report.checked == 1 and report.mismatches == (
+        "turn 1: the seed of the rolls seen by the game masters only (revealed at position 5) has no commitment "
+        "among these events",)
+
+
+@given(st.one_of(st.just({"scope": "public"}), st.just({"scope": "gm"}),
+                 st.lists(st.sampled_from(["ENG", "FRA", "SPA"]), min_size=1, unique=True).map(
+                     lambda cs: {"scope": "countries", "countries": cs})))
+def test_an_audiences_seed_events_have_the_visibility_of_its_rolls(vis):
+    normalised = {**vis, "countries": sorted(vis["countries"])} if "countries" in vis else vis
+    assert dice.audience_visibility(dice.audience(vis)) == normalised
