@@ -436,8 +436,9 @@ class Ledger(Application[UUID]):
     def open_turn(self, cid: UUID, **kw: Any) -> Appended:
         return self.submit(cid, cmd.OpenTurn, **kw)
 
-    def close_turn(self, cid: UUID, **kw: Any) -> Appended:
-        return self.submit(cid, cmd.CloseTurn, **kw)
+    def close_turn(self, cid: UUID, turn: int | None = None, **kw: Any) -> Appended:
+        """Scripts and tests may leave the turn out: the campaign's current one. People name it (CLI, HTTP)."""
+        return self.submit(cid, cmd.CloseTurn, turn=self.campaign(cid).turn if turn is None else turn, **kw)
 
     def close_phase(self, cid: UUID, phase: str, **kw: Any) -> Appended:
         return self.submit(cid, cmd.ClosePhase, phase=phase, **kw)

@@ -213,10 +213,10 @@ class OpenTurn(Command):
 
 
 class CloseTurn(Command):
-    """Close the open turn; naming the turn makes sure it is the one meant (else 409)."""
+    """Close the open turn, named so that a game master never closes another one by mistake (else 409)."""
 
     action: ClassVar[str] = "close_turn"
-    turn: Turn | None = None
+    turn: Turn
 
 
 class ClosePhase(Command):

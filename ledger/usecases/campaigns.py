@@ -101,9 +101,9 @@ def open_turn(d: Draft, c: cmd.OpenTurn) -> dict[str, Any]:
 
 @handles(cmd.CloseTurn)
 def close_turn(d: Draft, c: cmd.CloseTurn) -> dict[str, Any]:
-    if c.turn is not None and (not d.state.turn_open or d.state.turn != c.turn):
-        raise StateConflict(f"turn {c.turn} is not the open turn", field="turn")
     turn = d.state.require_open_turn()
+    if turn != c.turn:
+        raise StateConflict(f"turn {c.turn} is not the open turn (turn {turn} is)", field="turn")
     seed = d.ledger.turn_seed(d.state.id, turn)
     d.add(ev.TurnClosed, turn=turn, seed=seed.hex(), rolls=d.state.next_roll)
     return {"turn": turn, "seed": seed.hex(), "rolls": d.state.next_roll}
