@@ -13,6 +13,7 @@ from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, get_ruleset
 from ledger.usecases import board_rulings
+from ledger.usecases import map as map_usecases
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -126,6 +127,7 @@ def record_correction(d: Draft, c: cmd.RecordCorrection) -> dict[str, Any]:
             replacement = {"ruling": {"effects": [_effect(e) for e in rep.effects or ()]}}
         else:
             replacement = rep.fields()
+            map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
     position = d.add(ev.CorrectionRecorded, vis, corrects=c.corrects, reason=c.reason, replacement=replacement)
     if isinstance(root, ev.RulingRecorded):
         fixes = Standing.of([*_corrections(later), (position, c.corrects, replacement)])

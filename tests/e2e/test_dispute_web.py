@@ -173,9 +173,14 @@ def test_what_if_answers_the_difference_at_the_head_and_records_nothing(settings
         auth = {"Authorization": f"Bearer {ADMIN}"}
         head = disputed.campaign(CID).version
         r = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
-                   json={"replacement": {"destination": "Bretagne"}})
+                   json={"replacement": {"destination": "Irlande"}})
         assert r.status_code == 200, r.text
-        assert any("Bretagne" in line for line in r.json()["changes"]), r.json()
+        assert any("Irlande" in line for line in r.json()["changes"]), r.json()
+        # Bretagne is on the real board but not on the sample's corner of it: no what-if to a place not in play.
+        off = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
+                     json={"replacement": {"destination": "Bretagne"}})
+        assert off.status_code == 422 and off.json()["error"]["field"] == "replacement.destination", off.text
+        assert "Bretagne" in off.json()["error"]["message"]
         struck = c.post(f"/campaigns/sample/whatif?at={battle.originator_version}", headers=auth, json={}).json()
         assert struck["victory"]["ENG"]["now"] != struck["victory"]["ENG"]["then"], struck
         bad = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,

@@ -96,6 +96,37 @@ def test_a_correction_of_a_correction_is_folded_in_order_by_the_budget_and_the_v
     p.catch_up()  # the budget view folds the same way as the write side
 
 
+@pytest.mark.parametrize("kind, replacement, field", [
+    ("StackMoved", {"destination": "Bretagne"}, "replacement.destination"),  # on the board, not in this scenario
+    ("StackMoved", {"path": ["Manche", "Atlantide"]}, "replacement.path[1]"),
+    ("StackMoved", {"stack": "FRA-9"}, "replacement.stack"),
+    ("ControlChanged", {"province": "Manche"}, "replacement.province"),  # a sea zone is controlled by no one
+    ("ControlChanged", {"controller": "SPA"}, "replacement.controller"),
+    ("MarkerPlaced", {"province": "Bretagne"}, "replacement.province"),
+    ("TreasuryEntryRecorded", {"country": "SPA"}, "replacement.country"),
+])
+def test_a_correction_names_only_places_and_countries_of_the_campaign(ledger, kind, replacement, field):
+    cid = sample(ledger)
+    [at] = positions_of(ledger, cid, kind)[:1]
+    err = appended_nothing(ledger, cid, lambda: ledger.record_correction(
+        cid, corrects=at, reason="x", replacement=replacement, actor=GM))
+    [named] = replacement.values()
+    assert err.field == field and (named[-1] if isinstance(named, list) else named) in err.message, err.message
+    # The same check answers a what-if: the draft is the correction's own use case.
+    with pytest.raises(InvalidInput) as drafted:
+        ledger.drafted(cid, cmd.build(cmd.RecordCorrection, corrects=at, reason="what if", replacement=replacement),
+                       actor=GM)
+    assert drafted.value.field == field
+
+
+def test_a_correction_to_a_place_in_play_is_accepted(ledger):
+    cid = sample(ledger)
+    [move] = positions_of(ledger, cid, "StackMoved")[:1]
+    done = ledger.record_correction(cid, corrects=move, reason="it sailed to Irlande",
+                                    replacement={"destination": "Irlande"}, actor=GM)
+    assert [e["type"] for e in done.events] == ["CorrectionRecorded"]
+
+
 def test_a_player_never_sees_a_correction_wider_than_the_event(ledger):
     cid = sample(ledger)
     hidden = ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=5, reason="secret", actor=GM,
