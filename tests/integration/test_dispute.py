@@ -201,6 +201,46 @@ def test_an_interception_needing_a_die_it_did_not_draw_draws_one_and_flags_it(le
     assert corr
 
 
+def test_movement_attrition_resolved_again_in_the_rest_of_the_world_draws_the_star_die_and_back(ledger):
+    """M10 (eu-military-rules.tex, Attrition, Land): in Europe one die on the stack-size column; in the rest of
+    the world the percentage is read by 10-LD blocks, and a ★ cell asks for an extra d (12 LD at 10%: 10 → "9",
+    2 → "2★"). A physical 6 was rolled for the attrition: every re-resolution reuses it by its purpose."""
+    cid = sample(ledger)
+    if not ledger.campaign(cid).turn_open:
+        ledger.open_turn(cid, actor=GM)
+    europe = {"ld": 12, "causes": 1, "area": "europe"}
+    at = ledger.record_ruling(cid, procedure="M10", inputs=europe, manual_dice=[[6]], actor=GM).events[0]["position"]
+    assert _dice_purposes(ledger.event_at(cid, at).ruling) == [("movement attrition", (6,))]
+
+    # A second cause of attrition: the recorded 6 is reused, the total is 6 + 2.
+    done = ledger.handle(cid, cmd.build(cmd.ReworkRuling, position=at, inputs={**europe, "causes": 2},
+                                        reason="two causes"), actor=GM)
+    assert [(d["purpose"], d["values"]) for d in done.data["rework"]["matched"]] == [("movement attrition", [6])]
+    assert done.data["rework"]["drawn"] == [] and done.data["ruling"]["total"] == 8
+    assert not [e for e in done.events if e["type"] == "DiceRolled"]
+
+    # In the rest of the world after all: the 6 reads 10%, the 2-LD block is a ★ cell; its die is new.
+    rotw = {**europe, "area": "rotw"}
+    preview = ledger.preview(cid, cmd.build(cmd.ReworkRuling, position=at, inputs=rotw, reason="ROTW"), actor=GM)
+    assert "★" in preview.data["rework"]["needs_die"] and not [e for e in preview.events if e["type"] == "DiceRolled"]
+    done = ledger.handle(cid, cmd.build(cmd.ReworkRuling, position=at, inputs=rotw, reason="ROTW"), actor=GM)
+    report = done.data["rework"]
+    assert [d["values"] for d in report["matched"]] == [[6]]
+    [drawn] = report["drawn"]
+    [rolled] = [ledger.event_at(cid, e["position"]) for e in done.events if e["type"] == "DiceRolled"]
+    assert rolled.index == drawn["index"] and list(rolled.values) == drawn["values"] and not rolled.manual
+    assert "★" in rolled.purpose and f"re-resolving position {at}" in rolled.purpose
+    assert [b["cell"] for b in done.data["ruling"]["outcome"]["blocks"]] == ["9", "2★"]
+
+    # Back in Europe: the ★ die is no longer needed, and said so.
+    back = ledger.handle(cid, cmd.build(cmd.ReworkRuling, position=at, inputs=europe, reason="Europe"), actor=GM)
+    assert [d["values"] for d in back.data["rework"]["unused"]] == [drawn["values"]]
+    assert [d["values"] for d in back.data["rework"]["matched"]] == [[6]]
+    checked: list[int] = []
+    assert ledger.recompute(cid, checked=checked) == []
+    assert {e["position"] for e in back.events if e["type"] == "CorrectionRecorded"} <= set(checked)
+
+
 def test_a_reworked_ruling_moves_its_treasury_entries(ledger):
     cid = sample(ledger)
     rulings = [e for e in ledger.history(cid) if isinstance(e, ev.RulingRecorded)]
