@@ -297,3 +297,79 @@ def test_the_command_line_shows_settles_and_recomputes_a_dispute(settings, ledge
 
     events = CliRunner().invoke(app, ["events", "sample"], env={**cli_env(settings), "COLUMNS": "300"})
     assert events.exit_code == 0 and "correction of position" in events.output, events.output[-2000:]
+
+
+def _stored_rows(db) -> int:
+    with db.reading() as cur:
+        cur.execute(db.sql("SELECT COUNT(*) AS n FROM {events}"))
+        return int(cur.fetchone()["n"])
+
+
+def _budget_lines(ledger, cid, upto):
+    from ledger.economy.sheets import budget
+    from projections import read
+
+    b = budget(read.records(ledger, cid, 0, upto))
+    return {(country, turn, code): c.value for (country, turn), sheet in b.sheets.items()
+            for code, c in (sheet.cells or {}).items()}
+
+
+def _turn_two(ledger, cid, settled):
+    """Turn 2 of the sample: FRA-1 marches back from Normandie to Caux, ENG is paid a ransom; and, when
+    ``settled``, an old quarrel: the turn-1 landing corrected to end in Caux, a correction reaching back behind
+    the opening of turn 2 (whose checkpoint holds the landing as first recorded)."""
+    ledger.submit(cid, cmd.MoveStack, stack="FRA-1", origin="Normandie", destination="Caux", actor=GM)
+    ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=7, reason="ransom", actor=GM)
+    if settled:
+        [landing] = [e.originator_version for e in ledger.history(cid)
+                     if isinstance(e, ev.StackMoved) and e.stack == "ENG-1"]
+        ledger.record_correction(cid, corrects=landing, reason="they landed in Caux", actor=GM,
+                                 replacement={"destination": "Caux", "path": ["Kent", "Manche", "Caux"]})
+
+
+@pytest.mark.parametrize("which, settled, replacement, starts", [
+    ("the march of turn 2", False, {"destination": "Picardie"}, "turn 2"),  # after turn 2's opening: from there
+    ("the ransom of turn 2", False, {"amount": 9}, "turn 2"),
+    ("the march of turn 2", True, {"destination": "Picardie"}, "turn 1"),  # the landing corrected since: before it
+    ("the battle of turn 1", False, None, "turn 1"),
+    ("the landing's correction", True, {"destination": "Normandie", "path": ["Kent", "Manche", "Normandie"]},
+     "turn 1"),
+    ("the pillage of turn 1", True, {"province": "Caux"}, "turn 1"),
+])
+def test_a_what_if_starts_at_the_checkpoint_before_the_event_and_equals_recording_it(ledger, which, settled,
+                                                                                     replacement, starts):
+    from projections import whatif, words
+    from projections.head import Reader
+
+    cid = sample(ledger)
+    _turn_two(ledger, cid, settled)
+    history = ledger.history(cid)
+    at = {"the march of turn 2": lambda e: isinstance(e, ev.StackMoved) and e.stack == "FRA-1" and e.context["turn"] == 2,
+          "the ransom of turn 2": lambda e: isinstance(e, ev.TreasuryEntryRecorded) and e.reason == "ransom",
+          "the battle of turn 1": lambda e: isinstance(e, ev.RulingRecorded) and e.procedure == "M19",
+          "the landing's correction": lambda e: isinstance(e, ev.CorrectionRecorded),
+          "the pillage of turn 1": lambda e: isinstance(e, ev.MarkerPlaced)}
+    [target] = [e.originator_version for e in history if at[which](e)]
+    opened = {f"turn {e.turn}": e.originator_version for e in history if isinstance(e, ev.TurnOpened)}
+    p = Projector(ledger)
+    p.catch_up()
+    head = ledger.campaign(cid).version
+    command = cmd.build(cmd.RecordCorrection, corrects=target, reason="what if", replacement=replacement)
+    rows = _stored_rows(p.db)
+
+    _, drafted = ledger.drafted(cid, command, actor=GM)
+    answer = whatif.what_if(Reader(ledger, p.db), cid, drafted)
+    assert _stored_rows(p.db) == rows and ledger.campaign(cid).version == head  # nothing recorded
+    assert answer["from_checkpoint"] == opened[starts]
+
+    ledger.handle(cid, command, actor=GM)
+    after = ledger.campaign(cid).version
+    before_docs, after_docs = replay.state_from_scratch(ledger, cid, head), replay.state_from_scratch(ledger, cid, after)
+    assert answer["changes"] == words.changes(before_docs, after_docs)
+    c0, c1 = _budget_lines(ledger, cid, head), _budget_lines(ledger, cid, after)
+    assert answer["budget"] == [
+        words.budget_line({"country": k[0], "turn": k[1], "line": k[2], "from": c0.get(k), "to": c1.get(k)})
+        for k in sorted(set(c0) | set(c1), key=lambda k: (k[0], k[1], words.ers_key(k[2]))) if c0.get(k) != c1.get(k)]
+    assert answer["changes"] or answer["budget"]  # each of these what-ifs changes something
+    vp = after_docs["victory"].get("vp") or {}
+    assert {c: v["then"] for c, v in answer["victory"].items()} == {c: words.plain(vp.get(c, 0)) for c in answer["victory"]}
