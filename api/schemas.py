@@ -265,6 +265,9 @@ class ReworkBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     inputs: dict[str, Any]
     reason: str
+    manual_dice: list[list[int]] | None = Field(
+        default=None, description="Dice rolled at the table for the dice the recorded ones do not cover, in draw "
+                                  "order (recorded as physical dice)")
 
 
 class WhatIfBody(BaseModel):

@@ -99,7 +99,8 @@ def rework_ruling(body: schemas.ReworkBody, cid: CampaignId, position: Annotated
                   ledger: LedgerDep, actor: Permit("record_correction"), key: IdempotencyKey,
                   response: Response, dry_run: bool = False):
     # The command is built from the path and the body (``build`` validates it as any request body).
-    command = cmd.build(cmd.ReworkRuling, position=position, inputs=body.inputs, reason=body.reason)
+    command = cmd.build(cmd.ReworkRuling, position=position, inputs=body.inputs, reason=body.reason,
+                        manual_dice=body.manual_dice)
     if dry_run:
         response.status_code = status.HTTP_200_OK
         return schemas.Appended.model_validate(ledger.preview(cid, command, actor=actor).to_json())

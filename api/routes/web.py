@@ -331,7 +331,10 @@ async def rework(request: Request, campaign: str, position: Annotated[int, Path(
         if spec is None:
             raise InvalidInput(f"position {position} is not a ruling this server can resolve", field="position")
         inputs = form_inputs(spec["fields"], form)
-        command = build(ReworkRuling, position=position, inputs=inputs, reason=form.get("reason", ""))
+        manual = form.get("manual", "").strip()
+        physical = [[int(v)] if v.strip().isdigit() else [v.strip()] for v in manual.split(",")] if manual else None
+        command = build(ReworkRuling, position=position, inputs=inputs, reason=form.get("reason", ""),
+                        manual_dice=physical)
         turn = original.context.get("turn")
         if form.get("action") == "record":
             done = ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
@@ -345,6 +348,7 @@ async def rework(request: Request, campaign: str, position: Annotated[int, Path(
                 "rework": {k: [words.dice_line(d) for d in report.get(k) or ()] for k in ("matched", "drawn", "unused")}}
         posted = [(k, v) for k, v in form.items() if k.startswith("input.")]
         preview = {"position": position, "reason": command.reason, "needs_die": report.get("needs_die"),
+                   "manual": manual, "after_turn_closed": report.get("after_turn_closed"),
                    "words": diff, "posted": posted, "fields": rework_form(record, state, inputs)["fields"],
                    "entries": [words.budget_line({**b, "turn": turn}) for b in result.data.get("entries") or ()]}
         return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),

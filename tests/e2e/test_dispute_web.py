@@ -290,3 +290,32 @@ def test_for_any_history_with_disputes_the_terminal_and_the_page_say_the_same_at
             assert terminal[r.position] == said, (r.position, r.type)
             before, after = corrections.around(replay.MODELS, records, r)
             assert page.change_words == words.changes(before, after), (r.position, r.type)
+
+
+def test_on_the_page_a_closed_turn_rework_takes_a_die_rolled_at_the_table(settings, disputed):
+    at = disputed.record_ruling(CID, procedure="M14", inputs={"interceptor_man": 4, "target_man": 3,
+                                                            "last_campaign": "none"}, actor=GM).events[0]["position"]
+    disputed.close_turn(CID, turn=2, actor=GM)
+    with client(settings, disputed) as c:
+        log_in(c, disputed)
+        page = c.get(f"/ui/campaigns/sample/turns/2?position={at}")
+        form = dict(re.findall(r'name="(input\.[^"]+)" value="([^"]*)"', page.text))
+        for name, options in re.findall(r'<select name="(input\.[^"]+)">(.*?)</select>', page.text, flags=re.S):
+            chosen = re.search(r"<option(?: value=\"[^\"]*\")? selected>([^<]*)</option>", options)
+            form[name] = "" if chosen is None or chosen.group(1).startswith("—") else chosen.group(1)
+        form["input.last_campaign"] = "active"
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+        url = f"/ui/campaigns/sample/rulings/{at}/rework"
+        asked = c.post(url, data={**form, "csrf": csrf, "reason": "it was active", "action": "preview"})
+        assert "open the next turn" in text_of(asked.text) and "rolled at the table" in text_of(asked.text)
+        head = disputed.campaign(CID).version
+        preview = c.post(url, data={**form, "csrf": csrf, "reason": "it was active", "action": "preview",
+                                    "manual": "3"})
+        shown = text_of(preview.text)
+        assert preview.status_code == 200 and "rolled at the table, after turn 2 closed" in shown, shown[-3000:]
+        assert disputed.campaign(CID).version == head and not [r for r in REPRS if r in shown]
+        done = c.post(url, data={**form, "csrf": csrf, "reason": "it was active", "action": "record", "manual": "3",
+                                 "key": "k-closed"}, follow_redirects=False)
+        assert done.status_code == 303, done.text[:2000]
+    [rolled] = [e for e in disputed.history(CID, after=head) if isinstance(e, ev.DiceRolled)]
+    assert rolled.manual and list(rolled.values) == [3] and "after turn 2 closed" in rolled.purpose

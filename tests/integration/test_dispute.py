@@ -199,6 +199,9 @@ def test_an_interception_needing_a_die_it_did_not_draw_draws_one_and_flags_it(le
     assert [d["values"] for d in back.data["rework"]["unused"]] == [drawn["values"]]
     assert ledger.recompute(cid) == []
     assert corr
+    turn = ledger.campaign(cid).turn  # the drawn die is one of the turn's server rolls, recomputed from its seed
+    ledger.close_turn(cid, turn=turn, actor=GM)
+    assert ledger.verify_dice(cid, turn).ok, ledger.verify_dice(cid, turn).mismatches
 
 
 def test_movement_attrition_resolved_again_in_the_rest_of_the_world_draws_the_star_die_and_back(ledger):
@@ -373,3 +376,69 @@ def test_a_what_if_starts_at_the_checkpoint_before_the_event_and_equals_recordin
     assert answer["changes"] or answer["budget"]  # each of these what-ifs changes something
     vp = after_docs["victory"].get("vp") or {}
     assert {c: v["then"] for c, v in answer["victory"].items()} == {c: words.plain(vp.get(c, 0)) for c in answer["victory"]}
+
+
+NOT_ELIGIBLE = {"interceptor_man": 4, "target_man": 3, "last_campaign": "none"}
+ELIGIBLE = {**NOT_ELIGIBLE, "last_campaign": "active"}
+
+
+def _closed_interception(ledger):
+    """An interception ruled in turn 2 without a die (not eligible), then turn 2 closed: its seed is public."""
+    cid = sample(ledger)
+    at = ledger.record_ruling(cid, procedure="M14", inputs=NOT_ELIGIBLE, actor=GM).events[0]["position"]
+    ledger.close_turn(cid, turn=2, actor=GM)
+    return cid, at
+
+
+def test_a_ruling_of_a_closed_turn_needing_a_new_die_between_turns_asks_for_the_next_turn_or_a_physical_die(ledger):
+    cid, at = _closed_interception(ledger)
+    err = appended_nothing(ledger, cid, lambda: ledger.handle(
+        cid, cmd.build(cmd.ReworkRuling, position=at, inputs=ELIGIBLE, reason="it was active"), actor=GM))
+    assert isinstance(err, StateConflict) and err.field == "manual_dice"
+    assert "open the next turn" in err.message and "rolled at the table" in err.message
+    too_many = appended_nothing(ledger, cid, lambda: ledger.handle(cid, cmd.build(
+        cmd.ReworkRuling, position=at, inputs=ELIGIBLE, reason="x", manual_dice=[[3], [4]]), actor=GM))
+    assert too_many.field == "manual_dice" and "1 physical dice were not needed" in too_many.message
+
+
+def test_a_physical_die_settles_a_closed_turn_rework_and_is_recorded_as_such(ledger):
+    cid, at = _closed_interception(ledger)
+    command = cmd.build(cmd.ReworkRuling, position=at, inputs=ELIGIBLE, reason="it was active", manual_dice=[[3]])
+    head = ledger.campaign(cid).version
+    preview = ledger.preview(cid, command, actor=GM)  # a physical die is known: the outcome shows at once
+    assert "needs_die" not in preview.data["rework"] and ledger.campaign(cid).version == head
+    done = ledger.handle(cid, command, actor=GM)
+    assert done.data == {**preview.data, "entries": done.data["entries"]}
+    [rolled] = [ledger.event_at(cid, e["position"]) for e in done.events if e["type"] == "DiceRolled"]
+    assert rolled.manual and rolled.index is None and list(rolled.values) == [3]
+    assert f"re-resolving position {at}, drawn after turn 2 closed" in rolled.purpose
+    assert done.data["rework"]["after_turn_closed"] == 2
+    assert _dice_purposes(done.data["ruling"]) == [(done.data["rework"]["drawn"][0]["purpose"], (3,))]
+    assert ledger.verify_dice(cid, 2).ok and ledger.recompute(cid) == []
+
+
+def test_a_closed_turn_rework_draws_its_new_die_from_the_open_turn_and_stays_verifiable(ledger):
+    cid, at = _closed_interception(ledger)
+    ledger.open_turn(cid, actor=GM)
+    done = ledger.handle(cid, cmd.build(cmd.ReworkRuling, position=at, inputs=ELIGIBLE, reason="it was active"),
+                         actor=GM)
+    [rolled] = [ledger.event_at(cid, e["position"]) for e in done.events if e["type"] == "DiceRolled"]
+    assert rolled.turn == 3 and not rolled.manual and rolled.index == 0  # turn 3's first server roll
+    assert "drawn after turn 2 closed" in rolled.purpose and done.data["rework"]["after_turn_closed"] == 2
+    ledger.close_turn(cid, turn=3, actor=GM)
+    report = ledger.verify_dice(cid, 3)
+    assert report.ok and report.checked == 1, report.mismatches
+    assert ledger.recompute(cid) == []
+
+
+def test_the_command_line_settles_a_closed_turn_rework_with_a_die_rolled_at_the_table(settings, ledger):
+    from tests.integration.test_cli import run
+
+    cid, at = _closed_interception(ledger)
+    ledger.close()
+    args = ("ruling", "rework", "sample", str(at), "--inputs", '{"last_campaign": "active"}', "--reason", "active")
+    refused = run(settings, *args)
+    assert refused.exit_code != 0 and "rolled at the table" in refused.output, refused.output
+    done = run(settings, *args, "--manual", "3")
+    assert done.exit_code == 0, done.output
+    assert "rolled at the table, after turn 2 closed: 1d10 3" in done.output, done.output
