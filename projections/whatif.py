@@ -21,6 +21,7 @@ from uuid import UUID
 import orjson
 
 from ledger.domain.corrections import Standing
+from ledger.domain.errors import StateConflict
 from ledger.economy.sheets import RELEVANT, budget
 from projections import budget_view, read, replay, words
 from projections.corrections import refold
@@ -56,6 +57,15 @@ def start(reader: Reader, cid: UUID, corrected: int, reaches: list[tuple[int, in
         if not behind:
             return since, docs
         n = min(behind)
+
+
+def ask(reader: Reader, cid: UUID, command: Any, actor: Any) -> dict[str, Any]:
+    """The what-if of a correction ``command`` (``RecordCorrection``) drafted as ``actor`` would record it."""
+    result, drafted = reader.ledger.drafted(cid, command, actor=actor)
+    if (result.data.get("rework") or {}).get("needs_die"):
+        raise StateConflict(f"these inputs need a die the ruling did not draw ({result.data['rework']['needs_die']})"
+                            ": it is drawn only when the correction is recorded", field="replacement.inputs")
+    return what_if(reader, cid, drafted)
 
 
 def what_if(reader: Reader, cid: UUID, drafted: list[Any]) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from api.routes.views import appended, event_public
 from ledger.access import can_see, visible
 from ledger.application import Actor
 from ledger.domain import commands as cmd
-from ledger.domain.errors import EventNotFound, Forbidden, StateConflict
+from ledger.domain.errors import EventNotFound, Forbidden
 from ledger.domain.events import CorrectionRecorded, RulingRecorded
 from projections import timeline, whatif, words
 from projections.records import Record
@@ -125,12 +125,8 @@ def record_correction(body: cmd.RecordCorrection, cid: CampaignId, ledger: Ledge
 @router.post("/whatif", response_model=schemas.WhatIfPublic,
              summary="What the map, budget and victory would be at the head had the event at `at` been otherwise "
                      "(records nothing)")
-def what_if(body: schemas.WhatIfBody, cid: CampaignId, at: Annotated[int, Query(ge=1, le=2**53)], ledger: LedgerDep,
-            reads: ReadsDep, actor: Permit("record_correction")):
+def what_if(body: schemas.WhatIfBody, cid: CampaignId, at: Annotated[int, Query(ge=1, le=2**53)], reads: ReadsDep,
+            actor: Permit("record_correction")):
     # A game master's question (it reads every event): the same permission as recording the correction.
     command = cmd.build(cmd.RecordCorrection, corrects=at, reason="what if", replacement=body.replacement)
-    result, drafted = ledger.drafted(cid, command, actor=actor)
-    if (result.data.get("rework") or {}).get("needs_die"):
-        raise StateConflict(f"these inputs need a die the ruling did not draw ({result.data['rework']['needs_die']})"
-                            ": it is drawn only when the correction is recorded", field="replacement.inputs")
-    return whatif.what_if(reads.reader, cid, drafted)
+    return whatif.ask(reads.reader, cid, command, actor)

@@ -33,7 +33,7 @@ from starlette.concurrency import run_in_threadpool
 from api import deps
 from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
-from projections import words
+from projections import whatif, words
 from projections.records import Record
 from api.readpath import reads_of
 from api.web.ers_view import ers_view
@@ -294,7 +294,16 @@ async def correct(request: Request, campaign: str, form: FormDep):
             raise InvalidInput("corrects must be the position of the event corrected", field="corrects") from None
         if not 1 <= at <= ledger.campaign(cid).version:
             raise EventNotFound(f"campaign has no event at position {at}", field="corrects")
-        command = _correction_input(form, ledger.event_at(cid, at))
+        original = ledger.event_at(cid, at)
+        if form.get("action") == "whatif":  # the difference at the head, recorded nowhere
+            command = _correction_input({**form, "reason": form.get("reason") or "what if"}, original)
+            reader, state = reads_of(request.app).reader, ledger.campaign(cid)
+            answer = whatif.ask(reader, cid, command, actor)
+            turn = original.context.get("turn") or state.turn
+            view = turn_view(ledger, cid, turn, actor, position=at, reader=reader, state=state)
+            return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
+                    "may_correct": True, "whatif": answer}, None
+        command = _correction_input(form, original)
         # Without a visibility, the correction is seen by those who see the original (ledger/usecases/records.py).
         ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
         return ledger.event_at(cid, command.corrects).context.get("turn"), command
@@ -307,6 +316,8 @@ async def correct(request: Request, campaign: str, form: FormDep):
         turn, command = await run_in_threadpool(work, actor, cid)
     except LedgerError as exc:
         return _error(request, exc)
+    if command is None:  # a what-if: ``turn`` is the turn page's context, with the answer
+        return render(request, "turn.html", {**turn, "form_key": secrets.token_urlsafe(12)})
     if turn is None:
         return RedirectResponse(f"/ui/campaigns/{campaign}", status_code=303)
     return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={command.corrects}#corrections",

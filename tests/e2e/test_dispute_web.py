@@ -4,6 +4,7 @@ page at every step of a turn with corrections."""
 
 from __future__ import annotations
 
+import html
 import re
 import uuid
 
@@ -319,3 +320,27 @@ def test_on_the_page_a_closed_turn_rework_takes_a_die_rolled_at_the_table(settin
         assert done.status_code == 303, done.text[:2000]
     [rolled] = [e for e in disputed.history(CID, after=head) if isinstance(e, ev.DiceRolled)]
     assert rolled.manual and list(rolled.values) == [3] and "after turn 2 closed" in rolled.purpose
+
+
+def test_the_dispute_form_answers_what_if_in_words_and_records_nothing(settings, disputed):
+    move = next(e for e in disputed.history(CID) if isinstance(e, ev.StackMoved))
+    with client(settings, disputed) as c:
+        log_in(c, disputed)
+        page = c.get(f"/ui/campaigns/sample/turns/{move.context['turn']}?position={move.originator_version}")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+        form = re.search(r'id="dispute-form".*?</form>', page.text, flags=re.S).group(0)
+        fields = {k: html.unescape(v) for k, v in re.findall(r'name="(input\.[^"]+)" value="([^"]*)"', form)}
+        assert fields["input.destination"] == move.destination
+        head = disputed.campaign(CID).version
+        answer = c.post("/ui/campaigns/sample/corrections", data={
+            **fields, "input.destination": "Irlande", "csrf": csrf, "corrects": str(move.originator_version),
+            "reason": "", "action": "whatif"})
+        assert answer.status_code == 200 and 'id="whatif-result"' in answer.text, answer.text[-2000:]
+        shown = text_of(re.search(r'<section id="whatif-result".*?</section>', answer.text, flags=re.S).group(0))
+        assert "Irlande" in shown and not [r for r in REPRS if r in shown], shown
+        assert disputed.campaign(CID).version == head
+        off = c.post("/ui/campaigns/sample/corrections", data={
+            **fields, "input.destination": "Bretagne", "csrf": csrf, "corrects": str(move.originator_version),
+            "reason": "", "action": "whatif"})
+        assert "Bretagne" in text_of(off.text) and 'id="whatif-result"' not in off.text
+        assert disputed.campaign(CID).version == head
