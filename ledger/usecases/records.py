@@ -253,6 +253,8 @@ def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], i
         proc = get_ruleset(root.ruleset).get(root.procedure)
     except RulesError as e:
         raise InvalidInput(str(e), field="corrects", rule=e.rule) from None
+    for path, country in _new_countries(recorded.get("inputs"), inputs, "replacement.inputs"):
+        d.state.require_country(country, path)
     late = root.context.get("turn")
     late = late if isinstance(late, int) and (late < d.state.turn or not d.state.turn_open) else None
     table = _AtTheTable(d, corrects, vis, manual_dice, late) if manual_dice is not None else None
@@ -280,6 +282,21 @@ def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], i
     if late is not None and source.drawn:
         report["after_turn_closed"] = late
     return ruling.model_dump(mode="json"), report
+
+
+def _new_countries(recorded: Any, amended: Any, path: str) -> list[tuple[str, str]]:
+    """(field, name) of every ``country`` input a re-resolution changes: a name the campaign lacks is refused,
+    as in any correction; the names as recorded stand (a procedure may name a country not in play)."""
+    if not isinstance(amended, dict):
+        return []
+    before = recorded if isinstance(recorded, dict) else {}
+    found = []
+    for k, v in amended.items():
+        if isinstance(v, dict):
+            found += _new_countries(before.get(k), v, f"{path}.{k}")
+        elif k == "country" and isinstance(v, str) and v != before.get(k):
+            found.append((f"{path}.{k}", v))
+    return found
 
 
 def _report(source: MatchedDice) -> dict[str, Any]:

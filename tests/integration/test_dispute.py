@@ -119,6 +119,15 @@ def test_a_correction_names_only_places_and_countries_of_the_campaign(ledger, ki
     assert drafted.value.field == field
 
 
+def test_a_ruling_resolved_again_names_only_countries_of_the_campaign(ledger):
+    cid = sample(ledger)
+    [battle] = positions_of(ledger, cid, "RulingRecorded", "M19")
+    inputs = {**M19_INPUTS, "defender": {**M19_INPUTS["defender"], "country": "SPA"}}
+    err = appended_nothing(ledger, cid, lambda: ledger.handle(
+        cid, cmd.build(cmd.ReworkRuling, position=battle, inputs=inputs, reason="x"), actor=GM))
+    assert err.field == "inputs.defender.country" and "SPA" in err.message, (err.field, err.message)
+
+
 def test_a_correction_to_a_place_in_play_is_accepted(ledger):
     cid = sample(ledger)
     [move] = positions_of(ledger, cid, "StackMoved")[:1]
