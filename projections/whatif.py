@@ -59,9 +59,9 @@ def start(reader: Reader, cid: UUID, corrected: int, reaches: list[tuple[int, in
         n = min(behind)
 
 
-def ask(reader: Reader, cid: UUID, command: Any, actor: Any) -> dict[str, Any]:
-    """The what-if of a correction ``command`` (``RecordCorrection``) drafted as ``actor`` would record it."""
-    result, drafted = reader.ledger.drafted(cid, command, actor=actor)
+def ask(reader: Reader, cid: UUID, draft: tuple[Any, list[Any]]) -> dict[str, Any]:
+    """The what-if of a correction as ``Ledger.drafted`` drafts it (its answer, its events)."""
+    result, drafted = draft
     if (result.data.get("rework") or {}).get("needs_die"):
         raise StateConflict(f"these inputs need a die the ruling did not draw ({result.data['rework']['needs_die']})"
                             ": it is drawn only when the correction is recorded", field="replacement.inputs")

@@ -125,8 +125,8 @@ def record_correction(body: cmd.RecordCorrection, cid: CampaignId, ledger: Ledge
 @router.post("/whatif", response_model=schemas.WhatIfPublic,
              summary="What the map, budget and victory would be at the head had the event at `at` been otherwise "
                      "(records nothing)")
-def what_if(body: schemas.WhatIfBody, cid: CampaignId, at: Annotated[int, Query(ge=1, le=2**53)], reads: ReadsDep,
-            actor: Permit("record_correction")):
+def what_if(body: schemas.WhatIfBody, cid: CampaignId, at: Annotated[int, Query(ge=1, le=2**53)], ledger: LedgerDep,
+            reads: ReadsDep, actor: Permit("record_correction")):
     # A game master's question (it reads every event): the same permission as recording the correction.
     command = cmd.build(cmd.RecordCorrection, corrects=at, reason="what if", replacement=body.replacement)
-    return whatif.ask(reads.reader, cid, command, actor)
+    return whatif.ask(reads.reader, cid, ledger.drafted(cid, command, actor=actor))

@@ -298,7 +298,7 @@ async def correct(request: Request, campaign: str, form: FormDep):
         if form.get("action") == "whatif":  # the difference at the head, recorded nowhere
             command = _correction_input({**form, "reason": form.get("reason") or "what if"}, original)
             reader, state = reads_of(request.app).reader, ledger.campaign(cid)
-            answer = whatif.ask(reader, cid, command, actor)
+            answer = whatif.ask(reader, cid, ledger.drafted(cid, command, actor=actor))
             turn = original.context.get("turn") or state.turn
             view = turn_view(ledger, cid, turn, actor, position=at, reader=reader, state=state)
             return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
