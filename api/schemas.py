@@ -265,6 +265,9 @@ class ReworkBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     inputs: dict[str, Any]
     reason: str
+    manual_dice: list[list[int]] | None = Field(
+        default=None, description="Dice rolled at the table for the dice the recorded ones do not cover, in draw "
+                                  "order (recorded as physical dice)")
 
 
 class WhatIfBody(BaseModel):
@@ -276,6 +279,8 @@ class WhatIfBody(BaseModel):
 
 class WhatIfPublic(BaseModel):
     at: int = Field(description="The head the difference is computed at")
+    from_checkpoint: int = Field(description="The checkpoint (a turn's opening) the views were folded forward from, "
+                                             "before the event replaced (0: the first event)")
     changes: list[str] = Field(examples=[["FRA-1: 5 LD → 7 LD", "Picardie: controlled by FRA (was ENG)"]])
     budget: list[str] = Field(examples=[["ENG turn 1, A9 Pillages, privateers: 12 → 10 ducats"]])
     victory: dict[str, dict[str, str]] = Field(examples=[{"ENG": {"now": "5", "then": "0"}}])

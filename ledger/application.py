@@ -512,8 +512,11 @@ class Ledger(Application[UUID]):
     def open_turn(self, cid: UUID, **kw: Any) -> Appended:
         return self.submit(cid, cmd.OpenTurn, **kw)
 
-    def close_turn(self, cid: UUID, **kw: Any) -> Appended:
-        return self.submit(cid, cmd.CloseTurn, **kw)
+    def close_turn(self, cid: UUID, turn: int | None = None, **kw: Any) -> Appended:
+        """Scripts and tests may leave the turn out: the campaign's current one. People name it (CLI, HTTP)."""
+        if turn is None:  # before the first turn, turn 1: the use case then says no turn is open
+            turn = max(self.campaign(cid).turn, 1)
+        return self.submit(cid, cmd.CloseTurn, turn=turn, **kw)
 
     def close_phase(self, cid: UUID, phase: str, **kw: Any) -> Appended:
         return self.submit(cid, cmd.ClosePhase, phase=phase, **kw)

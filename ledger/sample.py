@@ -91,5 +91,5 @@ def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = N
                       reason="ENG-1 holds the open country of Picardie", actor=GM, context=s2_fra,
                       idempotency_key=k + "control")
     ruling("E1", {"country": "FRA", "adm": 5, "stability": 0}, {"phase": "economic"}, "e1")
-    ledger.close_turn(cid, actor=GM, idempotency_key=k + "close-1")
+    ledger.close_turn(cid, turn=1, actor=GM, idempotency_key=k + "close-1")
     ledger.open_turn(cid, actor=GM, idempotency_key=k + "turn-2")

@@ -71,9 +71,11 @@ def apply(model: Any, doc: dict[str, Any], r: Record, history: History) -> tuple
     return new, awards
 
 
-def refold(model: Any, records: Iterable[Record], fixes: dict[int, Any]) -> tuple[dict[str, Any], Awards]:
-    """Fold records from an empty document, with the corrected events replaced (or skipped when struck)."""
-    doc = model.empty()
+def refold(model: Any, records: Iterable[Record], fixes: dict[int, Any], doc: dict[str, Any] | None = None
+           ) -> tuple[dict[str, Any], Awards]:
+    """Fold records from an empty document (or ``doc``, the state before them, which it changes), with the
+    corrected events replaced (or skipped when struck)."""
+    doc = model.empty() if doc is None else doc
     awards: Awards = []
     for e in records:
         if e.type == "CorrectionRecorded":

@@ -24,6 +24,7 @@ from __future__ import annotations
 import bisect
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
 
@@ -34,7 +35,7 @@ from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
 from ledger.economy.sheets import RELEVANT, Budget, budget, sheet_json
-from projections import budget_view, corrections, read, replay
+from projections import budget_view, corrections, read, replay, words
 from projections import timeline as timeline_model
 from projections import victory as victory_model
 from projections.read import Audience, audience, sees_all
@@ -42,6 +43,16 @@ from projections.records import Record
 from projections.store import ViewDB
 
 Docs = dict[str, Any]
+#: Events whose budget difference is worth computing (the others change no ERS line).
+_BUDGET_EVENTS = RELEVANT - {"CampaignCreated", "ScenarioImported", "TurnOpened"}
+
+
+@dataclass(frozen=True)
+class Step:
+    before: Docs  # map and victory just before the event
+    after: Docs  # ... and just after it
+    changes: list[str]  # what it changed there, in words
+    budget: list[dict[str, Any]]  # the ERS lines it changed, each with its sentence (``text``)
 
 
 def stored_doc(db: ViewDB, cid: UUID, view: str) -> tuple[int, bytes | None]:
@@ -244,6 +255,21 @@ class Reader:
         """``docs`` (a checkpoint's) after the records of ``rs`` the caller may see."""
         revealed = frozenset(state.revealed)
         return replay.fold_into(docs, since, read.visible(actor, rs, revealed), self._history(cid, actor, revealed))
+
+    def step(self, cid: UUID, actor: Actor, state: CampaignState, r: Record, every: list[Record]) -> Step:
+        """One step of a turn's replay as ``actor`` sees it: map and tracks just before and just after ``r``
+        (the nearest checkpoint, then the events after it, folded once; ``every``: ``turn_records``, read
+        already), what ``r`` changed there and on the ERS, in words. The turn page and the terminal replay both
+        show this, so they cannot disagree."""
+        since, docs = self.checkpoint(cid, actor, state, r.position - 1)
+        start, first = min(since.values()), every[0].position
+        earlier = read.records(self.ledger, cid, start, first - 1) if start < first - 1 else []
+        before = self.fold(cid, actor, state, since, docs,
+                           [x for x in (*earlier, *every) if start < x.position < r.position])
+        after = self.fold(cid, actor, state, {name: r.position - 1 for name in since},
+                          orjson.loads(orjson.dumps(before)), [r])
+        budget_before = self.budget_events(cid, actor, state, r.position - 1) if r.type in _BUDGET_EVENTS else []
+        return Step(before, after, words.changes(before, after), words.budget_changes(budget_before, r))
 
     def state_at(self, cid: UUID, actor: Actor, state: CampaignState, n: int) -> dict[str, Any]:
         """Map and victory as of position ``n`` as the caller sees them: from the nearest checkpoint."""

@@ -9,11 +9,12 @@ from fastapi import APIRouter, Path, Query, Response, status
 from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, IdempotencyKey, LedgerDep, Permit
 from api.errors import ERRORS
+from api.readpath import ReadsDep
 from api.routes.views import appended, event_public
 from ledger.access import can_see, visible
 from ledger.application import Actor
 from ledger.domain import commands as cmd
-from ledger.domain.errors import EventNotFound, Forbidden, StateConflict
+from ledger.domain.errors import EventNotFound, Forbidden
 from ledger.domain.events import CorrectionRecorded, RulingRecorded
 from projections import timeline, whatif, words
 from projections.records import Record
@@ -98,7 +99,8 @@ def rework_ruling(body: schemas.ReworkBody, cid: CampaignId, position: Annotated
                   ledger: LedgerDep, actor: Permit("record_correction"), key: IdempotencyKey,
                   response: Response, dry_run: bool = False):
     # The command is built from the path and the body (``build`` validates it as any request body).
-    command = cmd.build(cmd.ReworkRuling, position=position, inputs=body.inputs, reason=body.reason)
+    command = cmd.build(cmd.ReworkRuling, position=position, inputs=body.inputs, reason=body.reason,
+                        manual_dice=body.manual_dice)
     if dry_run:
         response.status_code = status.HTTP_200_OK
         return schemas.Appended.model_validate(ledger.preview(cid, command, actor=actor).to_json())
@@ -124,11 +126,7 @@ def record_correction(body: cmd.RecordCorrection, cid: CampaignId, ledger: Ledge
              summary="What the map, budget and victory would be at the head had the event at `at` been otherwise "
                      "(records nothing)")
 def what_if(body: schemas.WhatIfBody, cid: CampaignId, at: Annotated[int, Query(ge=1, le=2**53)], ledger: LedgerDep,
-            actor: Permit("record_correction")):
+            reads: ReadsDep, actor: Permit("record_correction")):
     # A game master's question (it reads every event): the same permission as recording the correction.
     command = cmd.build(cmd.RecordCorrection, corrects=at, reason="what if", replacement=body.replacement)
-    result, drafted = ledger.drafted(cid, command, actor=actor)
-    if (result.data.get("rework") or {}).get("needs_die"):
-        raise StateConflict(f"these inputs need a die the ruling did not draw ({result.data['rework']['needs_die']})"
-                            ": it is drawn only when the correction is recorded", field="replacement.inputs")
-    return whatif.what_if(ledger, cid, drafted)
+    return whatif.ask(reads.reader, cid, ledger.drafted(cid, command, actor=actor))

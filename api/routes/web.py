@@ -33,7 +33,7 @@ from starlette.concurrency import run_in_threadpool
 from api import deps
 from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
-from projections import words
+from projections import whatif, words
 from projections.records import Record
 from api.readpath import reads_of
 from api.web.ers_view import ers_view
@@ -321,7 +321,16 @@ async def correct(request: Request, campaign: str, form: FormDep):
             raise InvalidInput("corrects must be the position of the event corrected", field="corrects") from None
         if not 1 <= at <= ledger.campaign(cid).version:
             raise EventNotFound(f"campaign has no event at position {at}", field="corrects")
-        command = _correction_input(form, ledger.event_at(cid, at))
+        original = ledger.event_at(cid, at)
+        if form.get("action") == "whatif":  # the difference at the head, recorded nowhere
+            command = _correction_input({**form, "reason": form.get("reason") or "what if"}, original)
+            reader, state = reads_of(request.app).reader, ledger.campaign(cid)
+            answer = whatif.ask(reader, cid, ledger.drafted(cid, command, actor=actor))
+            turn = original.context.get("turn") or state.turn
+            view = turn_view(ledger, cid, turn, actor, position=at, reader=reader, state=state)
+            return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
+                    "may_correct": True, "whatif": answer}, None
+        command = _correction_input(form, original)
         # Without a visibility, the correction is seen by those who see the original (ledger/usecases/records.py).
         ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
         return ledger.event_at(cid, command.corrects).context.get("turn"), command
@@ -334,6 +343,8 @@ async def correct(request: Request, campaign: str, form: FormDep):
         turn, command = await run_in_threadpool(work, actor, cid)
     except LedgerError as exc:
         return _error(request, exc)
+    if command is None:  # a what-if: ``turn`` is the turn page's context, with the answer
+        return render(request, "turn.html", {**turn, "form_key": secrets.token_urlsafe(12)})
     if turn is None:
         return RedirectResponse(f"/ui/campaigns/{campaign}", status_code=303)
     return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={command.corrects}#corrections",
@@ -358,7 +369,10 @@ async def rework(request: Request, campaign: str, position: Annotated[int, Path(
         if spec is None:
             raise InvalidInput(f"position {position} is not a ruling this server can resolve", field="position")
         inputs = form_inputs(spec["fields"], form)
-        command = build(ReworkRuling, position=position, inputs=inputs, reason=form.get("reason", ""))
+        manual = form.get("manual", "").strip()
+        physical = [[int(v)] if v.strip().isdigit() else [v.strip()] for v in manual.split(",")] if manual else None
+        command = build(ReworkRuling, position=position, inputs=inputs, reason=form.get("reason", ""),
+                        manual_dice=physical)
         turn = original.context.get("turn")
         if form.get("action") == "record":
             done = ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
@@ -372,6 +386,7 @@ async def rework(request: Request, campaign: str, position: Annotated[int, Path(
                 "rework": {k: [words.dice_line(d) for d in report.get(k) or ()] for k in ("matched", "drawn", "unused")}}
         posted = [(k, v) for k, v in form.items() if k.startswith("input.")]
         preview = {"position": position, "reason": command.reason, "needs_die": report.get("needs_die"),
+                   "manual": manual, "after_turn_closed": report.get("after_turn_closed"),
                    "words": diff, "posted": posted, "fields": rework_form(record, state, inputs)["fields"],
                    "entries": [words.budget_line({**b, "turn": turn}) for b in result.data.get("entries") or ()]}
         return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),

@@ -31,7 +31,6 @@ from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, LedgerError
 from ledger.domain import commands as cmd
 from ledger.domain.corrections import replaced
-from ledger.economy.sheets import RELEVANT
 from ledger.rules.core import get_ruleset
 from projections import read, replay, words
 from projections import timeline as timeline_model
@@ -39,8 +38,6 @@ from projections.head import Reader
 from projections.records import Record
 
 _MISMATCH = re.compile(r"roll (\d+) at position (\d+) ")
-#: Events whose budget diff is worth computing (the others change no ERS line).
-_BUDGET_EVENTS = RELEVANT - {"CampaignCreated", "ScenarioImported", "TurnOpened"}
 
 
 @dataclass
@@ -63,11 +60,6 @@ class TurnView:
     rework: dict[str, Any] | None = None  # the re-resolution form of a ruling: fields from its input schema
     correction_fields: list[dict[str, Any]] | None = None  # the dispute form's fields for other correctable events
     correctable: bool = False
-
-
-def budget_changes(before: list[list[Any]], event: Record) -> list[dict[str, Any]]:
-    """The ERS lines ``event`` changed, in order of sheet and line number, in words (``words.budget_changes``)."""
-    return words.budget_changes(before, event)
 
 
 def _dice_of(r: Record) -> list[dict[str, Any]]:
@@ -198,10 +190,6 @@ def reader_of(ledger: Ledger) -> Reader:
     return Reader(ledger, Projector(ledger).db)
 
 
-def _copy(docs: dict[str, Any]) -> dict[str, Any]:
-    return orjson.loads(orjson.dumps(docs))
-
-
 def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int | None = None,
               position: int | None = None, reader: Reader | None = None, state: CampaignState | None = None
               ) -> TurnView:
@@ -223,13 +211,9 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         i = min(max((step or 1) - 1, 0), len(in_turn) - 1)
     r = in_turn[i]
 
-    # Map and tracks before the event: the nearest checkpoint, then the events after it, folded once.
-    since, docs = reader.checkpoint(cid, actor, state, r.position - 1)
-    start, first = min(since.values()), every[0].position
-    earlier = read.records(ledger, cid, start, first - 1) if start < first - 1 else []
-    docs_before = reader.fold(cid, actor, state, since, docs,
-                              [x for x in (*earlier, *every) if start < x.position < r.position])
-    docs = reader.fold(cid, actor, state, {name: r.position - 1 for name in since}, _copy(docs_before), [r])
+    # Map and tracks before and after the event, and what it changed, as the terminal replay shows them.
+    shown = reader.step(cid, actor, state, r, every)
+    docs_before, docs, first = shown.before, shown.after, every[0].position
     changes = [c for n in replay.MODELS for c in replay.diff_docs(docs_before[n], docs[n], n)]
 
     # Summaries name the stack owners the scenario declares, as the timeline's do.
@@ -260,14 +244,13 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         original = read.visible_records(ledger, cid, actor, revealed, at - 1, at) if isinstance(at, int) else []
         corrects = ({**_event(original[0], summary(original[0])), "words": correction_words(original[0], r)}
                     if original else {"position": at, "hidden": True})
-    before = reader.budget_events(cid, actor, state, r.position - 1) if r.type in _BUDGET_EVENTS else []
     return TurnView(
         campaign=str(cid), turn=turn,
         steps=[{"position": x.position, "type": x.type, "summary": summaries[x.position]} for x in in_turn],
         index=i, event=_event(r, summaries[r.position]), ruling=_ruling(r), dice=dice, dice_status=status,
         map=docs["map"], victory=docs["victory"], changes=changes,
-        budget_changes=budget_changes(before, r), corrections=corrections, corrects=corrects,
-        change_words=words.changes(docs_before, docs), rework=rework_form(r, state),
+        budget_changes=shown.budget, corrections=corrections, corrects=corrects,
+        change_words=shown.changes, rework=rework_form(r, state),
         correction_fields=correction_fields(r), correctable=r.type in cmd.REPLACEMENTS or r.type == "CorrectionRecorded",
     )
 

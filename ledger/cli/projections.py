@@ -105,19 +105,24 @@ def replay_cmd(campaign: str, turn: Annotated[int, typer.Option("--turn", help="
                    "--commands", help="Keys to run instead of reading the terminal, e.g. 'n,n,p,j 7,q'")] = None,
                ) -> None:
     """Step through a turn: n next, p previous, j N jump to position N, q quit."""
-    from projections import read
+    from projections.head import Reader
+    from projections.runner import Projector
 
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        records = read.records(ledger, cid, 0, ledger.campaign(cid).version)
-        in_turn = [r for r in records if r.turn == turn]
+        state = ledger.campaign(cid)
+        # The turn page's reader: the turn's events from the nearest checkpoint, never the whole history.
+        reader = Reader(ledger, Projector(ledger).db)
+        every = reader.turn_records(cid, turn, state.version)
+        in_turn = [r for r in every if r.turn == turn]
         if not in_turn:
             out.print(error_text(f"turn {turn} has no events", "turn"))
             raise typer.Exit(2)
+        steps = Steps(reader, cid, state, every)
         keys = iter(commands.split(",")) if commands is not None else None
         i = 0
         while True:
-            _show(ledger, cid, records, in_turn[i])
+            steps.show(in_turn[i])
             out.print("[dim]n next · p previous · j N jump · q quit[/dim]")
             if keys is not None:
                 key = next(keys, "q").strip()
@@ -158,35 +163,37 @@ def scenario_import(path: Path, slug: str,
         emit({"id": str(cid), **result.to_json()})
 
 
-def _show(ledger, cid, records, r) -> None:
-    """One step as the web page shows it: the same fold (corrections applied, ``corrections.around``) and the
-    same words (``projections.words``) as ``api/web/turn_view.py``."""
-    from ledger.economy.sheets import RELEVANT
-    from projections import budget_view, corrections, replay, words
-    from projections.timeline import empty, row
+class Steps:
+    """The steps of one turn as the web page shows them (``Reader.step``: the same fold, the same words as
+    ``api/web/turn_view.py``), printed. The terminal reads as the ledger itself: everything."""
 
-    doc = empty()
-    for x in records:
-        if x.type == "ScenarioImported":
-            row(doc, x)
-    line = row(doc, r)
-    out.rule(escape(f"position {r.position} · turn {r.turn} · {r.type}"))
-    out.print(escape(line["summary"]))
-    if r.type == "RulingRecorded":
-        out.print(escape(explain(Ruling.model_validate(r.data["ruling"]))))
-    for k in [x for x in records if x.type == "CorrectionRecorded" and x.data.get("corrects") == r.position]:
-        out.print(escape(f"corrected at position {k.position}: {k.data.get('reason')}"))
-    before, after = corrections.around(replay.MODELS, records, r)
-    changes = words.changes(before, after)
-    if changes:
-        out.print("[bold]changed:[/bold]")
-        for c in changes:
-            out.print("  " + escape(c))
-    earlier = [[x.type, x.position, budget_view.trim(x)] for x in records
-               if x.position < r.position and x.type in RELEVANT]
-    budget_lines = words.budget_changes(earlier, r)
-    if budget_lines:
-        out.print("[bold]budget:[/bold]")
-        for b in budget_lines:
-            out.print("  " + escape(b["text"]))
-    sys.stdout.flush()
+    def __init__(self, reader, cid, state, every) -> None:
+        from projections.timeline import empty, row
+
+        self.reader, self.cid, self.state, self.every = reader, cid, state, every
+        self.actor = Actor("terminal", "gm")
+        self.doc = empty()  # the stack owners the summaries name, as the timeline's
+        for x in reader.of_types(cid, {"ScenarioImported"}, state.version):
+            row(self.doc, x)
+        self.fixes = reader.of_types(cid, {"CorrectionRecorded"}, state.version)
+
+    def show(self, r) -> None:
+        from projections.timeline import row
+
+        line = row(dict(self.doc), r)
+        out.rule(escape(f"position {r.position} · turn {r.turn} · {r.type}"))
+        out.print(escape(line["summary"]))
+        if r.type == "RulingRecorded":
+            out.print(escape(explain(Ruling.model_validate(r.data["ruling"]))))
+        for k in [x for x in self.fixes if x.data.get("corrects") == r.position]:
+            out.print(escape(f"corrected at position {k.position}: {k.data.get('reason')}"))
+        step = self.reader.step(self.cid, self.actor, self.state, r, self.every)
+        if step.changes:
+            out.print("[bold]changed:[/bold]")
+            for c in step.changes:
+                out.print("  " + escape(c))
+        if step.budget:
+            out.print("[bold]budget:[/bold]")
+            for b in step.budget:
+                out.print("  " + escape(b["text"]))
+        sys.stdout.flush()

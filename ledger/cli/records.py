@@ -6,7 +6,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, error_text, escape, ledger_app, out, parse_json
+from ledger.cli.base import (Actor, ActorOpt, KeyOpt, cid_of, emit, error_text, escape, ledger_app, out, parse_ints,
+                             parse_json)
 from ledger.domain import events as ev
 from ledger.domain.commands import RecordCorrection, RecordRuling, RecordTreasuryEntry, ReworkRuling, build
 
@@ -82,6 +83,8 @@ def ruling_rework(
     inputs: Annotated[str, typer.Option(help="JSON object of the amended inputs (left out: as recorded)")],
     reason: Annotated[str, typer.Option()],
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the difference, record nothing")] = False,
+    manual: Annotated[Optional[str], typer.Option(
+        help="Dice rolled at the table for the dice the recorded ones do not cover, comma-separated, e.g. 7")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -95,7 +98,8 @@ def ruling_rework(
         e = ledger.event_at(cid, position)
         recorded = e.ruling.get("inputs", {}) if isinstance(e, ev.RulingRecorded) else {}
         merged = _merged(recorded, amended)
-        command = build(ReworkRuling, position=position, inputs=merged, reason=reason)
+        physical = [[v] for v in parse_ints(manual, "manual")] if manual else None
+        command = build(ReworkRuling, position=position, inputs=merged, reason=reason, manual_dice=physical)
         who = Actor(actor, "gm")
         result = ledger.preview(cid, command, actor=who) if dry_run else ledger.handle(
             cid, command, actor=who, idempotency_key=key)
@@ -110,7 +114,10 @@ def ruling_rework(
         out.print(escape(f"no longer: {f}"))
     for f in diff["added"]:
         out.print(escape(f"now: {f}"))
-    for k, what in (("matched", "recorded die reused"), ("drawn", "drawn now by the server"),
+    drawn = "drawn now by the server" if not manual else "rolled at the table"
+    if report.get("after_turn_closed"):
+        drawn += f", after turn {report['after_turn_closed']} closed"
+    for k, what in (("matched", "recorded die reused"), ("drawn", drawn),
                     ("unused", "recorded die no longer needed")):
         for d in report.get(k) or ():
             out.print(escape(f"{what}: {words.dice_line(d)}"))

@@ -23,8 +23,7 @@ def turn_open(campaign: str, actor: ActorOpt = "gm", key: KeyOpt = None) -> None
 @turn_app.command("close")
 def turn_close(
     campaign: str,
-    turn: Annotated[Optional[int], typer.Option(
-        "--turn", help="The turn meant: refused unless it is the open one")] = None,
+    turn: Annotated[int, typer.Argument(help="The turn to close: refused unless it is the open one")],
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:

@@ -213,10 +213,10 @@ class OpenTurn(Command):
 
 
 class CloseTurn(Command):
-    """Close the open turn; naming the turn makes sure it is the one meant (else 409)."""
+    """Close the open turn, named so that a game master never closes another one by mistake (else 409)."""
 
     action: ClassVar[str] = "close_turn"
-    turn: Turn | None = None
+    turn: Turn
 
 
 class ClosePhase(Command):
@@ -438,6 +438,10 @@ class ReworkRuling(Command):
     position: Position = Field(description="Position of the ruling resolved again")
     inputs: dict[str, Any] = Field(description="The procedure's inputs, all of them (as recorded, amended)")
     reason: Text = Field(examples=["the defender had 6 LD, not 8"])
+    manual_dice: list[list[int]] | None = Field(
+        default=None, max_length=20, examples=[[[7]]],
+        description="Dice rolled at the table for the dice the recorded ones do not cover, in draw order "
+                    "(recorded as physical dice); without them such a die is drawn by the server in the open turn")
 
     @field_validator("inputs")
     @classmethod

@@ -100,9 +100,9 @@ def open_turn(d: Draft, c: cmd.OpenTurn) -> dict[str, Any]:
 
 @handles(cmd.CloseTurn)
 def close_turn(d: Draft, c: cmd.CloseTurn) -> dict[str, Any]:
-    if c.turn is not None and (not d.state.turn_open or d.state.turn != c.turn):
-        raise StateConflict(f"turn {c.turn} is not the open turn", field="turn")
     turn = d.state.require_open_turn()
+    if turn != c.turn:
+        raise StateConflict(f"turn {c.turn} is not the open turn (turn {turn} is)", field="turn")
     s = d.state
     if s.dice_scheme == dicelib.SINGLE_SEED:  # a turn opened before audiences: its one seed, as then
         seed = d.ledger.turn_seed(s.id, turn)

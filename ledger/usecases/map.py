@@ -165,3 +165,27 @@ def declare_war(d: Draft, c: cmd.DeclareWar) -> dict[str, Any]:
     d.state.require_open_turn()
     d.add(ev.WarDeclared, attackers=sorted(c.attackers), defenders=sorted(c.defenders), reason=c.reason)
     return {}
+
+
+def check_names(d: Draft, kind: str, fields: dict[str, Any], prefix: str = "") -> None:
+    """The names a correction restates of a ``kind`` event, checked as the commands above check theirs (a 422
+    naming ``prefix + field``): a what-if or a correction to a place the campaign's scenario lacks is refused."""
+    s = scenario(d) if set(fields) & _NAMED else {}
+    for name, value in fields.items():
+        listed = [(f"{name}[{i}]", v) for i, v in enumerate(value)] if isinstance(value, list) else [(name, value)]
+        if name == "country":  # a treasury entry's country: one of the campaign's
+            d.state.require_country(value, prefix + name)
+        elif name == "stack":
+            _require(value, {st["id"] for st in s["stacks"]}, "stack", prefix + name)
+        elif name == "province" and kind in ("ControlChanged", "OwnerChanged"):  # held by a country: land only
+            _require(value, {p["name"] for p in s["provinces"]}, "province", prefix + name)
+        elif name in ("origin", "destination", "path", "province"):
+            for fld, place in listed:
+                _require(place, _places(s), "province or sea zone", prefix + fld)
+        elif name in _NAMED:  # controller, owner, previous, attackers, defenders
+            for fld, country in listed:
+                _require(country, _countries(s), "country", prefix + fld)
+
+
+_NAMED = frozenset({"stack", "origin", "destination", "path", "province", "controller", "owner", "previous",
+                    "attackers", "defenders"})

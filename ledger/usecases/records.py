@@ -13,6 +13,7 @@ from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, get_ruleset
 from ledger.usecases import board_rulings
+from ledger.usecases import map as map_usecases
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -103,7 +104,8 @@ def entry_visibility(settings: dict[str, Any], c: cmd.RecordTreasuryEntry) -> di
 
 
 @handles(cmd.RecordCorrection)
-def record_correction(d: Draft, c: cmd.RecordCorrection) -> dict[str, Any]:
+def record_correction(d: Draft, c: cmd.RecordCorrection, manual_dice: list[list[int]] | None = None
+                      ) -> dict[str, Any]:
     """A correction validated against the type of the event it finally concerns (``cmd.REPLACEMENTS``).
 
     A ruling corrected (struck, its effects restated, or resolved again from ``inputs``) takes its treasury
@@ -117,7 +119,8 @@ def record_correction(d: Draft, c: cmd.RecordCorrection) -> dict[str, Any]:
     if c.replacement is not None:
         rep = cmd.replacement_for(type(root).__name__, c.replacement)
         if isinstance(rep, cmd.RulingReplacement) and rep.inputs is not None:
-            doc, report = resolve_again(d, root, standing_ruling(root, later), rep.inputs, c.corrects, vis)
+            doc, report = resolve_again(d, root, standing_ruling(root, later), rep.inputs, c.corrects, vis,
+                                        manual_dice)
             if "needs_die" in report:  # a preview that reached a new die: nothing more to show
                 return {"rework": report, "original": standing_ruling(root, later)}
             replacement = {"ruling": doc, "rework": report}
@@ -126,6 +129,7 @@ def record_correction(d: Draft, c: cmd.RecordCorrection) -> dict[str, Any]:
             replacement = {"ruling": {"effects": [_effect(e) for e in rep.effects or ()]}}
         else:
             replacement = rep.fields()
+            map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
     position = d.add(ev.CorrectionRecorded, vis, corrects=c.corrects, reason=c.reason, replacement=replacement)
     if isinstance(root, ev.RulingRecorded):
         fixes = Standing.of([*_corrections(later), (position, c.corrects, replacement)])
@@ -139,14 +143,15 @@ def record_correction(d: Draft, c: cmd.RecordCorrection) -> dict[str, Any]:
 def rework_ruling(d: Draft, c: cmd.ReworkRuling) -> dict[str, Any]:
     """Resolve a recorded ruling again with new inputs: a correction of it holding the new ruling.
 
-    The recorded dice are reused by purpose; a die the new inputs need that was not drawn is drawn by the
-    server now (recorded as ``DiceRolled`` of the open turn, so the turn's roll indices stay gapless) and
-    flagged; a recorded die no longer needed is reported. A preview (``Ledger.preview``) draws nothing and
-    says which dice it would draw.
+    The recorded dice are reused by purpose; a die the new inputs need that was not drawn is taken from
+    ``manual_dice`` (rolled at the table, recorded as a physical ``DiceRolled``), else drawn by the server now
+    (recorded as ``DiceRolled`` of the open turn, so the turn's roll indices stay gapless; flagged "after turn
+    N closed" when the ruling's turn is over); a recorded die no longer needed is reported. A preview
+    (``Ledger.preview``) draws no server die and says which it would draw; physical dice it shows.
     """
     try:
         return record_correction(d, cmd.RecordCorrection(corrects=c.position, reason=c.reason,
-                                                         replacement={"inputs": c.inputs}))
+                                                         replacement={"inputs": c.inputs}), c.manual_dice)
     except InvalidInput as e:  # name the fields of this command, not of the correction it builds
         if e.field and e.field.startswith("replacement."):
             field = e.field.removeprefix("replacement.")
@@ -240,16 +245,26 @@ class MatchedDice:
 
 
 def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], inputs: dict[str, Any],
-                  corrects: int, vis: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The procedure of ``root`` resolved with ``inputs`` and the recorded dice matched by purpose."""
+                  corrects: int, vis: dict[str, Any], manual_dice: list[list[int]] | None = None
+                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The procedure of ``root`` resolved with ``inputs`` and the recorded dice matched by purpose; a new die
+    from ``manual_dice`` (physical), else from the server."""
     try:
         proc = get_ruleset(root.ruleset).get(root.procedure)
     except RulesError as e:
         raise InvalidInput(str(e), field="corrects", rule=e.rule) from None
-    source = MatchedDice(ruling_dice(recorded), None if d.dry_run else _Witnessed(d, corrects, vis))
+    for path, country in _new_countries(recorded.get("inputs"), inputs, "replacement.inputs"):
+        d.state.require_country(country, path)
+    late = root.context.get("turn")
+    late = late if isinstance(late, int) and (late < d.state.turn or not d.state.turn_open) else None
+    table = _AtTheTable(d, corrects, vis, manual_dice, late) if manual_dice is not None else None
+    server = None if d.dry_run else _Witnessed(d, corrects, vis, late)
+    source = MatchedDice(ruling_dice(recorded), table or server)
     try:
         ruling = proc.resolve(inputs, source)
     except NeedsDie as e:
+        if not d.state.turn_open:  # recording it would be refused: say so now
+            raise _no_open_turn(d, str(e)) from None
         # A preview stops at the first new die: its value is the turn's next roll, not to be seen before it counts.
         return {}, {"needs_die": str(e), **_report(source)}
     except RulesError as e:
@@ -260,7 +275,28 @@ def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], i
         err = validation_error(e)  # "loc: why", field "inputs.loc"
         why = err.message.split(": ", 1)[-1]
         raise InvalidInput(f"replacement.{err.field}: {why}", field=f"replacement.{err.field}") from None
-    return ruling.model_dump(mode="json"), _report(source)
+    if table is not None and table.queue.unused:
+        raise InvalidInput(f"{table.queue.unused} physical dice were not needed: these inputs need "
+                           f"{len(source.drawn)} die(s) the ruling did not draw", field="manual_dice")
+    report = _report(source)
+    if late is not None and source.drawn:
+        report["after_turn_closed"] = late
+    return ruling.model_dump(mode="json"), report
+
+
+def _new_countries(recorded: Any, amended: Any, path: str) -> list[tuple[str, str]]:
+    """(field, name) of every ``country`` input a re-resolution changes: a name the campaign lacks is refused,
+    as in any correction; the names as recorded stand (a procedure may name a country not in play)."""
+    if not isinstance(amended, dict):
+        return []
+    before = recorded if isinstance(recorded, dict) else {}
+    found = []
+    for k, v in amended.items():
+        if isinstance(v, dict):
+            found += _new_countries(before.get(k), v, f"{path}.{k}")
+        elif k == "country" and isinstance(v, str) and v != before.get(k):
+            found.append((f"{path}.{k}", v))
+    return found
 
 
 def _report(source: MatchedDice) -> dict[str, Any]:
@@ -270,20 +306,52 @@ def _report(source: MatchedDice) -> dict[str, Any]:
     return {"matched": dump(source.matched), "drawn": dump(source.drawn), "unused": dump(source.unused)}
 
 
-class _Witnessed:
-    """Server dice for a re-resolution, each also recorded as a ``DiceRolled`` of the open turn."""
+def _why(purpose: str, corrects: int, late: int | None) -> str:
+    """A new die's recorded purpose: what it is for, and when its ruling's turn was already over."""
+    return f"{purpose} (re-resolving position {corrects}" + (f", drawn after turn {late} closed)" if late else ")")
 
-    def __init__(self, d: Draft, corrects: int, vis: dict[str, Any]):
-        self.d, self.corrects, self.vis = d, corrects, vis
+
+class _Witnessed:
+    """Server dice for a re-resolution, each also recorded as a ``DiceRolled`` of the open turn.
+
+    A ruling of a closed turn gets its new die from the turn open now (its seed committed before, revealed
+    when it closes: the die is as verifiable as any), flagged as drawn after its own turn closed. Never from
+    the closed turn's seed: it is public, so the die would be known before it counts."""
+
+    def __init__(self, d: Draft, corrects: int, vis: dict[str, Any], late: int | None = None):
+        self.d, self.corrects, self.vis, self.late = d, corrects, vis, late
 
     def roll(self, purpose: str, sides: int = 10, count: int = 1) -> Die:
         if not self.d.state.turn_open:
-            raise StateConflict(f"these inputs need a die the ruling did not draw ({count}d{sides}, {purpose}); "
-                                "the server draws it in an open turn: open one first", field="inputs")
-        die = self.d.dice_for(self.vis).roll(purpose, sides, count)
-        self.d.add(ev.DiceRolled, self.vis, turn=self.d.state.turn, index=die.index,
-                   purpose=f"{purpose} (re-resolving position {self.corrects})", sides=sides, count=count,
-                   values=list(die.values), manual=False)
+            raise _no_open_turn(self.d, f"{count}d{sides} ({purpose})")
+        # Derived under the purpose it is recorded with, so that ``dice verify`` recomputes it from the seed;
+        # handed to the ruling under the procedure's own purpose, so that a later rework matches it.
+        flagged = _why(purpose, self.corrects, self.late)
+        die = self.d.dice_for(self.vis).roll(flagged, sides, count)
+        self.d.add(ev.DiceRolled, self.vis, turn=self.d.state.turn, index=die.index, purpose=flagged, sides=sides,
+                   count=count, values=list(die.values), manual=False)
+        return die.model_copy(update={"purpose": purpose})
+
+
+def _no_open_turn(d: Draft, die: str) -> StateConflict:
+    return StateConflict(f"these inputs need a die the ruling did not draw, {die}, and turn {d.state.turn} is "
+                         "closed: open the next turn (the server draws it from that turn's committed seed) or give "
+                         "the die rolled at the table (manual_dice)", field="manual_dice")
+
+
+class _AtTheTable:
+    """The game master's physical dice for a re-resolution, in draw order, each recorded as a physical
+    ``DiceRolled`` (of the turn the campaign is in, open or closed: a physical die needs no seed)."""
+
+    def __init__(self, d: Draft, corrects: int, vis: dict[str, Any], values: list[list[int]], late: int | None):
+        self.d, self.corrects, self.vis, self.late = d, corrects, vis, late
+        self.queue = ManualDice(values)
+
+    def roll(self, purpose: str, sides: int = 10, count: int = 1) -> Die:
+        die = self.queue.roll(purpose, sides, count)
+        self.d.add(ev.DiceRolled, self.vis, turn=self.d.state.turn, index=None,
+                   purpose=_why(purpose, self.corrects, self.late), sides=sides, count=count,
+                   values=list(die.values), manual=True)
         return die
 
 

@@ -4,19 +4,26 @@ page at every step of a turn with corrections."""
 
 from __future__ import annotations
 
+import html
 import re
+import uuid
 
 import pytest
 from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from api.main import create_app
 from api.web.turn_view import turn_view
 from ledger import tokens
+from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.campaign import campaign_id
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 from projections import corrections, read, replay, words
+from tests.integration.test_projections import play
 
 ADMIN = "admin-secret-for-dispute-tests"
 CID = campaign_id("sample")
@@ -173,12 +180,167 @@ def test_what_if_answers_the_difference_at_the_head_and_records_nothing(settings
         auth = {"Authorization": f"Bearer {ADMIN}"}
         head = disputed.campaign(CID).version
         r = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
-                   json={"replacement": {"destination": "Bretagne"}})
+                   json={"replacement": {"destination": "Irlande"}})
         assert r.status_code == 200, r.text
-        assert any("Bretagne" in line for line in r.json()["changes"]), r.json()
+        assert any("Irlande" in line for line in r.json()["changes"]), r.json()
+        # Bretagne is on the real board but not on the sample's corner of it: no what-if to a place not in play.
+        off = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
+                     json={"replacement": {"destination": "Bretagne"}})
+        assert off.status_code == 422 and off.json()["error"]["field"] == "replacement.destination", off.text
+        assert "Bretagne" in off.json()["error"]["message"]
         struck = c.post(f"/campaigns/sample/whatif?at={battle.originator_version}", headers=auth, json={}).json()
         assert struck["victory"]["ENG"]["now"] != struck["victory"]["ENG"]["then"], struck
         bad = c.post(f"/campaigns/sample/whatif?at={move.originator_version}", headers=auth,
                      json={"replacement": {"amount": "lots"}})
         assert bad.status_code == 422 and "replacement.amount" in bad.text
+        assert disputed.campaign(CID).version == head
+
+
+# ------------------------------------------------------------------ the terminal and the page, for any history
+
+ACTS = st.lists(st.sampled_from(["move", "control", "marker", "unmarker", "treasury", "m14", "m19", "close",
+                                 "correct", "correct", "recorrect", "catch up"]), min_size=3, max_size=14)
+PLACES = ["Kent", "Wessex", "Picardie", "Normandie", "Manche"]
+
+
+def _replacement(kind: str, data):
+    """A replacement any game master could post for an event of ``kind`` (None strikes it)."""
+    options = {"StackMoved": st.fixed_dictionaries({"destination": st.sampled_from(PLACES)}),
+               "ControlChanged": st.fixed_dictionaries({"controller": st.sampled_from(["ENG", "FRA"])}),
+               "MarkerPlaced": st.fixed_dictionaries({"province": st.sampled_from(PLACES)}),
+               "MarkerRemoved": st.fixed_dictionaries({"province": st.sampled_from(PLACES)}),
+               "TreasuryEntryRecorded": st.fixed_dictionaries({"amount": st.integers(-20, 60)})}
+    return data.draw(st.none() | options[kind]) if kind in options else None
+
+
+def _dispute(ledger, cid, act, data):
+    """A correction of an earlier event, or (``recorrect``) of an earlier correction: amended or withdrawn."""
+    history = ledger.history(cid)
+    kinds = {e.originator_version: type(e).__name__ for e in history}
+    fixes = [e for e in history if isinstance(e, ev.CorrectionRecorded)]
+    if act == "recorrect" and fixes:
+        fix = data.draw(st.sampled_from(fixes))
+        root = fix.corrects
+        while kinds[root] == "CorrectionRecorded":
+            root = next(e.corrects for e in fixes if e.originator_version == root)
+        at, replacement = fix.originator_version, _replacement(kinds[root], data)
+    else:
+        open_to = [p for p, k in kinds.items() if k in cmd.REPLACEMENTS]
+        if not open_to:
+            return
+        at = data.draw(st.sampled_from(open_to))
+        replacement = _replacement(kinds[at], data)
+    ledger.record_correction(cid, corrects=at, reason=f"disputed at {at}", replacement=replacement, actor=GM)
+
+
+def terminal_steps(output: str) -> dict[int, tuple[list[str], list[str]]]:
+    """Per position shown by ``ledger replay``: the lines under "changed:" and under "budget:"."""
+    parts = re.split(r"position (\d+) · turn \S+ · \S+", output)
+    steps = {}
+    for pos, body in zip(parts[1::2], parts[2::2]):
+        changed: list[str] = []
+        budget: list[str] = []
+        into = None
+        for line in (x.strip() for x in body.splitlines()):
+            if line in ("changed:", "budget:"):
+                into = changed if line == "changed:" else budget
+            elif line.startswith("n next"):
+                into = None
+            elif into is not None and line:
+                into.append(line)
+        steps[int(pos)] = (changed, budget)
+    return steps
+
+
+@hsettings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(acts=ACTS, data=st.data())
+def test_for_any_history_with_disputes_the_terminal_and_the_page_say_the_same_at_every_step(settings, ledger, acts,
+                                                                                          data):
+    """Random entries, rulings, map commands, corrections and corrections of corrections, the views caught up
+    at random points (so the page starts from stored checkpoints with a tail after them): at every step of every
+    turn, ``ledger replay`` prints the words the turn page shows, and both are the fold from the first event."""
+    from typer.testing import CliRunner
+
+    from ledger.cli import app
+    from projections.runner import Projector
+    from tests.integration.test_cli import cli_env
+
+    slug = f"h-{uuid.uuid4().hex[:12]}"  # the fixture's store is shared by the examples: a fresh campaign each
+    cid, _ = import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)
+    for act in acts:
+        if act == "catch up":
+            Projector(ledger).catch_up()
+        elif act in ("correct", "recorrect"):
+            if not ledger.campaign(cid).turn_open:
+                ledger.open_turn(cid, actor=GM)
+            _dispute(ledger, cid, act, data)
+        else:
+            play(ledger, cid, [act], data)
+    records = read.records(ledger, cid, 0, ledger.campaign(cid).version)
+    for turn in sorted({r.turn for r in records if r.turn}):
+        in_turn = [r for r in records if r.turn == turn]
+        shown = CliRunner().invoke(app, ["replay", slug, "--turn", str(turn), "--commands",
+                                         ",".join(["n"] * (len(in_turn) - 1) + ["q"])],
+                                   env={**cli_env(settings), "COLUMNS": "300"})
+        assert shown.exit_code == 0, shown.output
+        terminal = terminal_steps(shown.output)
+        assert sorted(terminal) == [r.position for r in in_turn]
+        for r in in_turn:
+            page = turn_view(ledger, cid, turn, GM, position=r.position)
+            said = (page.change_words, [b["text"] for b in page.budget_changes])
+            assert terminal[r.position] == said, (r.position, r.type)
+            before, after = corrections.around(replay.MODELS, records, r)
+            assert page.change_words == words.changes(before, after), (r.position, r.type)
+
+
+def test_on_the_page_a_closed_turn_rework_takes_a_die_rolled_at_the_table(settings, disputed):
+    at = disputed.record_ruling(CID, procedure="M14", inputs={"interceptor_man": 4, "target_man": 3,
+                                                            "last_campaign": "none"}, actor=GM).events[0]["position"]
+    disputed.close_turn(CID, turn=2, actor=GM)
+    with client(settings, disputed) as c:
+        log_in(c, disputed)
+        page = c.get(f"/ui/campaigns/sample/turns/2?position={at}")
+        form = dict(re.findall(r'name="(input\.[^"]+)" value="([^"]*)"', page.text))
+        for name, options in re.findall(r'<select name="(input\.[^"]+)">(.*?)</select>', page.text, flags=re.S):
+            chosen = re.search(r"<option(?: value=\"[^\"]*\")? selected>([^<]*)</option>", options)
+            form[name] = "" if chosen is None or chosen.group(1).startswith("—") else chosen.group(1)
+        form["input.last_campaign"] = "active"
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+        url = f"/ui/campaigns/sample/rulings/{at}/rework"
+        asked = c.post(url, data={**form, "csrf": csrf, "reason": "it was active", "action": "preview"})
+        assert "open the next turn" in text_of(asked.text) and "rolled at the table" in text_of(asked.text)
+        head = disputed.campaign(CID).version
+        preview = c.post(url, data={**form, "csrf": csrf, "reason": "it was active", "action": "preview",
+                                    "manual": "3"})
+        shown = text_of(preview.text)
+        assert preview.status_code == 200 and "rolled at the table, after turn 2 closed" in shown, shown[-3000:]
+        assert disputed.campaign(CID).version == head and not [r for r in REPRS if r in shown]
+        done = c.post(url, data={**form, "csrf": csrf, "reason": "it was active", "action": "record", "manual": "3",
+                                 "key": "k-closed"}, follow_redirects=False)
+        assert done.status_code == 303, done.text[:2000]
+    [rolled] = [e for e in disputed.history(CID, after=head) if isinstance(e, ev.DiceRolled)]
+    assert rolled.manual and list(rolled.values) == [3] and "after turn 2 closed" in rolled.purpose
+
+
+def test_the_dispute_form_answers_what_if_in_words_and_records_nothing(settings, disputed):
+    move = next(e for e in disputed.history(CID) if isinstance(e, ev.StackMoved))
+    with client(settings, disputed) as c:
+        log_in(c, disputed)
+        page = c.get(f"/ui/campaigns/sample/turns/{move.context['turn']}?position={move.originator_version}")
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
+        form = re.search(r'id="dispute-form".*?</form>', page.text, flags=re.S).group(0)
+        fields = {k: html.unescape(v) for k, v in re.findall(r'name="(input\.[^"]+)" value="([^"]*)"', form)}
+        assert fields["input.destination"] == move.destination
+        head = disputed.campaign(CID).version
+        answer = c.post("/ui/campaigns/sample/corrections", data={
+            **fields, "input.destination": "Irlande", "csrf": csrf, "corrects": str(move.originator_version),
+            "reason": "", "action": "whatif"})
+        assert answer.status_code == 200 and 'id="whatif-result"' in answer.text, answer.text[-2000:]
+        shown = text_of(re.search(r'<section id="whatif-result".*?</section>', answer.text, flags=re.S).group(0))
+        assert "Irlande" in shown and not [r for r in REPRS if r in shown], shown
+        assert disputed.campaign(CID).version == head
+        off = c.post("/ui/campaigns/sample/corrections", data={
+            **fields, "input.destination": "Bretagne", "csrf": csrf, "corrects": str(move.originator_version),
+            "reason": "", "action": "whatif"})
+        assert "Bretagne" in text_of(off.text) and 'id="whatif-result"' not in off.text
         assert disputed.campaign(CID).version == head

@@ -84,7 +84,7 @@ def test_a_war_has_two_distinct_sides_and_a_move_goes_somewhere_else():
 
 
 def test_the_request_hash_names_the_command_so_two_commands_with_the_same_fields_differ():
-    assert cmd.OpenTurn().request() != cmd.CloseTurn().request() | {"command": "OpenTurn", "turn": 1}
+    assert cmd.OpenTurn().request() != cmd.CloseTurn(turn=1).request() | {"command": "OpenTurn", "turn": 1}
     assert cmd.OpenTurn().request() == {"command": "OpenTurn"}
 
 
