@@ -188,7 +188,9 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "MarkerRemoved": "Marker removed", "WarDeclared": "War", "TurnOpened": "Turn opened",
           "TurnClosed": "Turn closed", "PhaseClosed": "Phase closed", "CampaignCreated": "Campaign created",
           "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
-          "VisibilityRevealed": "Made public", "CampaignSettingsChanged": "Settings"}
+          "VisibilityRevealed": "Made public", "CampaignSettingsChanged": "Settings", "PeaceMade": "Peace",
+          "StackSplit": "Stack split", "StacksMerged": "Stacks merged", "StackChanged": "Units and leaders",
+          "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

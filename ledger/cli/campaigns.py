@@ -48,6 +48,9 @@ def campaign_settings(
     campaign: str,
     players_may_roll: Annotated[Optional[bool], typer.Option(
         "--players-may-roll/--no-players-may-roll", help="Players may roll server dice and record rulings")] = None,
+    players_may_move: Annotated[Optional[bool], typer.Option(
+        "--players-may-move/--no-players-may-move",
+        help="Players may move, split, merge and reinforce their own stacks and start sieges with them")] = None,
     reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "",
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
@@ -55,10 +58,12 @@ def campaign_settings(
     """Change a campaign's settings (recorded as CampaignSettingsChanged); without options, show them."""
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        if players_may_roll is None:
+        changed = {k: v for k, v in (("players_may_roll", players_may_roll), ("players_may_move", players_may_move))
+                   if v is not None}
+        if not changed:
             emit(ledger.campaign(cid).settings)
             return
-        command = build(ChangeSettings, settings={"players_may_roll": players_may_roll}, reason=reason)
+        command = build(ChangeSettings, settings=changed, reason=reason)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
 
 

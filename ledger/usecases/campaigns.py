@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 #: Settings a game master may change after creation, and the type of their values. The budget reads its
 #: own settings (period_start_turns, ers_variants) from CampaignCreated: changing them would rewrite past
 #: sheets, so they stay fixed.
-CHANGEABLE: dict[str, type] = {"players_may_roll": bool}
+CHANGEABLE: dict[str, type] = {"players_may_roll": bool, "players_may_move": bool}
 #: Who sees a treasury entry recorded without a visibility: its country (and the GMs), or everyone.
 ERS_VISIBILITIES = ("country", "public")
 

@@ -45,6 +45,17 @@ WRITES = {
     ("phase", "close"): "ClosePhase",
     ("map", "move"): "MoveStack",
     ("map", "owner"): "ChangeOwner",
+    ("map", "control"): "ChangeControl",
+    ("map", "marker"): "PlaceMarker",
+    ("map", "split"): "SplitStack",
+    ("map", "merge"): "MergeStacks",
+    ("map", "units"): "ChangeStack",
+    ("map", "leader-arrives"): "ChangeStack",
+    ("map", "leader-leaves"): "ChangeStack",
+    ("map", "siege"): "StartSiege",
+    ("map", "siege-end"): "EndSiege",
+    ("map", "war"): "DeclareWar",
+    ("map", "peace"): "MakePeace",
 }
 #: The Ledger's shorthands for scripts and tests: the CLI calls none of them.
 SHORTHANDS = ("submit", "create_campaign", "open_turn", "close_turn", "close_phase", "roll", "record_manual_roll",
