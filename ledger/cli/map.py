@@ -8,10 +8,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, out
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, out, pair_of, scalar
 from ledger.domain.commands import (ChangeControl, ChangeOwner, ChangeStack, DeclareWar, EndSiege, MakePeace,
                                      MergeStacks, MoveStack, PlaceMarker, RemoveMarker, SplitStack, StartSiege, build)
-from ledger.domain.errors import InvalidInput
 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
 ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
@@ -23,16 +22,9 @@ def given(**fields: object) -> dict[str, object]:
     return {k: v for k, v in fields.items() if v is not None}
 
 
-def _counts(pairs: list[str] | None) -> dict[str, int]:
-    """``["LD=3", "CAV=-1"]`` → ``{"LD": 3, "CAV": -1}``; a malformed pair names the field ``units``."""
-    counts: dict[str, int] = {}
-    for pair in pairs or ():
-        unit, _, n = pair.partition("=")
-        try:
-            counts[unit.strip()] = int(n)
-        except ValueError:
-            raise InvalidInput(f"units: {pair!r} is not UNIT=NUMBER (e.g. LD=3)", field="units") from None
-    return counts
+def _counts(pairs: list[str] | None) -> dict[str, object]:
+    """``["LD=3", "CAV=-1"]`` → ``{"LD": 3, "CAV": -1}`` (the command names a count that is not a number)."""
+    return {unit: scalar(n) for unit, n in (pair_of(p, "--units") for p in pairs or ())}
 
 
 @map_app.command("move")

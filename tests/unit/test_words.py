@@ -44,3 +44,19 @@ def test_a_correction_of_a_correction_amends_it_and_a_withdrawal_lets_the_one_be
     assert s.standing(4) == (14, {"amount": 30})
     s.add(15, 10, None)
     assert s.standing(4) is None and s.fixes() == {}
+
+
+def test_a_siege_reads_as_begun_by_its_besiegers_then_over():
+    from projections.words import siege_changes
+
+    assert siege_changes({}, {"Picardie": {"besiegers": ["ENG-1"]}}) == ["Picardie: besieged by ENG-1"]
+    assert siege_changes({"Picardie": {"besiegers": ["ENG-1"]}},
+                         {"Picardie": {"besiegers": ["ENG-1", "ENG-2"]}}) == ["Picardie: besieged by ENG-1, ENG-2"]
+    assert siege_changes({"Picardie": {"besiegers": ["ENG-1"]}}, {}) == ["Picardie: siege over"]
+
+
+def test_a_unit_change_reads_with_its_sign():
+    from projections.words import units
+
+    assert units({"LD": 2, "CAV": -1}, signed=True) == "+2 LD, −1 CAV"
+    assert units({"LD": 6, "NTD": 2}) == "6 LD, 2 NTD" and units({}) == "no units"
