@@ -67,6 +67,7 @@ ACTIONS: dict[str, str] = {
     "change_owner": "record a change of a province's owner",
     "place_marker": "place a marker on the map",
     "remove_marker": "remove a marker from the map",
+    "change_fortress": "record a change of a province's fortress level",
     "declare_war": "record a declaration of war",
     "make_peace": "record the peace that ends a war",
     "split_stack": "split some units and leaders off a stack as a new stack",

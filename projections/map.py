@@ -4,7 +4,7 @@
 dict, stored as JSON by the view store). The map starts from ``ScenarioImported``
 and changes by the map events (``StackMoved``, ``StackSplit``, ``StacksMerged``,
 ``StackChanged``, ``ControlChanged``, ``OwnerChanged``, ``MarkerPlaced``/``MarkerRemoved``,
-``SiegeStarted``/``SiegeEnded``) and by the effects inside recorded rulings
+``SiegeStarted``/``SiegeEnded``, ``FortressChanged``) and by the effects inside recorded rulings
 (``ld_lost``, ``marker_*``, ``control_changed``, ``leader_killed``, ``discovery``,
 ``fortress_level_changed``).
 
@@ -167,6 +167,10 @@ def apply(doc: dict[str, Any], r: Record) -> None:
                 p["markers"].remove(d["marker"])
             if d["marker"].startswith("Siegework"):
                 _siege_from_markers(doc, d["province"], r.position)
+    elif t == "FortressChanged":
+        p = doc["provinces"].get(d["province"])
+        if p is not None:
+            p["fortress"] = d["level"]
     elif t in STACK_EVENTS:
         STACK_EVENTS[t](doc, r)
     elif t == "SiegeStarted":

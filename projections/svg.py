@@ -93,7 +93,7 @@ def _changes(record: Record | None) -> tuple[list[str], set[str], str | None]:
         path = list(d.get("path") or [d["origin"], d["destination"]])
         return path, {d["destination"]}, d["stack"]
     if record.type in ("ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved", "SiegeStarted",
-                       "SiegeEnded"):
+                       "SiegeEnded", "FortressChanged"):
         return [], {d["province"]}, None
     if record.type == "StackSplit":
         return [], {d["location"]}, d["new_stack"]

@@ -116,6 +116,9 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
         return f"{p}{d['marker']} marker removed from {d['province']} ({d['reason']})"
     if t == "WarDeclared":
         return f"{p}war: {', '.join(d['attackers'])} against {', '.join(d['defenders'])} ({d['reason']})"
+    if t == "FortressChanged":
+        was = f" (was {d['previous']})" if d.get("previous") is not None else ""
+        return f"{p}{d['province']}: fortress level {d['level']}{was} ({d['reason']})"
     if t == "PeaceMade":
         return f"{p}peace: {', '.join(d['attackers'])} and {', '.join(d['defenders'])} ({d['reason']})"
     if t == "StackSplit":

@@ -70,11 +70,29 @@ def _stack(sid: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list
         if ua.get(u) != ub.get(u):
             out.append(f"{sid}: {plain(ua.get(u, 0))} {u} → {plain(ub.get(u, 0))} {u}")
     if a.get("leaders") != b.get("leaders"):
-        out.append(f"{sid}: leaders {plain(b.get('leaders'))} (were {plain(a.get('leaders'))})")
+        out.append(f"{sid}: leaders {', '.join(b.get('leaders') or ()) or 'none'} "
+                   f"(were {', '.join(a.get('leaders') or ()) or 'none'})")
     for k in sorted(set(a) | set(b)):
         if k not in ("location", "units", "leaders") and a.get(k) != b.get(k):
             out.append(f"{sid}: {label(k)} {plain(b.get(k))} (was {plain(a.get(k))})")
     return out
+
+
+def _leader(name: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
+    """A leader arriving (I3: with the turn and the turn of departure), leaving the game, killed, captured, or
+    changing stacks: "Gié: arrives with FRA-1 in turn 2, leaves in turn 9", "La Trémoille: departed in turn 2"."""
+    if b is None:
+        return [f"{name}: off the map"]
+    if a is None:
+        return [f"{name}: arrives with {b.get('stack') or 'no stack'}"
+                + (f" in turn {b['arrived']}" if b.get("arrived") is not None else "")
+                + (f", leaves in turn {b['departs']}" if b.get("departs") is not None else "")]
+    if a.get("status") != b.get("status"):
+        return [f"{name}: {b.get('status')}" + (f" in turn {b['departed']}" if b.get("departed") is not None else "")]
+    if a.get("stack") != b.get("stack"):
+        return [f"{name}: now with {b.get('stack') or 'no stack'} (was with {a.get('stack') or 'no stack'})"]
+    return [line for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)
+            for line in _generic(f"{name}, {label(k)}", a.get(k), b.get(k))]
 
 
 _PROVINCE = {"controller": "controlled by", "owner": "owned by", "fortress": "fortress level", "markers": "markers"}
@@ -112,8 +130,12 @@ def changes(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]])
         if pa.get(name) != pb.get(name):
             out += _province(name, pa.get(name), pb.get(name))
     out += siege_changes(ma.get("sieges") or {}, mb.get("sieges") or {})
+    la, lb = ma.get("leaders") or {}, mb.get("leaders") or {}
+    for name in sorted(set(la) | set(lb)):
+        if la.get(name) != lb.get(name):
+            out += _leader(name, la.get(name), lb.get(name))
     for k in sorted(set(ma) | set(mb)):
-        if k not in ("stacks", "provinces", "sieges") and k not in _INTERNAL:
+        if k not in ("stacks", "provinces", "sieges", "leaders") and k not in _INTERNAL:
             out += _generic(label(k), ma.get(k), mb.get(k))
     va, vb = before.get("victory") or {}, after.get("victory") or {}
     out += _per_country("victory points", va.get("vp"), vb.get("vp"))

@@ -50,6 +50,13 @@ def remove_marker(body: cmd.RemoveMarker, cid: CampaignId, ledger: LedgerDep, ac
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
+@router.post("/fortress", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A province's fortress level changes")
+def change_fortress(body: cmd.ChangeFortress, cid: CampaignId, ledger: LedgerDep, actor: Permit("change_fortress"),
+                    key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
 @router.post("/wars", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Declare a war between two sides")
 def declare_war(body: cmd.DeclareWar, cid: CampaignId, ledger: LedgerDep, actor: Permit("declare_war"),

@@ -29,10 +29,12 @@ FORMS: dict[str, tuple[str, tuple[type[cmd.Command], ...]]] = {
     "control": ("Change control", (cmd.ChangeControl,)),
     "owner": ("Change owner", (cmd.ChangeOwner,)),
     "marker": ("Place or remove a marker", (cmd.PlaceMarker, cmd.RemoveMarker)),
+    "fortress": ("Change a fortress level", (cmd.ChangeFortress,)),
     "war": ("Declare war", (cmd.DeclareWar,)),
     "peace": ("Make peace", (cmd.MakePeace,)),
 }
 LIST_FIELDS = frozenset({"via", "leaders", "besiegers", "departing", "attackers", "defenders"})
+INT_FIELDS = frozenset({"level"})
 _INDEX = re.compile(r"\[\d+\]")
 
 
@@ -99,6 +101,8 @@ def command_of(name: str, form: dict[str, str], state: CampaignState) -> cmd.Com
         value = raw.strip()
         if key_name in LIST_FIELDS:
             fields[key_name] = [x.strip() for x in value.split(",") if x.strip()]
+        elif key_name in INT_FIELDS:
+            fields[key_name] = _int(form, key_name)
         elif value:
             fields[key_name] = value
     if "units" in kind.model_fields:

@@ -190,7 +190,8 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
           "VisibilityRevealed": "Made public", "CampaignSettingsChanged": "Settings", "PeaceMade": "Peace",
           "StackSplit": "Stack split", "StacksMerged": "Stacks merged", "StackChanged": "Units and leaders",
-          "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner"}
+          "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
+          "FortressChanged": "Fortress"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

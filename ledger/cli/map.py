@@ -9,7 +9,7 @@ from typing import Annotated, Optional
 import typer
 
 from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, out, pair_of, scalar
-from ledger.domain.commands import (ChangeControl, ChangeOwner, ChangeStack, DeclareWar, EndSiege, MakePeace,
+from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege, MakePeace,
                                      MergeStacks, MoveStack, PlaceMarker, RemoveMarker, SplitStack, StartSiege, build)
 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
@@ -85,6 +85,16 @@ def map_marker(campaign: str, province: str, marker: str,
     with ledger_app() as ledger:
         command = build(RemoveMarker if remove else PlaceMarker,
                         **given(province=province, marker=marker, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("fortress")
+def map_fortress(campaign: str, province: str, level: int, reason: ReasonOpt = None, actor: ActorOpt = "gm",
+                 key: KeyOpt = None) -> None:
+    """PROVINCE's fortress is now at LEVEL (0-5): built up, razed, lowered by a capture."""
+    with ledger_app() as ledger:
+        command = build(ChangeFortress, **given(province=province, level=level, reason=reason))
         emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
                            idempotency_key=key).to_json())
 

@@ -73,7 +73,8 @@ class CampaignState:
     stacks: dict[str, list[Any]] | None = field(default_factory=dict)
     # What the map commands check besides where stacks are (ledger/usecases/map.py): each stack's country,
     # units and leaders ("forces"), the wars in progress ([attackers, defenders], sorted) and the sieges
-    # (province -> besieging stacks). A few strings per stack, never a history read.
+    # (province -> besieging stacks), and the fortress levels the game master changed ("fortresses",
+    # province -> level: the previous level a FortressChanged records). A few strings per stack, never a history read.
     # None: restored from a snapshot older than this field; the application replays the history once.
     military: dict[str, Any] | None = field(default_factory=lambda: {"forces": {}, "wars": [], "sieges": {}})
 
@@ -181,7 +182,7 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
 
 MILITARY = (ev.ScenarioImported, ev.StackMoved, ev.CorrectionRecorded, ev.StackSplit, ev.StacksMerged,
             ev.StackChanged, ev.WarDeclared, ev.PeaceMade, ev.SiegeStarted, ev.SiegeEnded, ev.RulingRecorded,
-            ev.ControlChanged)
+            ev.ControlChanged, ev.FortressChanged)
 #: A ruling's effects that change a stack's units or leaders (the map view applies the same ones).
 LOSSES = {"ld_lost": "LD", "nd_lost": "ND", "ntd_lost": "NTD"}
 
@@ -277,6 +278,8 @@ def _military(m: dict[str, Any], event: Any) -> dict[str, Any]:
             units[u] = _plain(max(unit_count(units.get(u, 0)) + n, Fraction(0)))
         leaders = [x for x in old["leaders"] if x not in event.departed] + [a["name"] for a in event.arrived]
         forces = {**forces, event.stack: {**old, "units": {u: n for u, n in units.items() if n}, "leaders": leaders}}
+    elif isinstance(event, ev.FortressChanged):
+        return {**m, "fortresses": {**(m.get("fortresses") or {}), event.province: event.level}}
     elif isinstance(event, ev.WarDeclared):
         wars = [*wars, war_key(event.attackers, event.defenders)]
     elif isinstance(event, ev.PeaceMade):
@@ -288,7 +291,7 @@ def _military(m: dict[str, Any], event: Any) -> dict[str, Any]:
         sieges = {p: b for p, b in sieges.items() if p != event.province}
     else:
         return m
-    return {"forces": forces, "wars": wars, "sieges": sieges}
+    return {**m, "forces": forces, "wars": wars, "sieges": sieges}
 
 
 def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:

@@ -366,6 +366,11 @@ class StackChangeReplacement(_Replacement):
     departed: list[LeaderName] | None = Field(default=None, max_length=12)
 
 
+class FortressReplacement(_Replacement):
+    province: Name | None = None
+    level: int | None = Field(default=None, ge=0, le=5)
+
+
 class SiegeReplacement(_Replacement):
     province: Name | None = None
     besiegers: list[Name] | None = Field(default=None, min_length=1, max_length=12)
@@ -437,6 +442,7 @@ REPLACEMENTS: dict[str, type[_Replacement]] = {
     "StackChanged": StackChangeReplacement,
     "SiegeStarted": SiegeReplacement,
     "SiegeEnded": SiegeEndReplacement,
+    "FortressChanged": FortressReplacement,
     "RulingRecorded": RulingReplacement,
 }
 
@@ -557,6 +563,16 @@ class PlaceMarker(_InContext):
     province: Name
     marker: Marker
     reason: Text = "marker"
+
+
+class ChangeFortress(_InContext):
+    """A province's fortress level changes (built up, razed, lowered by a capture: M21's "fortress loses 2
+    levels unless garrisoned" when recorded outside the ruling)."""
+
+    action: ClassVar[str] = "change_fortress"
+    province: Name = Field(examples=["Picardie"])
+    level: int = Field(ge=0, le=5, examples=[3])
+    reason: Text = "fortress"
 
 
 class RemoveMarker(_InContext):
@@ -706,5 +722,5 @@ COMMANDS: dict[str, type[Command]] = {
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
                 RevealEvent, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker, DeclareWar, SplitStack,
-                MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace)
+                MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress)
 }

@@ -165,6 +165,13 @@ class WarDeclared(LedgerEvent):
     reason: str
 
 
+class FortressChanged(LedgerEvent):
+    province: str
+    level: int
+    previous: int | None  # the level the write side knew (the scenario's, then changes)
+    reason: str
+
+
 class PeaceMade(LedgerEvent):
     attackers: list[str]  # the sides of the war that ends, as declared
     defenders: list[str]

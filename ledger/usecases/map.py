@@ -196,6 +196,19 @@ def declare_war(d: Draft, c: cmd.DeclareWar) -> dict[str, Any]:
     return {}
 
 
+@handles(cmd.ChangeFortress)
+def change_fortress(d: Draft, c: cmd.ChangeFortress) -> dict[str, Any]:
+    s = scenario(d)
+    _require(c.province, {p["name"] for p in s["provinces"]}, "province", "province")
+    d.state.require_open_turn()
+    # The level before: the scenario's unless a FortressChanged came since (the map view adds rulings' changes).
+    printed = next(p.get("fortress") for p in s["provinces"] if p["name"] == c.province)
+    before = ((d.state.military or {}).get("fortresses") or {}).get(c.province, printed)
+    d.add(ev.FortressChanged, c.visibility.as_dict(), province=c.province, level=c.level, previous=before,
+          reason=c.reason)
+    return {"previous": before}
+
+
 @handles(cmd.MakePeace)
 def make_peace(d: Draft, c: cmd.MakePeace) -> dict[str, Any]:
     countries = _countries(scenario(d))

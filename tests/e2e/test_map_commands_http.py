@@ -195,3 +195,40 @@ def test_a_correction_restates_a_siege_end_with_fields_of_its_own_type(settings,
         r = http.post(f"/campaigns/{SLUG}/corrections", json={"corrects": at, "reason": "it was relieved",
                                                               "replacement": {"outcome": "relieved"}})
         assert r.status_code == 201, r.text
+
+
+def test_the_forces_wars_and_sieges_survive_a_snapshot_and_a_cold_load(settings, ledger):
+    import orjson
+
+    from ledger.application import Ledger
+    from ledger.domain.campaign import CampaignState
+
+    cid = started(ledger)
+    with client(settings, ledger) as http:
+        http.post(f"{MAP}/stacks/split", json={"stack": "ENG-1", "new_stack": "ENG-2", "units": {"LD": 1}})
+        http.post(f"{MAP}/sieges", json={"province": "Picardie", "besiegers": ["ENG-2"]})
+    state = ledger.campaign(cid)
+    assert state.military["sieges"] == {"Picardie": ["ENG-2"]} and state.military["wars"] == [[["ENG"], ["FRA"]]]
+    again = CampaignState.from_dict(orjson.loads(orjson.dumps(state.to_dict())))
+    assert again.military == state.military
+    # A snapshot written before the field existed holds none: the application folds the history instead.
+    older = {k: v for k, v in state.to_dict().items() if k != "military"}
+    assert CampaignState.from_dict(older).military is None
+    cold = Ledger(settings)
+    try:
+        assert cold.campaign(cid).military == state.military
+    finally:
+        cold.close()
+
+
+def test_a_fortress_level_changes_with_the_level_before_recorded(settings, ledger):
+    cid = started(ledger)
+    with client(settings, ledger) as http:
+        refused(http, ledger, cid, f"{MAP}/fortress", {"province": "Picardie", "level": 6}, 422, "level")
+        refused(http, ledger, cid, f"{MAP}/fortress", {"province": "Manche", "level": 1}, 422, "province")
+        r = http.post(f"{MAP}/fortress", json={"province": "Picardie", "level": 0, "reason": "razed by the English"})
+        assert r.status_code == 201, r.text
+        assert http.get(MAP).json()["provinces"]["Picardie"]["fortress"] == 0
+        assert timeline(http, ledger, cid)[-1].endswith("Picardie: fortress level 0 (was 2) (razed by the English)")
+        http.post(f"{MAP}/fortress", json={"province": "Picardie", "level": 1, "reason": "rebuilt"})
+        assert timeline(http, ledger, cid)[-1].endswith("Picardie: fortress level 1 (was 0) (rebuilt)")

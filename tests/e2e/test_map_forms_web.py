@@ -43,8 +43,8 @@ def test_the_game_master_has_a_form_for_every_map_command_and_none_asks_for_json
     c, _ = logged_in(settings, sample)
     page = c.get("/ui/campaigns/sample/map")
     assert page.status_code == 200
-    for form in ("move", "split", "merge", "change", "siege", "siege-end", "control", "owner", "marker", "war",
-                 "peace"):
+    for form in ("move", "split", "merge", "change", "siege", "siege-end", "control", "owner", "marker", "fortress",
+                 "war", "peace"):
         assert f'id="form-{form}"' in page.text, form
     assert "<textarea" not in page.text and "JSON" not in page.text
     assert "FRA-1 (FRA, in Normandie)" in page.text
@@ -96,6 +96,7 @@ def test_every_other_map_form_records_its_command(settings, sample):
         ("owner", {"province": "Picardie", "owner": "ENG"}, "OwnerChanged"),
         ("marker", {"province": "Picardie", "marker": "Pillage+"}, "MarkerPlaced"),
         ("marker", {"province": "Picardie", "marker": "Pillage+", "remove": "on"}, "MarkerRemoved"),
+        ("fortress", {"province": "Picardie", "level": "0", "reason": "razed"}, "FortressChanged"),
         ("peace", {"attackers": "ENG", "defenders": "FRA"}, "PeaceMade"),
         ("war", {"attackers": "FRA", "defenders": "ENG"}, "WarDeclared"),
     ]
@@ -106,6 +107,9 @@ def test_every_other_map_form_records_its_command(settings, sample):
         assert r.status_code == 303, (form, re.findall(r'class="error"[^>]*>([^<]+)<', r.text))
         [event] = sample.history(CID, after=before)
         assert type(event).__name__ == kind
+        # The turn page at the new event reads in words: no Python repr, no JSON of the event.
+        page = c.get(r.headers["location"])
+        assert page.status_code == 200 and "{'" not in page.text and "None" not in re.sub(r"<[^>]+>", " ", page.text)
     assert event.attackers == ["FRA"] and event.defenders == ["ENG"]
 
 

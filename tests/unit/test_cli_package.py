@@ -47,6 +47,7 @@ WRITES = {
     ("map", "owner"): "ChangeOwner",
     ("map", "control"): "ChangeControl",
     ("map", "marker"): "PlaceMarker",
+    ("map", "fortress"): "ChangeFortress",
     ("map", "split"): "SplitStack",
     ("map", "merge"): "MergeStacks",
     ("map", "units"): "ChangeStack",

@@ -60,3 +60,16 @@ def test_a_unit_change_reads_with_its_sign():
 
     assert units({"LD": 2, "CAV": -1}, signed=True) == "+2 LD, −1 CAV"
     assert units({"LD": 6, "NTD": 2}) == "6 LD, 2 NTD" and units({}) == "no units"
+
+
+def test_a_leader_arriving_and_leaving_reads_with_its_turns_as_i3_records_them():
+    from projections.words import changes
+
+    before = {"map": {"leaders": {"La Trémoille": {"stack": "FRA-1", "status": "active"}},
+                      "stacks": {"FRA-1": {"location": "Normandie", "units": {"LD": 5}, "leaders": ["La Trémoille"]}}}}
+    after = {"map": {"leaders": {"La Trémoille": {"stack": None, "status": "departed", "departed": 2},
+                                 "Gié": {"stack": "FRA-1", "status": "active", "arrived": 2, "departs": 9}},
+                     "stacks": {"FRA-1": {"location": "Normandie", "units": {"LD": 5}, "leaders": ["Gié"]}}}}
+    assert changes(before, after) == ["FRA-1: leaders Gié (were La Trémoille)",
+                                      "Gié: arrives with FRA-1 in turn 2, leaves in turn 9",
+                                      "La Trémoille: departed in turn 2"]
