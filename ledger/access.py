@@ -70,6 +70,7 @@ ACTIONS: dict[str, str] = {
     "change_fortress": "record a change of a province's fortress level",
     "declare_war": "record a declaration of war",
     "make_peace": "record the peace that ends a war",
+    "raise_stack": "put a new stack on the map (its units and leaders)",
     "split_stack": "split some units and leaders off a stack as a new stack",
     "merge_stacks": "merge two stacks in the same place",
     "change_stack": "record a stack's new or lost units, a leader's arrival or departure",

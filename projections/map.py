@@ -2,7 +2,7 @@
 
 ``apply(doc, record)`` is pure bookkeeping on one campaign's document (a plain
 dict, stored as JSON by the view store). The map starts from ``ScenarioImported``
-and changes by the map events (``StackMoved``, ``StackSplit``, ``StacksMerged``,
+and changes by the map events (``StackMoved``, ``StackRaised``, ``StackSplit``, ``StacksMerged``,
 ``StackChanged``, ``ControlChanged``, ``OwnerChanged``, ``MarkerPlaced``/``MarkerRemoved``,
 ``SiegeStarted``/``SiegeEnded``, ``FortressChanged``) and by the effects inside recorded rulings
 (``ld_lost``, ``marker_*``, ``control_changed``, ``leader_killed``, ``discovery``,
@@ -187,6 +187,23 @@ def apply(doc: dict[str, Any], r: Record) -> None:
             _effect(doc, r, e, ctx)
 
 
+def _raised(doc: dict[str, Any], r: Record) -> None:
+    d = r.data
+    doc["stacks"][d["stack"]] = {"country": d["country"], "location": d["location"], "units": dict(d["units"]),
+                                 "leaders": []}
+    _arrive(doc, d["stack"], d["leaders"], d["turn"])
+
+
+def _arrive(doc: dict[str, Any], sid: str, leaders: list[dict[str, Any]], turn: int) -> None:
+    """Leaders placed on a stack (I3: the turn they arrive, the turn printed for their departure)."""
+    stack = doc["stacks"][sid]
+    for a in leaders:
+        stack["leaders"].append(a["name"])
+        doc["leaders"][a["name"]] = {"country": stack["country"], "kind": a["kind"], "stack": sid, "status": "active",
+                                     "values": {k: a[k] for k in ("fire", "shock", "manoeuvre", "siege")},
+                                     "arrived": turn, "departs": a.get("departs")}
+
+
 def _split(doc: dict[str, Any], r: Record) -> None:
     d = r.data
     old = doc["stacks"].get(d["stack"])
@@ -226,12 +243,7 @@ def _change(doc: dict[str, Any], r: Record) -> None:
         return
     for unit, n in d["units"].items():
         stack["units"][unit] = plain(max(num(stack["units"].get(unit, 0)) + num(n), num(0)))
-    for a in d["arrived"]:
-        stack["leaders"].append(a["name"])
-        doc["leaders"][a["name"]] = {"country": stack["country"], "kind": a["kind"], "stack": d["stack"],
-                                     "status": "active", "values": {k: a[k] for k in ("fire", "shock", "manoeuvre",
-                                                                                      "siege")},
-                                     "arrived": d["turn"], "departs": a.get("departs")}
+    _arrive(doc, d["stack"], d["arrived"], d["turn"])
     for name in d["departed"]:
         if name in stack["leaders"]:
             stack["leaders"].remove(name)
@@ -239,7 +251,7 @@ def _change(doc: dict[str, Any], r: Record) -> None:
             doc["leaders"][name].update(status="departed", stack=None, departed=d["turn"])
 
 
-STACK_EVENTS = {"StackSplit": _split, "StacksMerged": _merge, "StackChanged": _change}
+STACK_EVENTS = {"StackRaised": _raised, "StackSplit": _split, "StacksMerged": _merge, "StackChanged": _change}
 
 
 def _siege_ruling(doc: dict[str, Any], r: Record, ruling: dict[str, Any], ctx: dict[str, Any]) -> None:

@@ -97,6 +97,8 @@ def _changes(record: Record | None) -> tuple[list[str], set[str], str | None]:
         return [], {d["province"]}, None
     if record.type == "StackSplit":
         return [], {d["location"]}, d["new_stack"]
+    if record.type == "StackRaised":
+        return [], {d["location"]}, d["stack"]
     if record.type in ("StacksMerged", "StackChanged"):
         return [], {d["location"]} if d.get("location") else set(), d["stack"]
     if record.type == "RulingRecorded":

@@ -121,6 +121,9 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
         return f"{p}{d['province']}: fortress level {d['level']}{was} ({d['reason']})"
     if t == "PeaceMade":
         return f"{p}peace: {', '.join(d['attackers'])} and {', '.join(d['defenders'])} ({d['reason']})"
+    if t == "StackRaised":
+        parts = ([units(d["units"])] if d["units"] else []) + [a["name"] for a in d["leaders"]]
+        return f"{p}stack {d['stack']} ({d['country']}) raised in {d['location']}: {', '.join(parts)} ({d['reason']})"
     if t == "StackSplit":
         parts = [units(d["units"])] if d["units"] else []
         parts += d["leaders"]

@@ -71,6 +71,13 @@ def make_peace(body: cmd.MakePeace, cid: CampaignId, ledger: LedgerDep, actor: P
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
+@router.post("/stacks", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A new stack on the map: its country, place, units and leaders")
+def raise_stack(body: cmd.RaiseStack, cid: CampaignId, ledger: LedgerDep, actor: Permit("raise_stack"),
+                key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
 @router.post("/stacks/split", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Some units and leaders of a stack form a new stack in the same place")
 def split_stack(body: cmd.SplitStack, cid: CampaignId, ledger: LedgerDep, actor: Permit("split_stack"),

@@ -21,6 +21,7 @@ from ledger.domain.errors import InvalidInput
 #: Form id → (title, the commands it records). The marker form places or removes (its ``remove`` box).
 FORMS: dict[str, tuple[str, tuple[type[cmd.Command], ...]]] = {
     "move": ("Move a stack", (cmd.MoveStack,)),
+    "raise": ("A new stack", (cmd.RaiseStack,)),
     "split": ("Split a stack", (cmd.SplitStack,)),
     "merge": ("Merge two stacks", (cmd.MergeStacks,)),
     "change": ("Units and leaders of a stack", (cmd.ChangeStack,)),
@@ -116,6 +117,8 @@ def command_of(name: str, form: dict[str, str], state: CampaignState) -> cmd.Com
             fields.pop("forced_reason", None)
         elif not fields.get("forced_reason"):
             raise InvalidInput("forced_reason: say why the game master forces the move", field="forced_reason")
+    if name == "raise":  # leaders named only: their values come with "units and leaders" (arriving)
+        fields["leaders"] = [{"name": x} for x in fields.get("leaders") or ()]
     if name == "marker" and form.get("remove") == "on":
         kind = cmd.RemoveMarker
     if name == "change" and (form.get("arriving.name") or "").strip():

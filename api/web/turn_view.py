@@ -189,7 +189,7 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "TurnClosed": "Turn closed", "PhaseClosed": "Phase closed", "CampaignCreated": "Campaign created",
           "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
           "VisibilityRevealed": "Made public", "CampaignSettingsChanged": "Settings", "PeaceMade": "Peace",
-          "StackSplit": "Stack split", "StacksMerged": "Stacks merged", "StackChanged": "Units and leaders",
+          "StackSplit": "Stack split", "StackRaised": "New stack", "StacksMerged": "Stacks merged", "StackChanged": "Units and leaders",
           "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
           "FortressChanged": "Fortress"}
 

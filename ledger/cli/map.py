@@ -10,7 +10,8 @@ import typer
 
 from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, out, pair_of, scalar
 from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege, MakePeace,
-                                     MergeStacks, MoveStack, PlaceMarker, RemoveMarker, SplitStack, StartSiege, build)
+                                     MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack, StartSiege,
+                                     build)
 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
 ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
@@ -95,6 +96,19 @@ def map_fortress(campaign: str, province: str, level: int, reason: ReasonOpt = N
     """PROVINCE's fortress is now at LEVEL (0-5): built up, razed, lowered by a capture."""
     with ledger_app() as ledger:
         command = build(ChangeFortress, **given(province=province, level=level, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("raise")
+def map_raise(campaign: str, stack: str, country: str, location: str, units: UnitsOpt = None,
+              leader: Annotated[Optional[list[str]], typer.Option(
+                  "--leader", help="A leader with it (values with map leader-arrives); repeat")] = None,
+              reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """A new stack STACK of COUNTRY in LOCATION, with its units (--units LD=6) and leaders (--leader NAME)."""
+    with ledger_app() as ledger:
+        command = build(RaiseStack, **given(stack=stack, country=country, location=location, units=_counts(units),
+                                            leaders=[{"name": name} for name in leader or ()], reason=reason))
         emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
                            idempotency_key=key).to_json())
 

@@ -182,7 +182,7 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
 
 MILITARY = (ev.ScenarioImported, ev.StackMoved, ev.CorrectionRecorded, ev.StackSplit, ev.StacksMerged,
             ev.StackChanged, ev.WarDeclared, ev.PeaceMade, ev.SiegeStarted, ev.SiegeEnded, ev.RulingRecorded,
-            ev.ControlChanged, ev.FortressChanged)
+            ev.ControlChanged, ev.FortressChanged, ev.StackRaised)
 #: A ruling's effects that change a stack's units or leaders (the map view applies the same ones).
 LOSSES = {"ld_lost": "LD", "nd_lost": "ND", "ntd_lost": "NTD"}
 
@@ -225,6 +225,8 @@ def _stacks(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:
         return {**stacks, event.stack: [event.destination, event.originator_version, event.origin]}
     if isinstance(event, ev.StackSplit):
         return {**stacks, event.new_stack: [event.location, 0, None]}
+    if isinstance(event, ev.StackRaised):
+        return {**stacks, event.stack: [event.location, 0, None]}
     if isinstance(event, ev.StacksMerged):
         return {k: v for k, v in stacks.items() if k != event.merged}
     if not isinstance(event, ev.CorrectionRecorded):
@@ -255,6 +257,9 @@ def _military(m: dict[str, Any], event: Any) -> dict[str, Any]:
         forces = {st["id"]: {"country": st["country"], "units": dict(st.get("units") or {}),
                              "leaders": [ld["name"] for ld in st.get("leaders") or ()]} for st in s.get("stacks", ())}
         return {"forces": forces, "wars": [war_key(a, d) for a, d in s.get("wars") or ()], "sieges": {}}
+    elif isinstance(event, ev.StackRaised):
+        forces = {**forces, event.stack: {"country": event.country, "units": dict(event.units),
+                                          "leaders": [x["name"] for x in event.leaders]}}
     elif isinstance(event, ev.StackSplit):
         old = forces[event.stack]
         left = {u: _plain(unit_count(n) - event.units.get(u, 0)) for u, n in old["units"].items()

@@ -597,6 +597,18 @@ class DeclareWar(Command):
         return v
 
 
+class ArrivingLeader(Model):
+    """A leader placed on the map (I3): the values and the turn of departure printed on the counter."""
+
+    name: LeaderName
+    kind: Literal["general", "admiral", "explorer", "conquistador", "governor", "monarch"] = "general"
+    fire: int = Field(default=0, ge=0, le=9)
+    shock: int = Field(default=0, ge=0, le=9)
+    manoeuvre: int = Field(default=0, ge=0, le=9)
+    siege: int = Field(default=0, ge=0, le=5)
+    departs: Turn | None = Field(default=None, description="The turn of departure printed on the counter")
+
+
 class SplitStack(_InContext):
     """Some units and leaders of a stack leave it as a new stack, in the same place."""
 
@@ -626,6 +638,29 @@ class SplitStack(_InContext):
         return v
 
 
+class RaiseStack(_InContext):
+    """A new stack on the map (units raised, a campaign set up without stacks such as the 1492 start): its id,
+    country, place, units and leaders (I3: they arrive this turn)."""
+
+    action: ClassVar[str] = "raise_stack"
+    stack: Name = Field(examples=["FRA-1"], description="The id of the new stack (not yet on the map)")
+    country: Country = Field(examples=["FRA"])
+    location: Name = Field(examples=["Ile-de-France"])
+    units: dict[UnitType, Annotated[int, Field(ge=1, le=200)]] = Field(default_factory=dict, max_length=10,
+                                                                      examples=[{"LD": 6}])
+    leaders: list[ArrivingLeader] = Field(default_factory=list, max_length=12, validate_default=True)
+    reason: Text = "new stack"
+
+    @field_validator("leaders")
+    @classmethod
+    def _someone(cls, v: list[ArrivingLeader], info: ValidationInfo) -> list[ArrivingLeader]:
+        if not v and not info.data.get("units"):
+            raise ValueError("a stack holds units or leaders: name at least one")
+        if len({x.name for x in v}) != len(v):
+            raise ValueError("a leader is named twice")
+        return v
+
+
 class MergeStacks(_InContext):
     """Stack ``merged`` joins ``stack`` (both in the same place) and leaves the map."""
 
@@ -640,18 +675,6 @@ class MergeStacks(_InContext):
         if v == info.data.get("stack"):
             raise ValueError("a stack cannot merge with itself")
         return v
-
-
-class ArrivingLeader(Model):
-    """A leader placed on the map (I3): the values and the turn of departure printed on the counter."""
-
-    name: LeaderName
-    kind: Literal["general", "admiral", "explorer", "conquistador", "governor", "monarch"] = "general"
-    fire: int = Field(default=0, ge=0, le=9)
-    shock: int = Field(default=0, ge=0, le=9)
-    manoeuvre: int = Field(default=0, ge=0, le=9)
-    siege: int = Field(default=0, ge=0, le=5)
-    departs: Turn | None = Field(default=None, description="The turn of departure printed on the counter")
 
 
 class ChangeStack(_InContext):
@@ -722,5 +745,5 @@ COMMANDS: dict[str, type[Command]] = {
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
                 RevealEvent, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker, DeclareWar, SplitStack,
-                MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress)
+                MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress, RaiseStack)
 }

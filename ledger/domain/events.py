@@ -178,6 +178,18 @@ class PeaceMade(LedgerEvent):
     reason: str
 
 
+class StackRaised(LedgerEvent):
+    """A new stack on the map, with its leaders' counters (I3: arriving in ``turn``)."""
+
+    stack: str
+    country: str
+    location: str
+    units: dict[str, int]
+    leaders: list[dict[str, Any]]
+    turn: int
+    reason: str
+
+
 class StackSplit(LedgerEvent):
     """``units`` and ``leaders`` left ``stack`` as ``new_stack``, in the same place, of the same country."""
 

@@ -225,6 +225,28 @@ def make_peace(d: Draft, c: cmd.MakePeace) -> dict[str, Any]:
     return {}
 
 
+@handles(cmd.RaiseStack)
+def raise_stack(d: Draft, c: cmd.RaiseStack) -> dict[str, Any]:
+    s = scenario(d)
+    if c.stack in (d.state.stacks or {}):
+        raise StateConflict(f"{c.stack} is already a stack on the map: choose another id", field="stack")
+    _require(c.country, _countries(s), "country", "country")
+    _require(c.location, _places(s), "province or sea zone", "location")
+    _arrivals(d, c.leaders, "leaders")
+    turn = d.state.require_open_turn()
+    d.add(ev.StackRaised, c.visibility.as_dict(), stack=c.stack, country=c.country, location=c.location,
+          units=dict(c.units), leaders=[x.model_dump(mode="json") for x in c.leaders], turn=turn, reason=c.reason)
+    return {"turn": turn}
+
+
+def _arrivals(d: Draft, leaders: list[cmd.ArrivingLeader], field: str) -> None:
+    """Leaders arriving on the map: none already on it."""
+    on_map = {name for f in _forces(d).values() for name in f["leaders"]}
+    for i, leader in enumerate(leaders):
+        if leader.name in on_map or any(x.name == leader.name for x in leaders[:i]):
+            raise StateConflict(f"{leader.name} is already on the map", field=f"{field}[{i}].name")
+
+
 @handles(cmd.SplitStack)
 def split_stack(d: Draft, c: cmd.SplitStack) -> dict[str, Any]:
     scenario(d)
@@ -273,10 +295,7 @@ def change_stack(d: Draft, c: cmd.ChangeStack) -> dict[str, Any]:
         if unit_count(force["units"].get(unit, 0)) + n < 0:
             raise InvalidInput(f"{c.stack} has {force['units'].get(unit, 0)} {unit}: it cannot lose {-n}",
                                field=f"units.{unit}")
-    on_map = {name for f in _forces(d).values() for name in f["leaders"]}
-    for i, leader in enumerate(c.arriving):
-        if leader.name in on_map or any(x.name == leader.name for x in c.arriving[:i]):
-            raise StateConflict(f"{leader.name} is already on the map", field=f"arriving[{i}].name")
+    _arrivals(d, c.arriving, "arriving")
     for i, name in enumerate(c.departing):
         if name not in force["leaders"]:
             raise InvalidInput(f"{name} is not with {c.stack} (leaders: {', '.join(force['leaders']) or 'none'})",

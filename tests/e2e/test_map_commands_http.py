@@ -232,3 +232,29 @@ def test_a_fortress_level_changes_with_the_level_before_recorded(settings, ledge
         assert timeline(http, ledger, cid)[-1].endswith("Picardie: fortress level 0 (was 2) (razed by the English)")
         http.post(f"{MAP}/fortress", json={"province": "Picardie", "level": 1, "reason": "rebuilt"})
         assert timeline(http, ledger, cid)[-1].endswith("Picardie: fortress level 1 (was 0) (rebuilt)")
+
+
+def test_a_new_stack_is_raised_with_its_leaders_arriving_this_turn(settings, ledger):
+    cid = started(ledger)
+    turn = ledger.campaign(cid).turn
+    with client(settings, ledger) as http:
+        refused(http, ledger, cid, f"{MAP}/stacks", {"stack": "FRA-1", "country": "FRA", "location": "Caux",
+                                                     "units": {"LD": 1}}, 409, "stack")
+        refused(http, ledger, cid, f"{MAP}/stacks", {"stack": "FRA-2", "country": "SPA", "location": "Caux",
+                                                     "units": {"LD": 1}}, 422, "country")
+        refused(http, ledger, cid, f"{MAP}/stacks", {"stack": "FRA-2", "country": "FRA", "location": "Caux"}, 422,
+                "leaders")
+        refused(http, ledger, cid, f"{MAP}/stacks", {"stack": "FRA-2", "country": "FRA", "location": "Caux",
+                                                     "leaders": [{"name": "Talbot"}]}, 409, "leaders[0].name")
+        r = http.post(f"{MAP}/stacks", json={"stack": "FRA-2", "country": "FRA", "location": "Ile-de-France",
+                                             "units": {"LD": 4}, "leaders": [{"name": "Gié", "manoeuvre": 3}],
+                                             "reason": "levy of Paris"})
+        assert r.status_code == 201, r.text
+        doc = http.get(MAP).json()
+        assert doc["stacks"]["FRA-2"] == {"country": "FRA", "location": "Ile-de-France", "units": {"LD": 4},
+                                          "leaders": ["Gié"]}
+        assert doc["leaders"]["Gié"]["arrived"] == turn and doc["leaders"]["Gié"]["values"]["manoeuvre"] == 3
+        assert timeline(http, ledger, cid)[-1].endswith(
+            "stack FRA-2 (FRA) raised in Ile-de-France: 4 LD, Gié (levy of Paris)")
+        r = http.post(f"{MAP}/moves", json={"stack": "FRA-2", "origin": "Ile-de-France", "destination": "Caux"})
+        assert r.status_code == 201, r.text

@@ -43,7 +43,7 @@ def test_the_game_master_has_a_form_for_every_map_command_and_none_asks_for_json
     c, _ = logged_in(settings, sample)
     page = c.get("/ui/campaigns/sample/map")
     assert page.status_code == 200
-    for form in ("move", "split", "merge", "change", "siege", "siege-end", "control", "owner", "marker", "fortress",
+    for form in ("move", "split", "merge", "change", "siege", "siege-end", "control", "owner", "marker", "fortress", "raise",
                  "war", "peace"):
         assert f'id="form-{form}"' in page.text, form
     assert "<textarea" not in page.text and "JSON" not in page.text
@@ -86,9 +86,11 @@ def test_a_refused_form_shows_the_error_beside_its_field_keeps_what_was_typed_an
 def test_every_other_map_form_records_its_command(settings, sample):
     c, csrf = logged_in(settings, sample)
     posts = [
+        ("raise", {"stack": "FRA-9", "country": "FRA", "location": "Ile-de-France", "units.LD": "3",
+                   "leaders": "Gié"}, "StackRaised"),
         ("split", {"stack": "ENG-1", "new_stack": "ENG-2", "units.LD": "2", "leaders": "Talbot"}, "StackSplit"),
         ("merge", {"stack": "ENG-1", "merged": "ENG-2"}, "StacksMerged"),
-        ("change", {"stack": "FRA-1", "units.LD": "2", "arriving.name": "Gié", "arriving.fire": "1",
+        ("change", {"stack": "FRA-1", "units.LD": "2", "arriving.name": "Rohan", "arriving.fire": "1",
                     "arriving.departs": "9", "departing": "La Trémoille", "reason": "turn 2"}, "StackChanged"),
         ("siege", {"province": "Picardie", "besiegers": "ENG-1"}, "SiegeStarted"),
         ("siege-end", {"province": "Picardie", "outcome": "taken"}, "SiegeEnded"),

@@ -19,9 +19,17 @@ def test_a_campaign_is_created_on_the_1492_board_from_the_cli_and_a_move_is_chec
     assert created["data"]["provinces"] == 327 + 357 and created["data"]["sea_zones"] == 99
     assert run(settings, "turn", "open", "europa").exit_code == 0
 
-    # No stacks in the 1492 set-up: the stack is unknown, and named so.
+    # No stacks in the 1492 set-up: the stack is unknown, and named so, until the game master raises it.
     r = run(settings, "map", "move", "europa", "FRA-1", "Caux", "Picardie")
     assert r.exit_code != 0 and "stack" in r.output and "FRA-1" in r.output
+    r = run(settings, "map", "raise", "europa", "FRA-1", "FRA", "Caux", "--units", "LD=6", "--leader", "La Palice")
+    assert r.exit_code == 0, r.output
+    r = run(settings, "map", "move", "europa", "FRA-1", "Caux", "Picardie")
+    assert r.exit_code == 0, r.output
+    r = run(settings, "map", "raise", "europa", "FRA-1", "FRA", "Caux", "--units", "LD=1")
+    assert r.exit_code != 0 and "FRA-1 is already a stack on the map" in r.output
+    r = run(settings, "map", "raise", "europa", "FRA-2", "FRA", "Atlantis", "--units", "LD=1")
+    assert r.exit_code != 0 and "location" in r.output
 
 
 def test_the_cli_refuses_a_move_across_no_border_then_records_it_forced_and_draws_the_map(settings, tmp_path):

@@ -48,6 +48,7 @@ WRITES = {
     ("map", "control"): "ChangeControl",
     ("map", "marker"): "PlaceMarker",
     ("map", "fortress"): "ChangeFortress",
+    ("map", "raise"): "RaiseStack",
     ("map", "split"): "SplitStack",
     ("map", "merge"): "MergeStacks",
     ("map", "units"): "ChangeStack",
