@@ -112,6 +112,8 @@ def test_every_other_map_form_records_its_command(settings, sample):
         # The turn page at the new event reads in words: no Python repr, no JSON of the event.
         page = c.get(r.headers["location"])
         assert page.status_code == 200 and "{'" not in page.text and "None" not in re.sub(r"<[^>]+>", " ", page.text)
+        if kind == "SiegeStarted":  # the siege in the turn page's map tables, with its besiegers
+            assert re.search(r'id="sieges".*<td>Picardie</td><td>ENG-1</td>', page.text, re.S)
     assert event.attackers == ["FRA"] and event.defenders == ["ENG"]
 
 
