@@ -141,3 +141,23 @@ def test_a_player_sees_the_stack_forms_with_their_own_stacks_only_where_the_camp
     r = c.post("/ui/campaigns/sample/map/move", data={"csrf": csrf, "stack": "FRA-1", "destination": "Caux",
                                                       "visibility": "public"}, follow_redirects=False)
     assert r.status_code == 303
+
+
+def test_the_dispute_form_of_a_units_change_reads_in_words_and_corrects_it(settings, sample):
+    c, csrf = logged_in(settings, sample)
+    r = c.post("/ui/campaigns/sample/map/change", data={"csrf": csrf, "stack": "FRA-1", "units.LD": "2",
+                                                        "departing": "La Trémoille", "reason": "turn 2",
+                                                        "visibility": "public"}, follow_redirects=False)
+    at = sample.campaign(CID).version
+    page = c.get(r.headers["location"]).text
+    form = page[page.index('id="dispute-form"'):]
+    assert 'name="input.units" value="LD=2"' in form and 'name="input.departed" value="La Trémoille"' in form
+    assert "{&#34;" not in form and "[&#34;" not in form  # no JSON in the fields
+    r = c.post("/ui/campaigns/sample/corrections", data={"csrf": csrf, "corrects": str(at), "input.units": "LD=1",
+                                                         "input.departed": "La Trémoille",
+                                                         "reason": "one LD came, not two"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    correction = sample.event_at(CID, at + 1)
+    assert correction.replacement == {"units": {"LD": 1}} and correction.corrects == at
+    # The map view reads the change as corrected: 5 LD after the battle, + 1 (not + 2).
+    assert c.get("/campaigns/sample/map").json()["stacks"]["FRA-1"]["units"]["LD"] == 6
