@@ -128,8 +128,8 @@ def move_stack(d: Draft, c: cmd.MoveStack) -> dict[str, Any]:
         _require(place, places, "province or sea zone", f"via[{i}]")
     _require(c.destination, places, "province or sea zone", "destination")
     d.state.require_open_turn()
-    units = (_forces(d).get(c.stack) or {}).get("units") or {}
-    naval = bool(units) and set(units) <= NAVAL_UNITS
+    units = {u for u, n in ((_forces(d).get(c.stack) or {}).get("units") or {}).items() if unit_count(n)}
+    naval = bool(units) and units <= NAVAL_UNITS  # a unit type lost to the last one does not make it a land stack
     refused = []
     at = stacks[c.stack][0]
     if at != c.origin:
