@@ -8,7 +8,8 @@ Roles, per campaign:
 - ``gm``: the campaign's game master; sees everything, may do everything.
 - ``player``: plays one country; sees public events, events visible to their
   country, and hidden events the GM later revealed; may request dice for their
-  own country only if the campaign's setting ``players_may_roll`` is true.
+  own country only if the campaign's setting ``players_may_roll`` is true, and
+  command their own country's stacks if ``players_may_move`` is true.
 - ``observer``: sees public (and revealed) events; writes nothing.
 - ``admin``: the operator's bootstrap token (``LEDGER_ADMIN_TOKEN``); every
   campaign, every right: it creates campaigns and issues their first tokens.
@@ -37,6 +38,12 @@ WRITES: dict[tuple[str, str], bool | str] = {
     ("gm", "change_settings"): True,  # as "*" says; named because players_may_roll is decided here
     ("player", "roll"): "players_may_roll",
     ("player", "record_ruling"): "players_may_roll",
+    # Their own country's stacks only (ledger/usecases/map.py checks the stacks named).
+    ("player", "move_stack"): "players_may_move",
+    ("player", "split_stack"): "players_may_move",
+    ("player", "merge_stacks"): "players_may_move",
+    ("player", "change_stack"): "players_may_move",
+    ("player", "start_siege"): "players_may_move",
     ("observer", "*"): False,
 }
 
@@ -46,7 +53,7 @@ ACTIONS: dict[str, str] = {
     "open_turn": "open the next turn (dice commitment)",
     "close_turn": "close the open turn (reveals the seed)",
     "close_phase": "close a phase of the open turn (records the ERS lines it completes)",
-    "change_settings": "change the campaign's settings (players_may_roll, ers_visibility)",
+    "change_settings": "change the campaign's settings (players_may_roll, players_may_move, ers_visibility)",
     "roll": "roll server dice (physical dice: GM only)",
     "record_ruling": "resolve a procedure with server dice and record it (physical dice: GM only)",
     "record_treasury": "record a treasury entry",
@@ -61,7 +68,15 @@ ACTIONS: dict[str, str] = {
     "change_owner": "record a change of a province's owner",
     "place_marker": "place a marker on the map",
     "remove_marker": "remove a marker from the map",
+    "change_fortress": "record a change of a province's fortress level",
     "declare_war": "record a declaration of war",
+    "make_peace": "record the peace that ends a war",
+    "raise_stack": "put a new stack on the map (its units and leaders)",
+    "split_stack": "split some units and leaders off a stack as a new stack",
+    "merge_stacks": "merge two stacks in the same place",
+    "change_stack": "record a stack's new or lost units, a leader's arrival or departure",
+    "start_siege": "record the start of a siege",
+    "end_siege": "record the end of a siege (taken, lifted, relieved)",
 }
 
 

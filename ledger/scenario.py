@@ -27,13 +27,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ledger.board import BoardError, load_board
 from ledger.domain.actors import SYSTEM, Actor
 from ledger.domain.campaign import COUNTRY_RE, campaign_id
-from ledger.domain.commands import ImportScenario
+from ledger.domain.commands import UNIT_TYPES, ImportScenario
 from ledger.domain.errors import InvalidInput
 
 if TYPE_CHECKING:  # the use cases import this module, and the application imports the use cases
     from ledger.application import Appended, Ledger
 
-UNIT_TYPES = ("LD", "ND", "NTD", "NGD", "LDE", "NDE", "ARM", "FLT", "CAV", "ART")
 Terrain = Literal["plain", "forest", "hills", "mountain", "swamp", "desert", "steppe", "sea"]
 
 

@@ -25,7 +25,8 @@ from projections import victory as victory_model
 from projections.records import Record, type_of
 
 #: The event types the victory document reads (projections/victory.py).
-VICTORY_TYPES = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "RulingRecorded"})
+VICTORY_TYPES = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "PeaceMade",
+                           "RulingRecorded"})
 READ = budget_model.RELEVANT | VICTORY_TYPES
 
 

@@ -2,8 +2,9 @@
 
 ``apply(doc, record)`` is pure bookkeeping on one campaign's document (a plain
 dict, stored as JSON by the view store). The map starts from ``ScenarioImported``
-and changes by the game master's map events (``StackMoved``, ``ControlChanged``,
-``MarkerPlaced``/``MarkerRemoved``) and by the effects inside recorded rulings
+and changes by the map events (``StackMoved``, ``StackRaised``, ``StackSplit``, ``StacksMerged``,
+``StackChanged``, ``ControlChanged``, ``OwnerChanged``, ``MarkerPlaced``/``MarkerRemoved``,
+``SiegeStarted``/``SiegeEnded``, ``FortressChanged``) and by the effects inside recorded rulings
 (``ld_lost``, ``marker_*``, ``control_changed``, ``leader_killed``, ``discovery``,
 ``fortress_level_changed``).
 
@@ -166,6 +167,17 @@ def apply(doc: dict[str, Any], r: Record) -> None:
                 p["markers"].remove(d["marker"])
             if d["marker"].startswith("Siegework"):
                 _siege_from_markers(doc, d["province"], r.position)
+    elif t == "FortressChanged":
+        p = doc["provinces"].get(d["province"])
+        if p is not None:
+            p["fortress"] = d["level"]
+    elif t in STACK_EVENTS:
+        STACK_EVENTS[t](doc, r)
+    elif t == "SiegeStarted":
+        siege = doc["sieges"].setdefault(d["province"], {"since": r.position, "besiegers": []})
+        siege["besiegers"] = sorted({*siege["besiegers"], *d["besiegers"]})
+    elif t == "SiegeEnded":
+        doc["sieges"].pop(d["province"], None)
     elif t == "RulingRecorded":
         ctx = r.context
         ruling = d["ruling"]
@@ -173,6 +185,73 @@ def apply(doc: dict[str, Any], r: Record) -> None:
             _siege_ruling(doc, r, ruling, ctx)
         for e in ruling.get("effects") or ():
             _effect(doc, r, e, ctx)
+
+
+def _raised(doc: dict[str, Any], r: Record) -> None:
+    d = r.data
+    doc["stacks"][d["stack"]] = {"country": d["country"], "location": d["location"], "units": dict(d["units"]),
+                                 "leaders": []}
+    _arrive(doc, d["stack"], d["leaders"], d["turn"])
+
+
+def _arrive(doc: dict[str, Any], sid: str, leaders: list[dict[str, Any]], turn: int) -> None:
+    """Leaders placed on a stack (I3: the turn they arrive, the turn printed for their departure)."""
+    stack = doc["stacks"][sid]
+    for a in leaders:
+        stack["leaders"].append(a["name"])
+        doc["leaders"][a["name"]] = {"country": stack["country"], "kind": a["kind"], "stack": sid, "status": "active",
+                                     "values": {k: a[k] for k in ("fire", "shock", "manoeuvre", "siege")},
+                                     "arrived": turn, "departs": a.get("departs")}
+
+
+def _split(doc: dict[str, Any], r: Record) -> None:
+    d = r.data
+    old = doc["stacks"].get(d["stack"])
+    if old is None:
+        return
+    for unit, n in d["units"].items():
+        left = num(old["units"].get(unit, 0)) - num(n)
+        old["units"][unit] = plain(max(left, num(0)))
+    old["leaders"] = [x for x in old["leaders"] if x not in d["leaders"]]
+    doc["stacks"][d["new_stack"]] = {"country": d["country"], "location": d["location"], "units": dict(d["units"]),
+                                     "leaders": list(d["leaders"])}
+    for name in d["leaders"]:
+        if name in doc["leaders"]:
+            doc["leaders"][name]["stack"] = d["new_stack"]
+
+
+def _merge(doc: dict[str, Any], r: Record) -> None:
+    d = r.data
+    kept, gone = doc["stacks"].get(d["stack"]), doc["stacks"].pop(d["merged"], None)
+    if kept is None or gone is None:
+        return
+    for unit, n in gone["units"].items():
+        kept["units"][unit] = plain(num(kept["units"].get(unit, 0)) + num(n))
+    kept["leaders"] = [*kept["leaders"], *gone["leaders"]]
+    for name in gone["leaders"]:
+        if name in doc["leaders"]:
+            doc["leaders"][name]["stack"] = d["stack"]
+    for siege in doc["sieges"].values():
+        if d["merged"] in siege.get("besiegers", ()):
+            siege["besiegers"] = sorted({d["stack"] if b == d["merged"] else b for b in siege["besiegers"]})
+
+
+def _change(doc: dict[str, Any], r: Record) -> None:
+    d = r.data
+    stack = doc["stacks"].get(d["stack"])
+    if stack is None:
+        return
+    for unit, n in d["units"].items():
+        stack["units"][unit] = plain(max(num(stack["units"].get(unit, 0)) + num(n), num(0)))
+    _arrive(doc, d["stack"], d["arrived"], d["turn"])
+    for name in d["departed"]:
+        if name in stack["leaders"]:
+            stack["leaders"].remove(name)
+        if name in doc["leaders"]:
+            doc["leaders"][name].update(status="departed", stack=None, departed=d["turn"])
+
+
+STACK_EVENTS = {"StackRaised": _raised, "StackSplit": _split, "StacksMerged": _merge, "StackChanged": _change}
 
 
 def _siege_ruling(doc: dict[str, Any], r: Record, ruling: dict[str, Any], ctx: dict[str, Any]) -> None:

@@ -92,8 +92,15 @@ def _changes(record: Record | None) -> tuple[list[str], set[str], str | None]:
     if record.type == "StackMoved":
         path = list(d.get("path") or [d["origin"], d["destination"]])
         return path, {d["destination"]}, d["stack"]
-    if record.type in ("ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved"):
+    if record.type in ("ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved", "SiegeStarted",
+                       "SiegeEnded", "FortressChanged"):
         return [], {d["province"]}, None
+    if record.type == "StackSplit":
+        return [], {d["location"]}, d["new_stack"]
+    if record.type == "StackRaised":
+        return [], {d["location"]}, d["stack"]
+    if record.type in ("StacksMerged", "StackChanged"):
+        return [], {d["location"]} if d.get("location") else set(), d["stack"]
     if record.type == "RulingRecorded":
         where = (record.context or {}).get("where")
         places = {e["target"] for e in (d.get("ruling") or {}).get("effects") or ()
@@ -192,6 +199,17 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         out.append(f'<polyline class="moved-path" points="{points}" fill="none" stroke="{HIGHLIGHT}" '
                    f'stroke-width="{4 if small else 2}" stroke-dasharray="8 4" marker-end="url(#arrow)"/>')
 
+    for place, siege in sorted((doc.get("sieges") or {}).items()):  # a besieged place: a red dashed ring
+        if place not in centre:
+            continue
+        x, y = centre[place]
+        by = ", ".join(siege.get("besiegers") or ()) or "siegeworks"
+        out.append(f'<g class="siege" data-province="{escape(place)}"><title>{escape(place)} besieged by '
+                   f'{escape(by)}</title><circle cx="{(x - minx) * k:.1f}" cy="{(maxy - y) * k:.1f}" '
+                   f'r="{font * 3.2:.1f}" fill="none" stroke="#b00020" stroke-width="{3 if small else 1.5}" '
+                   f'stroke-dasharray="6 3"/><text x="{(x - minx) * k:.1f}" y="{(maxy - y) * k - font * 2.2:.1f}" '
+                   f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#b00020">siege</text></g>')
+
     here: dict[str, int] = {}
     size = 34.0 if small else 14.0
     for sid, st in sorted((doc.get("stacks") or {}).items()):
@@ -221,7 +239,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
     out.append(f'<g class="legend" font-size="12"><text x="{x0}" y="{y0}">Colour: who controls the province; '
                f'hatching: its owner when another controls it; F2: fortress level 2.</text>'
                f'<text x="{x0}" y="{y0 + 46}">Counters: stacks and their strength (⚓ fleets); '
-               f'orange: what position {doc.get("position", 0)} changed.</text>')
+               f'orange: what position {doc.get("position", 0)} changed; red dashed ring: a siege.</text>')
     for i, country in enumerate(sorted({*owners, *(p.get("controller") for p in places.values()
                                                     if p.get("controller"))})[:8]):
         out.append(f'<rect x="{x0 + i * 62}" y="{y0 + 12}" width="14" height="14" fill="{colour(country)}" '

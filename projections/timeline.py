@@ -12,6 +12,7 @@ from typing import Any
 from ledger.dice import audience_words
 from ledger.rules.explain import plain
 from projections.records import Record
+from projections.words import units
 
 NAME = "timeline"
 
@@ -123,6 +124,31 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
         return f"{p}{d['marker']} marker removed from {d['province']} ({d['reason']})"
     if t == "WarDeclared":
         return f"{p}war: {', '.join(d['attackers'])} against {', '.join(d['defenders'])} ({d['reason']})"
+    if t == "FortressChanged":
+        was = f" (was {d['previous']})" if d.get("previous") is not None else ""
+        return f"{p}{d['province']}: fortress level {d['level']}{was} ({d['reason']})"
+    if t == "PeaceMade":
+        return f"{p}peace: {', '.join(d['attackers'])} and {', '.join(d['defenders'])} ({d['reason']})"
+    if t == "StackRaised":
+        parts = ([units(d["units"])] if d["units"] else []) + [a["name"] for a in d["leaders"]]
+        return f"{p}stack {d['stack']} ({d['country']}) raised in {d['location']}: {', '.join(parts)} ({d['reason']})"
+    if t == "StackSplit":
+        parts = [units(d["units"])] if d["units"] else []
+        parts += d["leaders"]
+        return f"{p}{', '.join(parts)} of stack {d['stack']} form stack {d['new_stack']} in {d['location']} ({d['reason']})"
+    if t == "StacksMerged":
+        return f"{p}stack {d['merged']} joins stack {d['stack']} in {d['location']} ({d['reason']})"
+    if t == "StackChanged":
+        parts = [units(d["units"], signed=True)] if d["units"] else []
+        parts += [f"{a['name']} arrives" + (f" (leaves in turn {a['departs']})" if a.get("departs") else "")
+                  for a in d["arrived"]]
+        parts += [f"{name} leaves the game" for name in d["departed"]]
+        return f"{p}stack {d['stack']}: {'; '.join(parts)} in turn {d['turn']} ({d['reason']})"
+    if t == "SiegeStarted":
+        return f"{p}siege of {d['province']} begins, besieged by {', '.join(d['besiegers'])} ({d['reason']})"
+    if t == "SiegeEnded":
+        how = {"taken": "taken", "lifted": "lifted: the besiegers leave", "relieved": "relieved by an army"}
+        return f"{p}siege of {d['province']} over, {how.get(d['outcome'], d['outcome'])} ({d['reason']})"
     if t == "TokenIssued":
         return f"access token issued ({d.get('role')})"
     if t == "TokenRevoked":
@@ -143,6 +169,8 @@ def row(doc: dict[str, Any], r: Record) -> dict[str, Any]:
     """The timeline row of an event (and the stack owners the scenario declares)."""
     if r.type == "ScenarioImported":
         doc["stacks"] = {s["id"]: s["country"] for s in r.data["scenario"]["stacks"]}
+    elif r.type == "StackSplit":
+        doc.setdefault("stacks", {})[r.data["new_stack"]] = r.data["country"]
     doc["position"] = r.position
     ctx = r.context
     return {"position": r.position, "turn": ctx.get("turn"), "type": r.type, "summary": summary(doc, r, ctx),

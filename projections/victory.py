@@ -3,7 +3,7 @@
 ``apply(doc, record)`` updates one campaign's document and returns the victory
 point awards the event makes, each linked to its event position (the view store
 keeps them as rows). Sources: the scenario (starting stability, inflation box,
-wars in progress), ``WarDeclared``, and the effects of recorded rulings
+wars in progress), ``WarDeclared`` and ``PeaceMade``, and the effects of recorded rulings
 (``victory_points``, ``stability_changed``, ``inflation_changed``, ``peace``).
 A war turn is counted for every country at war when a turn closes.
 """
@@ -57,6 +57,12 @@ def apply(doc: dict[str, Any], r: Record) -> list[dict[str, Any]]:
     elif t == "WarDeclared":
         doc["wars"].append({"attackers": d["attackers"], "defenders": d["defenders"], "since": r.position,
                             "since_turn": doc["turn"], "ended": None, "ended_turn": None})
+    elif t == "PeaceMade":
+        for war in doc["wars"]:
+            if war["ended"] is None and (sorted(war["attackers"]), sorted(war["defenders"])) == (
+                    sorted(d["attackers"]), sorted(d["defenders"])):
+                war.update(ended=r.position, ended_turn=doc["turn"])
+                break
     elif t == "RulingRecorded":
         for i, e in enumerate(d["ruling"].get("effects") or ()):
             kind, country = e["kind"], e.get("country")

@@ -15,8 +15,8 @@ from typing import Any
 from ledger.rules.core import Ruling
 from ledger.rules.explain import explain, label, plain
 
-__all__ = ["plain", "label", "value", "ers_key", "budget_line", "changes", "effect", "outcome_rows",
-           "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words",
+__all__ = ["plain", "label", "value", "units", "siege_changes", "ers_key", "budget_line", "changes", "effect",
+           "outcome_rows", "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words",
            "formula", "line_code"]
 
 value = plain
@@ -51,13 +51,17 @@ def budget_line(b: dict[str, Any]) -> str:
         f" {unit}" if unit and b.get("to") is not None else "")
 
 
-def _units(units: dict[str, Any] | None) -> str:
-    return ", ".join(f"{plain(n)} {u}" for u, n in (units or {}).items()) or "no units"
+def units(counts: dict[str, Any] | None, signed: bool = False) -> str:
+    """Units in words: "6 LD, 2 NTD"; ``signed``: a change, "+2 LD, −1 CAV"."""
+    def n(v: Any) -> str:
+        return ("−" + plain(v).lstrip("-") if str(v).startswith("-") else "+" + plain(v)) if signed else plain(v)
+    return ", ".join(f"{n(v)} {u}" for u, v in (counts or {}).items()) or "no units"
+
 
 
 def _stack(sid: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
     if a is None and b is not None:
-        return [f"{sid}: appears in {plain(b.get('location'))} with {_units(b.get('units'))}"]
+        return [f"{sid}: appears in {plain(b.get('location'))} with {units(b.get('units'))}"]
     if b is None:
         return [f"{sid}: removed from the map"]
     out = []
@@ -68,11 +72,29 @@ def _stack(sid: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list
         if ua.get(u) != ub.get(u):
             out.append(f"{sid}: {plain(ua.get(u, 0))} {u} → {plain(ub.get(u, 0))} {u}")
     if a.get("leaders") != b.get("leaders"):
-        out.append(f"{sid}: leaders {plain(b.get('leaders'))} (were {plain(a.get('leaders'))})")
+        out.append(f"{sid}: leaders {', '.join(b.get('leaders') or ()) or 'none'} "
+                   f"(were {', '.join(a.get('leaders') or ()) or 'none'})")
     for k in sorted(set(a) | set(b)):
         if k not in ("location", "units", "leaders") and a.get(k) != b.get(k):
             out.append(f"{sid}: {label(k)} {plain(b.get(k))} (was {plain(a.get(k))})")
     return out
+
+
+def _leader(name: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
+    """A leader arriving (I3: with the turn and the turn of departure), leaving the game, killed, captured, or
+    changing stacks: "Gié: arrives with FRA-1 in turn 2, leaves in turn 9", "La Trémoille: departed in turn 2"."""
+    if b is None:
+        return [f"{name}: off the map"]
+    if a is None:
+        return [f"{name}: arrives with {b.get('stack') or 'no stack'}"
+                + (f" in turn {b['arrived']}" if b.get("arrived") is not None else "")
+                + (f", leaves in turn {b['departs']}" if b.get("departs") is not None else "")]
+    if a.get("status") != b.get("status"):
+        return [f"{name}: {b.get('status')}" + (f" in turn {b['departed']}" if b.get("departed") is not None else "")]
+    if a.get("stack") != b.get("stack"):
+        return [f"{name}: now with {b.get('stack') or 'no stack'} (was with {a.get('stack') or 'no stack'})"]
+    return [line for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)
+            for line in _generic(f"{name}, {label(k)}", a.get(k), b.get(k))]
 
 
 _PROVINCE = {"controller": "controlled by", "owner": "owned by", "fortress": "fortress level", "markers": "markers"}
@@ -109,8 +131,13 @@ def changes(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]])
     for name in sorted(set(pa) | set(pb)):
         if pa.get(name) != pb.get(name):
             out += _province(name, pa.get(name), pb.get(name))
+    out += siege_changes(ma.get("sieges") or {}, mb.get("sieges") or {})
+    la, lb = ma.get("leaders") or {}, mb.get("leaders") or {}
+    for name in sorted(set(la) | set(lb)):
+        if la.get(name) != lb.get(name):
+            out += _leader(name, la.get(name), lb.get(name))
     for k in sorted(set(ma) | set(mb)):
-        if k not in ("stacks", "provinces") and k not in _INTERNAL:
+        if k not in ("stacks", "provinces", "sieges", "leaders") and k not in _INTERNAL:
             out += _generic(label(k), ma.get(k), mb.get(k))
     va, vb = before.get("victory") or {}, after.get("victory") or {}
     out += _per_country("victory points", va.get("vp"), vb.get("vp"))
@@ -125,6 +152,18 @@ def changes(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]])
     for k in sorted(set(va) | set(vb)):
         if k not in ("vp", "stability", "inflation", "wars", "countries") and k not in _INTERNAL:
             out += _generic(label(k), va.get(k), vb.get(k))
+    return out
+
+
+def siege_changes(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+    """Sieges begun, over, or whose besiegers changed: "Picardie: besieged by ENG-1", "Picardie: siege over"."""
+    out = []
+    for place in sorted(set(a) | set(b)):
+        before, after = a.get(place), b.get(place)
+        if after is None:
+            out.append(f"{place}: siege over")
+        elif before is None or before.get("besiegers") != after.get("besiegers"):
+            out.append(f"{place}: besieged by {', '.join(after.get('besiegers') or ()) or 'siegeworks'}")
     return out
 
 

@@ -1,4 +1,6 @@
-"""What a game master records on the map: moves, control, markers, wars (names checked against the scenario)."""
+"""What a game master (or a player, for their own stacks, where the campaign allows it) records on the map: moves,
+splits, merges, units and leaders, control, owner, markers, sieges, war and peace (names checked against the
+scenario)."""
 
 from __future__ import annotations
 
@@ -48,8 +50,64 @@ def remove_marker(body: cmd.RemoveMarker, cid: CampaignId, ledger: LedgerDep, ac
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
+@router.post("/fortress", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A province's fortress level changes")
+def change_fortress(body: cmd.ChangeFortress, cid: CampaignId, ledger: LedgerDep, actor: Permit("change_fortress"),
+                    key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
 @router.post("/wars", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Declare a war between two sides")
 def declare_war(body: cmd.DeclareWar, cid: CampaignId, ledger: LedgerDep, actor: Permit("declare_war"),
                 key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/peace", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Peace ends a war in progress (its two sides as declared)")
+def make_peace(body: cmd.MakePeace, cid: CampaignId, ledger: LedgerDep, actor: Permit("make_peace"),
+               key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/stacks", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A new stack on the map: its country, place, units and leaders")
+def raise_stack(body: cmd.RaiseStack, cid: CampaignId, ledger: LedgerDep, actor: Permit("raise_stack"),
+                key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/stacks/split", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Some units and leaders of a stack form a new stack in the same place")
+def split_stack(body: cmd.SplitStack, cid: CampaignId, ledger: LedgerDep, actor: Permit("split_stack"),
+                key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/stacks/merge", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A stack joins another in the same place")
+def merge_stacks(body: cmd.MergeStacks, cid: CampaignId, ledger: LedgerDep, actor: Permit("merge_stacks"),
+                 key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/stacks/change", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A stack gains or loses units; leaders arrive on it or leave the game (I3)")
+def change_stack(body: cmd.ChangeStack, cid: CampaignId, ledger: LedgerDep, actor: Permit("change_stack"),
+                 key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/sieges", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A siege starts: stacks in the province besiege it")
+def start_siege(body: cmd.StartSiege, cid: CampaignId, ledger: LedgerDep, actor: Permit("start_siege"),
+                key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/sieges/end", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A siege ends: taken, lifted or relieved")
+def end_siege(body: cmd.EndSiege, cid: CampaignId, ledger: LedgerDep, actor: Permit("end_siege"),
+              key: IdempotencyKey):
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))

@@ -6,9 +6,10 @@ in-place stepping. Who is calling is resolved exactly as for the API
 (``api.deps``: the same token, read from the ``ledger_token`` cookie the login
 form sets when there is no Authorization header; local development without a
 token acts as admin from loopback), and what is shown is filtered by
-``ledger.access.can_see`` like every read route. The one write, a correction,
-passes the same permission check as ``POST /campaigns/{id}/corrections``
-(``Permit("record_correction")``) and a CSRF token (a random
+``ledger.access.can_see`` like every read route. The writes, a correction and
+the map forms (api/web/map_forms.py), pass the same permission checks as their
+API routes (``Permit("record_correction")``, ``Permit("move_stack")``...) and a
+CSRF token (a random
 ``ledger_csrf`` cookie, SameSite=Strict, and the form's token HMAC(that cookie, the login cookie): bound to
 the session).
 """
@@ -36,6 +37,7 @@ from api.security import TOKEN_COOKIE, Caller
 from projections import whatif, words
 from projections.records import Record
 from api.readpath import reads_of
+from api.web import map_forms
 from api.web.ers_view import ers_view
 from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
 from ledger import tokens
@@ -403,3 +405,57 @@ async def rework(request: Request, campaign: str, position: Annotated[int, Path(
         return RedirectResponse(context["redirect"] + "#corrected-original", status_code=303)
     context["form_key"] = secrets.token_urlsafe(12)
     return render(request, "turn.html", context)
+
+
+# ------------------------------------------------------------------ the map forms
+
+
+def _map_page(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, Any] | None = None) -> dict[str, Any]:
+    state = ledger.campaign(cid)
+    return {"c": campaign_public(state), "forms": {k: map_forms.FORMS[k][0] for k in map_forms.allowed(actor, state)},
+            "o": map_forms.options(ledger, state, actor), "posted": posted or {}, "failed": None,
+            "keys": {k: secrets.token_urlsafe(12) for k in map_forms.FORMS}}
+
+
+@router.get("/campaigns/{campaign}/map", response_class=HTMLResponse)
+async def map_page(request: Request, campaign: str):
+    """The map forms: every map command this caller may record, as a plain form."""
+    try:
+        actor, cid = await _reader(request, campaign)
+        context = await run_in_threadpool(_map_page, _ledger(request), actor, cid)
+    except LedgerError as exc:
+        return _error(request, exc)
+    return render(request, "map.html", context)
+
+
+@router.post("/campaigns/{campaign}/map/{name}")
+async def map_form(request: Request, campaign: str, name: str, form: FormDep):
+    """A map form posted: the command it reads as, through the API route's permission and ``Ledger.handle``;
+    then the turn page at the event it appended (its map drawn), or the form again with the error beside the
+    field it names."""
+    ledger = _ledger(request)
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+    except LedgerError as exc:
+        return _error(request, exc)
+
+    def work() -> int:
+        state = ledger.campaign(cid)
+        command = map_forms.command_of(name, form, state)
+        if not may_write(actor, command.action, state.settings):  # the API route's Permit(action)
+            raise Forbidden(f"a {actor.role} may not {command.action.replace('_', ' ')} in this campaign",
+                            field="Authorization", rule=f"access.{command.action}")
+        done = ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
+        return done.events[0]["position"]
+
+    try:
+        at = await run_in_threadpool(work)
+    except Unauthorized as exc:
+        return _error(request, exc)
+    except LedgerError as exc:
+        context = await run_in_threadpool(_map_page, ledger, actor, cid, form)
+        context["failed"] = {"form": name, "field": map_forms.error_field(exc.field), "message": exc.message}
+        return render(request, "map.html", context, status=exc.status)
+    turn = ledger.event_at(cid, at).context.get("turn") or 0
+    return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={at}", status_code=303)

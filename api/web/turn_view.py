@@ -159,7 +159,12 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
           "VisibilityRevealed": "Made public", "SheetsPublished": "Sheets published",
           "CampaignSettingsChanged": "Settings",
-          "DiceSeedCommitted": "Dice commitment", "DiceSeedRevealed": "Dice seed revealed"}
+          "DiceSeedCommitted": "Dice commitment", "DiceSeedRevealed": "Dice seed revealed",
+          "PeaceMade": "Peace",
+          "StackSplit": "Stack split", "StackRaised": "New stack", "StacksMerged": "Stacks merged",
+          "StackChanged": "Units and leaders",
+          "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
+          "FortressChanged": "Fortress"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:
@@ -291,19 +296,34 @@ def schema_fields(schema: dict[str, Any], node: dict[str, Any], values: Any, pre
             continue
         kind = ("choice" if "enum" in prop else "bool" if prop.get("type") == "boolean"
                 else "int" if prop.get("type") == "integer" else "number" if prop.get("type") == "number"
-                else "text" if prop.get("type") == "string" else "json")
+                else "text" if prop.get("type") == "string" else _plain_kind(schema, prop) or "json")
         choices = [str(c) for c in prop.get("enum") or ()]
-        if kind == "bool":  # a select, not a checkbox: "not said" (None) is not "no"
+        if kind == "list":  # names, as a person types them: "Manche, Picardie"
+            shown = ", ".join(str(x) for x in value or ())
+        elif kind == "counts":  # counts by name: "LD=2, CAV=-1"
+            shown = ", ".join(f"{k}={n}" for k, n in (value or {}).items())
+        elif kind == "bool":  # a select, not a checkbox: "not said" (None) is not "no"
             choices = ["yes", "no"]
             shown = "" if value is None else ("yes" if value else "no")
         elif kind == "json":
             shown = orjson.dumps(value).decode() if value is not None else ""
         else:
             shown = "" if value is None else str(value)
+        hint = {"list": "separated by commas", "counts": "NAME=NUMBER, separated by commas (LD=2, CAV=-1)"}
         yield {"name": path, "label": words.label(path.replace(".", " ")), "kind": kind, "choices": choices,
                "value": shown, "nullable": bool(prop.get("nullable")),
                "optional": bool(prop.get("nullable")) or name not in (node.get("required") or ()),
-               "help": prop.get("description") or ""}
+               "help": prop.get("description") or hint.get(kind, "")}
+
+
+def _plain_kind(schema: dict[str, Any], prop: dict[str, Any]) -> str | None:
+    """A list of names ("list") or counts by name ("counts"), typed as words rather than JSON; else None."""
+    if prop.get("type") == "array" and _resolve(schema, prop.get("items") or {}).get("type") == "string":
+        return "list"
+    extra = prop.get("additionalProperties")
+    if prop.get("type") == "object" and isinstance(extra, dict) and _resolve(schema, extra).get("type") == "integer":
+        return "counts"
+    return None
 
 
 def form_inputs(fields: list[dict[str, Any]], form: dict[str, str]) -> dict[str, Any]:
@@ -327,6 +347,13 @@ def form_inputs(fields: list[dict[str, Any]], form: dict[str, str]) -> dict[str,
                 v = float(raw) if "." in raw else int(raw)
             except ValueError:
                 v = raw
+        elif f["kind"] == "list":
+            v = [x.strip() for x in raw.split(",") if x.strip()]
+        elif f["kind"] == "counts":
+            v = {}
+            for pair in (x for x in raw.split(",") if x.strip()):
+                k, _, n = pair.partition("=")
+                v[k.strip()] = int(n) if n.strip().lstrip("+-").isdigit() else n.strip()  # the model names a bad one
         elif f["kind"] == "json":
             try:
                 v = orjson.loads(raw)

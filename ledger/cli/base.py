@@ -32,7 +32,7 @@ from ledger.domain.errors import CampaignNotFound, LedgerError
 from ledger.rules.core import RulesError
 
 __all__ = ["Actor", "ActorOpt", "KeyOpt", "cid_of", "emit", "err", "error_text", "escape", "fail", "ledger_app", "out",
-           "parse_ints", "parse_json"]
+           "pair_of", "parse_ints", "parse_json", "scalar"]
 
 out = Console()
 #: Errors and notes on stderr, never wrapped (an error line stays one line, whatever the terminal's width).
@@ -113,3 +113,21 @@ def parse_ints(text: str, name: str) -> list[int]:
         return [int(v) for v in text.split(",")]
     except ValueError:
         fail(name, f"{text!r}: whole numbers, comma-separated (e.g. 3,5)")
+
+
+def pair_of(text: str, option: str) -> tuple[str, str]:
+    """``NAME=VALUE`` → (name, value); anything else exits 2 naming the option."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        fail(option, f"{text!r}: NAME=VALUE (e.g. attacker.ld=6)")
+    return name.strip(), value.strip()
+
+
+def scalar(text: str) -> Any:
+    """A typed input as a person types it: 6 → 6, yes/no → true/false, anything else is text."""
+    if text.lower() in ("yes", "true", "no", "false"):
+        return text.lower() in ("yes", "true")
+    try:
+        return int(text)
+    except ValueError:
+        return text

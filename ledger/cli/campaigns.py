@@ -51,6 +51,9 @@ def campaign_settings(
     ers_visibility: Annotated[Optional[str], typer.Option(
         "--ers-visibility", help="Who sees a treasury entry recorded from now on without a visibility: country "
                                  "or public (entries already recorded keep theirs)")] = None,
+    players_may_move: Annotated[Optional[bool], typer.Option(
+        "--players-may-move/--no-players-may-move",
+        help="Players may move, split, merge and reinforce their own stacks and start sieges with them")] = None,
     reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "",
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
@@ -58,7 +61,8 @@ def campaign_settings(
     """Change a campaign's settings (recorded as CampaignSettingsChanged); without options, show them."""
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        changed = {k: v for k, v in (("players_may_roll", players_may_roll), ("ers_visibility", ers_visibility))
+        changed = {k: v for k, v in (("players_may_roll", players_may_roll), ("players_may_move", players_may_move),
+                                     ("ers_visibility", ers_visibility))
                    if v is not None}
         if not changed:
             emit(ledger.campaign(cid).settings)

@@ -1,4 +1,5 @@
-"""``ledger map move|owner|svg``: a stack's move along its path (checked against the board), the map drawn."""
+"""``ledger map ...``: every map command of a turn (moves, splits and merges, units and leaders, control, owner,
+markers, sieges, war and peace) from plain arguments, and the map drawn."""
 
 from __future__ import annotations
 
@@ -7,10 +8,24 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, out
-from ledger.domain.commands import ChangeOwner, MoveStack, build
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, out, pair_of, scalar
+from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege, MakePeace,
+                                     MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack, StartSiege,
+                                     build)
 
-map_app = typer.Typer(help="Record moves on the map; draw the map.", no_args_is_help=True)
+map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
+ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
+UnitsOpt = Annotated[Optional[list[str]], typer.Option("--units", help="UNIT=N, e.g. LD=3; repeat for each type")]
+
+
+def given(**fields: object) -> dict[str, object]:
+    """The options given (an option left out keeps the command's default)."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _counts(pairs: list[str] | None) -> dict[str, object]:
+    """``["LD=3", "CAV=-1"]`` → ``{"LD": 3, "CAV": -1}`` (the command names a count that is not a number)."""
+    return {unit: scalar(n) for unit, n in (pair_of(p, "--units") for p in pairs or ())}
 
 
 @map_app.command("move")
@@ -28,10 +43,10 @@ def map_move(
 ) -> None:
     """Move STACK from ORIGIN to DESTINATION; each step must share a border on the board."""
     with ledger_app() as ledger:
-        cid = cid_of(ledger, campaign)
-        command = build(MoveStack, stack=stack, origin=origin, via=via or [], destination=destination, reason=reason,
-                        forced_reason=forced_reason)
-        emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
+        command = build(MoveStack, **given(stack=stack, origin=origin, via=via or [], destination=destination,
+                                           reason=reason, forced_reason=forced_reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
 
 
 @map_app.command("owner")
@@ -46,9 +61,160 @@ def map_owner(
 ) -> None:
     """Record that PROVINCE now belongs to OWNER (who controls it is another event: POST .../map/control)."""
     with ledger_app() as ledger:
-        cid = cid_of(ledger, campaign)
-        command = build(ChangeOwner, province=province, owner=owner, previous=previous, reason=reason)
-        emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
+        command = build(ChangeOwner, **given(province=province, owner=owner, previous=previous, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("control")
+def map_control(campaign: str, province: str, controller: str,
+                previous: Annotated[Optional[str], typer.Option(help="The controller before")] = None,
+                reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """Record that CONTROLLER now controls PROVINCE (a siege taken, a revolt)."""
+    with ledger_app() as ledger:
+        command = build(ChangeControl, **given(province=province, controller=controller, previous=previous,
+                                               reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("marker")
+def map_marker(campaign: str, province: str, marker: str,
+               remove: Annotated[bool, typer.Option("--remove", help="Remove the marker instead")] = False,
+               reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """Place MARKER (Pillage+, Pillage-, Revolt, Revolt+, Siegework, Siegework+, Foraging, Unrest) on PROVINCE."""
+    with ledger_app() as ledger:
+        command = build(RemoveMarker if remove else PlaceMarker,
+                        **given(province=province, marker=marker, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("fortress")
+def map_fortress(campaign: str, province: str, level: int, reason: ReasonOpt = None, actor: ActorOpt = "gm",
+                 key: KeyOpt = None) -> None:
+    """PROVINCE's fortress is now at LEVEL (0-5): built up, razed, lowered by a capture."""
+    with ledger_app() as ledger:
+        command = build(ChangeFortress, **given(province=province, level=level, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("raise")
+def map_raise(campaign: str, stack: str, country: str, location: str, units: UnitsOpt = None,
+              leader: Annotated[Optional[list[str]], typer.Option(
+                  "--leader", help="A leader with it (values with map leader-arrives); repeat")] = None,
+              reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """A new stack STACK of COUNTRY in LOCATION, with its units (--units LD=6) and leaders (--leader NAME)."""
+    with ledger_app() as ledger:
+        command = build(RaiseStack, **given(stack=stack, country=country, location=location, units=_counts(units),
+                                            leaders=[{"name": name} for name in leader or ()], reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("split")
+def map_split(campaign: str, stack: str, new_stack: str, units: UnitsOpt = None,
+              leader: Annotated[Optional[list[str]], typer.Option("--leader", help="A leader who goes; repeat")] = None,
+              reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """Split units (--units LD=3) and leaders (--leader NAME) off STACK as NEW_STACK, in the same place."""
+    with ledger_app() as ledger:
+        command = build(SplitStack, **given(stack=stack, new_stack=new_stack, units=_counts(units),
+                                            leaders=leader or [], reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("merge")
+def map_merge(campaign: str, stack: str, merged: str, reason: ReasonOpt = None, actor: ActorOpt = "gm",
+              key: KeyOpt = None) -> None:
+    """MERGED joins STACK (both in the same place) and leaves the map."""
+    with ledger_app() as ledger:
+        command = build(MergeStacks, **given(stack=stack, merged=merged, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("units")
+def map_units(campaign: str, stack: str, units: UnitsOpt = None, reason: ReasonOpt = None, actor: ActorOpt = "gm",
+              key: KeyOpt = None) -> None:
+    """STACK gains (--units LD=2) or loses (--units LD=-1) units outside a ruling."""
+    with ledger_app() as ledger:
+        command = build(ChangeStack, **given(stack=stack, units=_counts(units), reason=reason or "units"))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("leader-arrives")
+def map_leader_arrives(
+    campaign: str, stack: str, name: str,
+    kind: Annotated[str, typer.Option(help="general, admiral, explorer, conquistador, governor, monarch")] = "general",
+    fire: int = 0, shock: int = 0, manoeuvre: int = 0, siege: int = 0,
+    departs: Annotated[Optional[int], typer.Option(help="Turn of departure printed on the counter")] = None,
+    reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None,
+) -> None:
+    """Leader NAME arrives on STACK this turn (I3), with the values printed on the counter."""
+    leader = {"name": name, "kind": kind, "fire": fire, "shock": shock, "manoeuvre": manoeuvre, "siege": siege,
+              "departs": departs}
+    with ledger_app() as ledger:
+        command = build(ChangeStack, stack=stack, arriving=[given(**leader)], reason=reason or "leader arrives")
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("leader-leaves")
+def map_leader_leaves(campaign: str, stack: str, name: str, reason: ReasonOpt = None, actor: ActorOpt = "gm",
+                      key: KeyOpt = None) -> None:
+    """Leader NAME leaves the game from STACK this turn (I3: the turn of departure on the counter)."""
+    with ledger_app() as ledger:
+        command = build(ChangeStack, **given(stack=stack, departing=[name], reason=reason or "leader leaves"))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("siege")
+def map_siege(campaign: str, province: str, besiegers: list[str], reason: ReasonOpt = None, actor: ActorOpt = "gm",
+              key: KeyOpt = None) -> None:
+    """A siege of PROVINCE begins, by the stacks BESIEGERS (each in the province)."""
+    with ledger_app() as ledger:
+        command = build(StartSiege, **given(province=province, besiegers=besiegers, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("siege-end")
+def map_siege_end(campaign: str, province: str,
+                  outcome: Annotated[str, typer.Argument(help="taken, lifted or relieved")],
+                  reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """The siege of PROVINCE is over: taken, lifted or relieved (control is its own command: map control)."""
+    with ledger_app() as ledger:
+        command = build(EndSiege, **given(province=province, outcome=outcome, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("war")
+def map_war(campaign: str,
+            attackers: Annotated[list[str], typer.Option("--attacker", help="A country that declares; repeat")],
+            defenders: Annotated[list[str], typer.Option("--defender", help="A country at war with them; repeat")],
+            reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """Declare war: --attacker ENG --defender FRA."""
+    with ledger_app() as ledger:
+        command = build(DeclareWar, **given(attackers=attackers, defenders=defenders, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
+
+
+@map_app.command("peace")
+def map_peace(campaign: str,
+              attackers: Annotated[list[str], typer.Option("--attacker", help="A country of the war's attackers")],
+              defenders: Annotated[list[str], typer.Option("--defender", help="A country of its defenders")],
+              reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """Peace ends the war of --attacker ENG against --defender FRA (the sides as declared)."""
+    with ledger_app() as ledger:
+        command = build(MakePeace, **given(attackers=attackers, defenders=defenders, reason=reason))
+        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
+                           idempotency_key=key).to_json())
 
 
 @map_app.command("svg")

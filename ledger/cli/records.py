@@ -6,8 +6,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ledger.cli.base import (Actor, ActorOpt, KeyOpt, cid_of, emit, error_text, escape, ledger_app, out, parse_ints,
-                             parse_json)
+from ledger.cli.base import (Actor, ActorOpt, KeyOpt, cid_of, emit, error_text, escape, ledger_app, out, pair_of,
+                             parse_ints, parse_json, scalar)
 from ledger.domain import events as ev
 from ledger.domain.commands import RecordCorrection, RecordRuling, RecordTreasuryEntry, ReworkRuling, build
 
@@ -18,15 +18,29 @@ ruling_app = typer.Typer(help="Record rulings.", no_args_is_help=True)
 def ruling_record(
     campaign: str,
     procedure: str,
-    inputs: Annotated[str, typer.Option(help="JSON object of the procedure's inputs")] = "{}",
+    inputs: Annotated[str, typer.Option(help="JSON object of the procedure's inputs (or --input, one at a time)")] = "{}",
+    input_: Annotated[Optional[list[str]], typer.Option(
+        "--input", help="One input, NAME=VALUE; a side's with a dot: attacker.ld=6; repeat")] = None,
+    where: Annotated[Optional[str], typer.Option(help="The province or sea zone where it happens")] = None,
+    stack: Annotated[Optional[list[str]], typer.Option(
+        "--stack", help="A role of the ruling and its stack, ROLE=STACK: attacker=ENG-1 (its effects land there)")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
     """Resolve a procedure with server dice and record the ruling."""
     data = parse_json(inputs, "inputs")
+    for pair in input_ or ():
+        name, value = pair_of(pair, "--input")
+        *parents, leaf = name.split(".")
+        node = data
+        for parent in parents:
+            node = node.setdefault(parent, {})
+        node[leaf] = scalar(value)
+    roles = dict(pair_of(pair, "--stack") for pair in stack or ())
+    context = {k: v for k, v in (("where", where), ("stacks", roles or None)) if v is not None}
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        command = build(RecordRuling, procedure=procedure, inputs=data)
+        command = build(RecordRuling, procedure=procedure, inputs=data, context=context)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
 
 

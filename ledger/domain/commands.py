@@ -47,6 +47,10 @@ PHASES = ("events", "diplomacy", "incomes", "military", "redeployment", "exchequ
 Phase = Literal["events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase"]
 MARKERS = ("Pillage+", "Pillage-", "Revolt", "Revolt+", "Siegework", "Siegework+", "Foraging", "Unrest")
 Marker = Literal["Pillage+", "Pillage-", "Revolt", "Revolt+", "Siegework", "Siegework+", "Foraging", "Unrest"]
+UNIT_TYPES = ("LD", "ND", "NTD", "NGD", "LDE", "NDE", "ARM", "FLT", "CAV", "ART")
+UnitType = Literal["LD", "ND", "NTD", "NGD", "LDE", "NDE", "ARM", "FLT", "CAV", "ART"]
+LeaderName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+SIEGE_ENDS = ("taken", "lifted", "relieved")
 
 
 def finite(value: Any, where: str = "") -> Any:
@@ -232,6 +236,9 @@ class SettingsChange(Model):
         description="Who sees a treasury entry recorded from now on without a visibility: its country and "
                     "the game masters, or everyone. Entries already recorded keep theirs (publish a turn's "
                     "sheets to show them)")
+    players_may_move: bool | None = Field(default=None, examples=[True],
+                                          description="Players may move, split, merge and reinforce their own "
+                                                      "country's stacks and start sieges with them")
 
 
 class ChangeSettings(Command):
@@ -359,6 +366,26 @@ class WarReplacement(_Replacement):
     defenders: list[Country] | None = Field(default=None, min_length=1, max_length=40)
 
 
+class StackChangeReplacement(_Replacement):
+    units: dict[UnitType, Annotated[int, Field(ge=-200, le=200)]] | None = None
+    departed: list[LeaderName] | None = Field(default=None, max_length=12)
+
+
+class FortressReplacement(_Replacement):
+    province: Name | None = None
+    level: int | None = Field(default=None, ge=0, le=5)
+
+
+class SiegeReplacement(_Replacement):
+    province: Name | None = None
+    besiegers: list[Name] | None = Field(default=None, min_length=1, max_length=12)
+
+
+class SiegeEndReplacement(_Replacement):
+    province: Name | None = None
+    outcome: Literal["taken", "lifted", "relieved"] | None = None
+
+
 class EffectReplacement(Model):
     """One effect of a ruling as a game master restates it (the kinds the projections apply)."""
 
@@ -405,7 +432,9 @@ class RulingReplacement(_Replacement):
 
 #: The replacement of each correctable event type. Every other type is structural (a campaign, a turn, a
 #: phase, a token, a reveal, a setting, a die): correcting it would rewrite the frame the history stands in,
-#: so it is refused naming ``corrects``. A die is not corrected on its own: its ruling is re-resolved.
+#: so it is refused naming ``corrects``. A die is not corrected on its own: its ruling is re-resolved. A split
+#: or a merge is structural too (later events name the stack it made or ended): it is undone by the opposite
+#: command (merge the split stack back, split the merged one again).
 REPLACEMENTS: dict[str, type[_Replacement]] = {
     "TreasuryEntryRecorded": EntryReplacement,
     "StackMoved": MoveReplacement,
@@ -414,6 +443,11 @@ REPLACEMENTS: dict[str, type[_Replacement]] = {
     "MarkerPlaced": MarkerReplacement,
     "MarkerRemoved": MarkerReplacement,
     "WarDeclared": WarReplacement,
+    "PeaceMade": WarReplacement,
+    "StackChanged": StackChangeReplacement,
+    "SiegeStarted": SiegeReplacement,
+    "SiegeEnded": SiegeEndReplacement,
+    "FortressChanged": FortressReplacement,
     "RulingRecorded": RulingReplacement,
 }
 
@@ -558,6 +592,16 @@ class PlaceMarker(_InContext):
     reason: Text = "marker"
 
 
+class ChangeFortress(_InContext):
+    """A province's fortress level changes (built up, razed, lowered by a capture: M21's "fortress loses 2
+    levels unless garrisoned" when recorded outside the ruling)."""
+
+    action: ClassVar[str] = "change_fortress"
+    province: Name = Field(examples=["Picardie"])
+    level: int = Field(ge=0, le=5, examples=[3])
+    reason: Text = "fortress"
+
+
 class RemoveMarker(_InContext):
     action: ClassVar[str] = "remove_marker"
     province: Name
@@ -580,11 +624,154 @@ class DeclareWar(Command):
         return v
 
 
+class ArrivingLeader(Model):
+    """A leader placed on the map (I3): the values and the turn of departure printed on the counter."""
+
+    name: LeaderName
+    kind: Literal["general", "admiral", "explorer", "conquistador", "governor", "monarch"] = "general"
+    fire: int = Field(default=0, ge=0, le=9)
+    shock: int = Field(default=0, ge=0, le=9)
+    manoeuvre: int = Field(default=0, ge=0, le=9)
+    siege: int = Field(default=0, ge=0, le=5)
+    departs: Turn | None = Field(default=None, description="The turn of departure printed on the counter")
+
+
+class SplitStack(_InContext):
+    """Some units and leaders of a stack leave it as a new stack, in the same place."""
+
+    action: ClassVar[str] = "split_stack"
+    stack: Name = Field(examples=["FRA-1"])
+    new_stack: Name = Field(examples=["FRA-2"], description="The id of the new stack (not yet on the map)")
+    units: dict[UnitType, Annotated[int, Field(ge=1, le=200)]] = Field(default_factory=dict, max_length=10,
+                                                                      examples=[{"LD": 3}])
+    leaders: list[LeaderName] = Field(default_factory=list, max_length=12, examples=[["La Trémoille"]],
+                                      validate_default=True)
+    reason: Text = "split"
+
+    @field_validator("leaders")
+    @classmethod
+    def _something_leaves(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        if not v and not info.data.get("units"):
+            raise ValueError("name the units or leaders that form the new stack")
+        if len(set(v)) != len(v):
+            raise ValueError("a leader is named twice")
+        return v
+
+    @field_validator("new_stack")
+    @classmethod
+    def _another_id(cls, v: str, info: ValidationInfo) -> str:
+        if v == info.data.get("stack"):
+            raise ValueError("the new stack needs an id of its own")
+        return v
+
+
+class RaiseStack(_InContext):
+    """A new stack on the map (units raised, a campaign set up without stacks such as the 1492 start): its id,
+    country, place, units and leaders (I3: they arrive this turn)."""
+
+    action: ClassVar[str] = "raise_stack"
+    stack: Name = Field(examples=["FRA-1"], description="The id of the new stack (not yet on the map)")
+    country: Country = Field(examples=["FRA"])
+    location: Name = Field(examples=["Ile-de-France"])
+    units: dict[UnitType, Annotated[int, Field(ge=1, le=200)]] = Field(default_factory=dict, max_length=10,
+                                                                      examples=[{"LD": 6}])
+    leaders: list[ArrivingLeader] = Field(default_factory=list, max_length=12, validate_default=True)
+    reason: Text = "new stack"
+
+    @field_validator("leaders")
+    @classmethod
+    def _someone(cls, v: list[ArrivingLeader], info: ValidationInfo) -> list[ArrivingLeader]:
+        if not v and not info.data.get("units"):
+            raise ValueError("a stack holds units or leaders: name at least one")
+        if len({x.name for x in v}) != len(v):
+            raise ValueError("a leader is named twice")
+        return v
+
+
+class MergeStacks(_InContext):
+    """Stack ``merged`` joins ``stack`` (both in the same place) and leaves the map."""
+
+    action: ClassVar[str] = "merge_stacks"
+    stack: Name = Field(examples=["FRA-1"], description="The stack that remains")
+    merged: Name = Field(examples=["FRA-2"], description="The stack that joins it")
+    reason: Text = "merge"
+
+    @field_validator("merged")
+    @classmethod
+    def _two_stacks(cls, v: str, info: ValidationInfo) -> str:
+        if v == info.data.get("stack"):
+            raise ValueError("a stack cannot merge with itself")
+        return v
+
+
+class ChangeStack(_InContext):
+    """A stack's units change (reinforcements, losses outside a ruling: signed numbers), leaders arrive on it
+    or leave the game (I3: recorded with the turn)."""
+
+    action: ClassVar[str] = "change_stack"
+    stack: Name = Field(examples=["FRA-1"])
+    units: dict[UnitType, Annotated[int, Field(ge=-200, le=200)]] = Field(
+        default_factory=dict, max_length=10, examples=[{"LD": 2}], description="Units added (+) or lost (−)")
+    arriving: list[ArrivingLeader] = Field(default_factory=list, max_length=12)
+    departing: list[LeaderName] = Field(default_factory=list, max_length=12, examples=[["Talbot"]],
+                                        validate_default=True)
+    reason: Text = Field(examples=["reinforcements of turn 2"])
+
+    @field_validator("units")
+    @classmethod
+    def _no_zero(cls, v: dict[str, int]) -> dict[str, int]:
+        if any(n == 0 for n in v.values()):
+            raise ValueError("a unit change of 0 changes nothing")
+        return v
+
+    @field_validator("departing")
+    @classmethod
+    def _something_changes(cls, v: list[str], info: ValidationInfo) -> list[str]:
+        if not v and not info.data.get("units") and not info.data.get("arriving"):
+            raise ValueError("name a unit change, an arriving leader or a departing one")
+        return v
+
+
+class StartSiege(_InContext):
+    action: ClassVar[str] = "start_siege"
+    province: Name = Field(examples=["Picardie"])
+    besiegers: list[Name] = Field(min_length=1, max_length=12, examples=[["ENG-1"]],
+                                  description="The besieging stacks, each in the province")
+    reason: Text = "siege"
+
+    @field_validator("besiegers")
+    @classmethod
+    def _no_repeats(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("a stack is named twice")
+        return v
+
+
+class EndSiege(_InContext):
+    action: ClassVar[str] = "end_siege"
+    province: Name = Field(examples=["Picardie"])
+    outcome: Literal["taken", "lifted", "relieved"] = Field(
+        examples=["taken"], description="taken (the place fell), lifted (the besiegers left), relieved (an army "
+                                        "drove them off)")
+    reason: Text = "siege over"
+
+
+class MakePeace(Command):
+    """Peace between the two sides of a war in progress (the sides as declared)."""
+
+    action: ClassVar[str] = "make_peace"
+    attackers: list[Country] = Field(min_length=1, max_length=40)
+    defenders: list[Country] = Field(min_length=1, max_length=40)
+    reason: Text = "peace"
+    context: Context = Context()
+
+
 #: Every command, by name (the tests list the write surfaces against it).
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
                 RevealEvent, PublishSheets, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
-                DeclareWar)
+                DeclareWar, SplitStack, MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress,
+                RaiseStack)
 }

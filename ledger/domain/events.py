@@ -189,6 +189,78 @@ class WarDeclared(LedgerEvent):
     reason: str
 
 
+class FortressChanged(LedgerEvent):
+    province: str
+    level: int
+    previous: int | None  # the level the write side knew (the scenario's, then changes)
+    reason: str
+
+
+class PeaceMade(LedgerEvent):
+    attackers: list[str]  # the sides of the war that ends, as declared
+    defenders: list[str]
+    reason: str
+
+
+class StackRaised(LedgerEvent):
+    """A new stack on the map, with its leaders' counters (I3: arriving in ``turn``)."""
+
+    stack: str
+    country: str
+    location: str
+    units: dict[str, int]
+    leaders: list[dict[str, Any]]
+    turn: int
+    reason: str
+
+
+class StackSplit(LedgerEvent):
+    """``units`` and ``leaders`` left ``stack`` as ``new_stack``, in the same place, of the same country."""
+
+    stack: str
+    new_stack: str
+    country: str
+    location: str
+    units: dict[str, int]
+    leaders: list[str]
+    reason: str
+
+
+class StacksMerged(LedgerEvent):
+    """``merged`` joined ``stack`` (its units and leaders, listed here) and left the map."""
+
+    stack: str
+    merged: str
+    location: str
+    units: dict[str, int]
+    leaders: list[str]
+    reason: str
+
+
+class StackChanged(LedgerEvent):
+    """Units added or lost (signed), leaders arriving (with their counter's values) or leaving the game, in
+    ``turn`` (I3: arrival and departure by turn)."""
+
+    stack: str
+    units: dict[str, int]
+    arrived: list[dict[str, Any]]
+    departed: list[str]
+    turn: int
+    reason: str
+
+
+class SiegeStarted(LedgerEvent):
+    province: str
+    besiegers: list[str]  # stack ids, each in the province when the siege started
+    reason: str
+
+
+class SiegeEnded(LedgerEvent):
+    province: str
+    outcome: str  # taken | lifted | relieved
+    reason: str
+
+
 class TokenIssued(LedgerEvent):
     """An access token of the campaign was issued (GM-only; only its sha256 is kept, never the token)."""
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 #: Settings a game master may change after creation, and the type of their values. The budget reads its
 #: own settings (period_start_turns, ers_variants) from CampaignCreated: changing them would rewrite past
 #: sheets, so they stay fixed.
-CHANGEABLE: dict[str, type] = {"players_may_roll": bool}
+CHANGEABLE: dict[str, type] = {"players_may_roll": bool, "players_may_move": bool}
 #: Who sees a treasury entry recorded without a visibility: its country (and the GMs), or everyone.
 ERS_VISIBILITIES = ("country", "public")
 
@@ -79,7 +79,8 @@ def change_settings(d: Draft, c: cmd.ChangeSettings) -> dict[str, Any]:
     changed = c.changed()
     previous = {name: d.state.settings.get(name) for name in changed}
     if all(previous[name] == value for name, value in changed.items()):
-        raise StateConflict(f"the settings already have these values: {changed}", field="settings")
+        said = ", ".join(f"{name} is already {value}" for name, value in changed.items())
+        raise StateConflict(f"nothing to change: {said}", field="settings")
     d.add(ev.CampaignSettingsChanged, changed=changed, previous=previous, reason=c.reason)
     return {"settings": {**d.state.settings, **changed}}
 

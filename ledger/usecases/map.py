@@ -1,5 +1,5 @@
-"""Game-master commands that change the map: a stack moves, control changes, a marker is placed or removed,
-a war is declared.
+"""Commands that change the map: a stack moves, splits, merges, gains or loses units and leaders; control or
+ownership changes; a marker is placed or removed; a siege starts or ends; a war is declared or ends in peace.
 
 Names are checked against the campaign's scenario (provinces, sea zones,
 stacks and countries are fixed by it), so a typo is a 422 naming the field and
@@ -13,6 +13,10 @@ provinces, never overland. The origin must be where the write-side state says
 the stack is (``CampaignState.stacks``: a few strings per stack, never a
 history read). A game master may force a refused move with ``forced_reason``:
 the event records it as forced, with what the checks said.
+
+Players record stack commands (move, split, merge, change, start a siege) when
+the campaign's ``players_may_move`` setting allows it (ledger/access.py), and
+only with their own country's stacks; a player never forces a move.
 """
 
 from __future__ import annotations
@@ -22,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 from ledger.board import load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
-from ledger.domain.errors import InvalidInput, StateConflict
+from ledger.domain.campaign import unit_count, war_key
+from ledger.domain.errors import Forbidden, InvalidInput, StateConflict
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -88,19 +93,43 @@ def _step_refusals(s: dict[str, Any], c: cmd.MoveStack, naval: bool) -> list[tup
     return refused
 
 
+def _forces(d: Draft) -> dict[str, dict[str, Any]]:
+    return (d.state.military or {}).get("forces") or {}
+
+
+def _own(d: Draft, stack: str, field: str) -> None:
+    """A player commands their own country's stacks only (the game master commands every stack)."""
+    if d.actor.role != "player":
+        return
+    country = (_forces(d).get(stack) or {}).get("country")
+    if country != d.actor.country:
+        raise Forbidden(f"{stack} is a stack of {country}, not of {d.actor.country}: a player commands their own "
+                        "country's stacks", field=field, rule="access.own_stacks")
+
+
+def _stack(d: Draft, stack: str, field: str) -> list[Any]:
+    """Where the stack is ([place, ...]): a known stack, commanded by this caller."""
+    stacks = d.state.stacks or {}
+    _require(stack, set(stacks), "stack", field)
+    _own(d, stack, field)
+    return stacks[stack]
+
+
 @handles(cmd.MoveStack)
 def move_stack(d: Draft, c: cmd.MoveStack) -> dict[str, Any]:
     s = scenario(d)
     stacks = d.state.stacks or {}
-    _require(c.stack, set(stacks), "stack", "stack")
+    _stack(d, c.stack, "stack")
+    if c.forced_reason is not None and d.actor.role == "player":
+        raise Forbidden("only a game master forces a move", field="forced_reason", rule="access.forced_move")
     places = _places(s)
     _require(c.origin, places, "province or sea zone", "origin")
     for i, place in enumerate(c.via):
         _require(place, places, "province or sea zone", f"via[{i}]")
     _require(c.destination, places, "province or sea zone", "destination")
     d.state.require_open_turn()
-    units = next((st["units"] for st in s["stacks"] if st["id"] == c.stack), {})
-    naval = bool(units) and set(units) <= NAVAL_UNITS
+    units = {u for u, n in ((_forces(d).get(c.stack) or {}).get("units") or {}).items() if unit_count(n)}
+    naval = bool(units) and units <= NAVAL_UNITS  # a unit type lost to the last one does not make it a land stack
     refused = []
     at = stacks[c.stack][0]
     if at != c.origin:
@@ -175,8 +204,9 @@ def check_names(d: Draft, kind: str, fields: dict[str, Any], prefix: str = "") -
         listed = [(f"{name}[{i}]", v) for i, v in enumerate(value)] if isinstance(value, list) else [(name, value)]
         if name == "country":  # a treasury entry's country: one of the campaign's
             d.state.require_country(value, prefix + name)
-        elif name == "stack":
-            _require(value, {st["id"] for st in s["stacks"]}, "stack", prefix + name)
+        elif name in ("stack", "besiegers"):  # the scenario's stacks and those raised since
+            for fld, stack in listed:
+                _require(stack, {st["id"] for st in s["stacks"]} | set(d.state.stacks or {}), "stack", prefix + fld)
         elif name == "province" and kind in ("ControlChanged", "OwnerChanged"):  # held by a country: land only
             _require(value, {p["name"] for p in s["provinces"]}, "province", prefix + name)
         elif name in ("origin", "destination", "path", "province"):
@@ -188,4 +218,144 @@ def check_names(d: Draft, kind: str, fields: dict[str, Any], prefix: str = "") -
 
 
 _NAMED = frozenset({"stack", "origin", "destination", "path", "province", "controller", "owner", "previous",
-                    "attackers", "defenders"})
+                    "attackers", "defenders", "besiegers"})
+
+
+@handles(cmd.ChangeFortress)
+def change_fortress(d: Draft, c: cmd.ChangeFortress) -> dict[str, Any]:
+    s = scenario(d)
+    _require(c.province, {p["name"] for p in s["provinces"]}, "province", "province")
+    d.state.require_open_turn()
+    # The level before: the scenario's unless a FortressChanged came since (the map view adds rulings' changes).
+    printed = next(p.get("fortress") for p in s["provinces"] if p["name"] == c.province)
+    before = ((d.state.military or {}).get("fortresses") or {}).get(c.province, printed)
+    d.add(ev.FortressChanged, c.visibility.as_dict(), province=c.province, level=c.level, previous=before,
+          reason=c.reason)
+    return {"previous": before}
+
+
+@handles(cmd.MakePeace)
+def make_peace(d: Draft, c: cmd.MakePeace) -> dict[str, Any]:
+    countries = _countries(scenario(d))
+    for name, side in (("attackers", c.attackers), ("defenders", c.defenders)):
+        for country in side:
+            _require(country, countries, "country", name)
+    wars = (d.state.military or {}).get("wars") or []
+    if war_key(c.attackers, c.defenders) not in wars:
+        known = "; ".join(f"{' + '.join(a)} against {' + '.join(b)}" for a, b in wars) or "none"
+        raise StateConflict(f"no war of {' + '.join(sorted(c.attackers))} against {' + '.join(sorted(c.defenders))} "
+                            f"is in progress (wars in progress: {known})", field="defenders")
+    d.state.require_open_turn()
+    d.add(ev.PeaceMade, attackers=sorted(c.attackers), defenders=sorted(c.defenders), reason=c.reason)
+    return {}
+
+
+@handles(cmd.RaiseStack)
+def raise_stack(d: Draft, c: cmd.RaiseStack) -> dict[str, Any]:
+    s = scenario(d)
+    if c.stack in (d.state.stacks or {}):
+        raise StateConflict(f"{c.stack} is already a stack on the map: choose another id", field="stack")
+    _require(c.country, _countries(s), "country", "country")
+    _require(c.location, _places(s), "province or sea zone", "location")
+    _arrivals(d, c.leaders, "leaders")
+    turn = d.state.require_open_turn()
+    d.add(ev.StackRaised, c.visibility.as_dict(), stack=c.stack, country=c.country, location=c.location,
+          units=dict(c.units), leaders=[x.model_dump(mode="json") for x in c.leaders], turn=turn, reason=c.reason)
+    return {"turn": turn}
+
+
+def _arrivals(d: Draft, leaders: list[cmd.ArrivingLeader], field: str) -> None:
+    """Leaders arriving on the map: none already on it."""
+    on_map = {name for f in _forces(d).values() for name in f["leaders"]}
+    for i, leader in enumerate(leaders):
+        if leader.name in on_map or any(x.name == leader.name for x in leaders[:i]):
+            raise StateConflict(f"{leader.name} is already on the map", field=f"{field}[{i}].name")
+
+
+@handles(cmd.SplitStack)
+def split_stack(d: Draft, c: cmd.SplitStack) -> dict[str, Any]:
+    scenario(d)
+    at = _stack(d, c.stack, "stack")[0]
+    if c.new_stack in (d.state.stacks or {}):
+        raise StateConflict(f"{c.new_stack} is already a stack on the map: choose another id", field="new_stack")
+    force = _forces(d)[c.stack]
+    for unit, n in c.units.items():
+        if n > unit_count(force["units"].get(unit, 0)):
+            raise InvalidInput(f"{c.stack} has {force['units'].get(unit, 0)} {unit}, not {n}", field=f"units.{unit}")
+    for i, leader in enumerate(c.leaders):
+        if leader not in force["leaders"]:
+            raise InvalidInput(f"{leader} is not with {c.stack} (leaders: {', '.join(force['leaders']) or 'none'})",
+                               field=f"leaders[{i}]")
+    d.state.require_open_turn()
+    d.add(ev.StackSplit, c.visibility.as_dict(), stack=c.stack, new_stack=c.new_stack, country=force["country"],
+          location=at, units=dict(c.units), leaders=list(c.leaders), reason=c.reason)
+    return {"location": at}
+
+
+@handles(cmd.MergeStacks)
+def merge_stacks(d: Draft, c: cmd.MergeStacks) -> dict[str, Any]:
+    scenario(d)
+    here = _stack(d, c.stack, "stack")[0]
+    there = _stack(d, c.merged, "merged")[0]
+    if here != there:
+        raise StateConflict(f"{c.merged} is in {there}, {c.stack} in {here}: stacks merge in the same place",
+                            field="merged")
+    forces = _forces(d)
+    if forces[c.stack]["country"] != forces[c.merged]["country"]:
+        raise StateConflict(f"{c.merged} is a stack of {forces[c.merged]['country']}, {c.stack} of "
+                            f"{forces[c.stack]['country']}: a stack holds one country's forces", field="merged")
+    d.state.require_open_turn()
+    gone = forces[c.merged]
+    d.add(ev.StacksMerged, c.visibility.as_dict(), stack=c.stack, merged=c.merged, location=here,
+          units=dict(gone["units"]), leaders=list(gone["leaders"]), reason=c.reason)
+    return {"location": here}
+
+
+@handles(cmd.ChangeStack)
+def change_stack(d: Draft, c: cmd.ChangeStack) -> dict[str, Any]:
+    scenario(d)
+    _stack(d, c.stack, "stack")
+    force = _forces(d)[c.stack]
+    for unit, n in c.units.items():
+        if unit_count(force["units"].get(unit, 0)) + n < 0:
+            raise InvalidInput(f"{c.stack} has {force['units'].get(unit, 0)} {unit}: it cannot lose {-n}",
+                               field=f"units.{unit}")
+    _arrivals(d, c.arriving, "arriving")
+    for i, name in enumerate(c.departing):
+        if name not in force["leaders"]:
+            raise InvalidInput(f"{name} is not with {c.stack} (leaders: {', '.join(force['leaders']) or 'none'})",
+                               field=f"departing[{i}]")
+    turn = d.state.require_open_turn()
+    d.add(ev.StackChanged, c.visibility.as_dict(), stack=c.stack, units=dict(c.units),
+          arrived=[a.model_dump(mode="json") for a in c.arriving], departed=list(c.departing), turn=turn,
+          reason=c.reason)
+    return {"turn": turn}
+
+
+@handles(cmd.StartSiege)
+def start_siege(d: Draft, c: cmd.StartSiege) -> dict[str, Any]:
+    _require(c.province, {p["name"] for p in scenario(d)["provinces"]}, "province", "province")
+    sieges = (d.state.military or {}).get("sieges") or {}
+    if c.province in sieges:
+        raise StateConflict(f"{c.province} is already besieged by {', '.join(sieges[c.province])}", field="province")
+    for i, stack in enumerate(c.besiegers):
+        at = _stack(d, stack, f"besiegers[{i}]")[0]
+        if at != c.province:
+            raise StateConflict(f"{stack} is in {at}, not in {c.province}: a besieger stands in the province",
+                                field=f"besiegers[{i}]")
+    d.state.require_open_turn()
+    d.add(ev.SiegeStarted, c.visibility.as_dict(), province=c.province, besiegers=list(c.besiegers),
+          reason=c.reason)
+    return {}
+
+
+@handles(cmd.EndSiege)
+def end_siege(d: Draft, c: cmd.EndSiege) -> dict[str, Any]:
+    _require(c.province, {p["name"] for p in scenario(d)["provinces"]}, "province", "province")
+    sieges = (d.state.military or {}).get("sieges") or {}
+    if c.province not in sieges:
+        raise StateConflict(f"no siege of {c.province} is in progress (besieged: {', '.join(sieges) or 'none'})",
+                            field="province")
+    d.state.require_open_turn()
+    d.add(ev.SiegeEnded, c.visibility.as_dict(), province=c.province, outcome=c.outcome, reason=c.reason)
+    return {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+from ledger.application import Ledger
+from ledger.domain.campaign import campaign_id
 from tests.integration.test_cli import run
 
 
@@ -17,9 +19,17 @@ def test_a_campaign_is_created_on_the_1492_board_from_the_cli_and_a_move_is_chec
     assert created["data"]["provinces"] == 327 + 357 and created["data"]["sea_zones"] == 99
     assert run(settings, "turn", "open", "europa").exit_code == 0
 
-    # No stacks in the 1492 set-up: the stack is unknown, and named so.
+    # No stacks in the 1492 set-up: the stack is unknown, and named so, until the game master raises it.
     r = run(settings, "map", "move", "europa", "FRA-1", "Caux", "Picardie")
     assert r.exit_code != 0 and "stack" in r.output and "FRA-1" in r.output
+    r = run(settings, "map", "raise", "europa", "FRA-1", "FRA", "Caux", "--units", "LD=6", "--leader", "La Palice")
+    assert r.exit_code == 0, r.output
+    r = run(settings, "map", "move", "europa", "FRA-1", "Caux", "Picardie")
+    assert r.exit_code == 0, r.output
+    r = run(settings, "map", "raise", "europa", "FRA-1", "FRA", "Caux", "--units", "LD=1")
+    assert r.exit_code != 0 and "FRA-1 is already a stack on the map" in r.output
+    r = run(settings, "map", "raise", "europa", "FRA-2", "FRA", "Atlantis", "--units", "LD=1")
+    assert r.exit_code != 0 and "location" in r.output
 
 
 def test_the_cli_refuses_a_move_across_no_border_then_records_it_forced_and_draws_the_map(settings, tmp_path):
@@ -40,3 +50,55 @@ def test_the_cli_refuses_a_move_across_no_border_then_records_it_forced_and_draw
     assert r.exit_code == 0, r.output
     drawn = out.read_text()
     assert 'data-stack="ENG-1" data-location="Picardie"' in drawn and 'class="moved-path"' in drawn
+
+
+def test_a_turn_of_moves_a_battle_and_a_siege_is_recorded_from_the_cli_without_json(settings, tmp_path):
+    assert run(settings, "campaign", "create", "corner", "--name", "The corner", "--scenario", "sample").exit_code == 0
+    assert run(settings, "turn", "open", "corner").exit_code == 0
+    steps = [
+        ("map", "move", "corner", "ENG-1", "Kent", "Picardie", "--via", "Manche", "--reason", "landing"),
+        ("ruling", "record", "corner", "M19", "--where", "Picardie", "--stack", "attacker=ENG-1",
+         "--stack", "defender=FRA-1", "--input", "attacker.technology=MUS", "--input", "attacker.ld=6",
+         "--input", "attacker.army_class=iv", "--input", "attacker.class_size=2", "--input", "attacker.leader_man=3",
+         "--input", "attacker.country=ENG", "--input", "defender.technology=MED", "--input", "defender.ld=8",
+         "--input", "defender.army_class=iv", "--input", "defender.class_size=2", "--input", "defender.leader_man=4",
+         "--input", "defender.country=FRA", "--input", "terrain=plain", "--input", "period=2",
+         "--input", "attacker_phasing_not_intercepted=no"),
+        ("map", "split", "corner", "ENG-1", "ENG-2", "--units", "LD=2", "--reason", "a detachment"),
+        ("map", "siege", "corner", "Picardie", "ENG-1", "--reason", "Talbot invests the town"),
+        ("map", "leader-arrives", "corner", "ENG-2", "Howard the younger", "--fire", "1", "--departs", "4"),
+        ("map", "siege-end", "corner", "Picardie", "taken"),
+        ("map", "control", "corner", "Picardie", "ENG", "--previous", "FRA", "--reason", "the town fell"),
+        ("map", "merge", "corner", "ENG-1", "ENG-2"),
+        ("map", "peace", "corner", "--attacker", "ENG", "--defender", "FRA", "--reason", "treaty"),
+    ]
+    for args in steps:
+        r = run(settings, *args)
+        assert r.exit_code == 0, (args, r.output)
+        if args[:2] == ("ruling", "record"):
+            battle = json.loads(r.stdout)
+    # The inputs typed one at a time are the procedure's nested inputs, typed; the roles place its effects.
+    ruling = battle["data"]["ruling"]
+    assert ruling["inputs"]["attacker"]["ld"] == 6 and ruling["inputs"]["defender"]["country"] == "FRA"
+    assert ruling["inputs"]["attacker_phasing_not_intercepted"] is False
+    ledger = Ledger(settings)
+    try:
+        [event] = [e for e in ledger.history(campaign_id("corner")) if type(e).__name__ == "RulingRecorded"]
+        assert (event.context["where"], event.context["stacks"]) == ("Picardie", {"attacker": "ENG-1",
+                                                                                  "defender": "FRA-1"})
+    finally:
+        ledger.close()
+    out = tmp_path / "corner.svg"
+    assert run(settings, "map", "svg", "corner", "--out", str(out)).exit_code == 0
+    drawn = out.read_text()
+    assert 'data-stack="ENG-1" data-location="Picardie"' in drawn and 'data-stack="ENG-2"' not in drawn
+    assert 'data-name="Picardie" data-kind="province" data-owner="FRA" data-controller="ENG"' in drawn
+
+
+def test_a_refused_siege_from_the_cli_names_the_field(settings):
+    assert run(settings, "campaign", "create", "corner", "--name", "The corner", "--scenario", "sample").exit_code == 0
+    assert run(settings, "turn", "open", "corner").exit_code == 0
+    r = run(settings, "map", "siege", "corner", "Picardie", "ENG-1")
+    assert r.exit_code != 0 and "besiegers[0]" in r.output and "ENG-1 is in Kent, not in Picardie" in r.output
+    r = run(settings, "map", "units", "corner", "ENG-1", "--units", "LD")
+    assert r.exit_code != 0 and "--units" in r.output

@@ -50,3 +50,14 @@ def test_the_move_is_drawn_the_hand_change_hatched_and_the_missing_place_listed(
 def test_without_the_event_nothing_is_highlighted():
     svg = render(DOC, None, board="eu")
     assert "moved-path" not in svg and "stack moved" not in svg and 'class="highlight"' not in svg
+
+
+def test_a_besieged_province_is_ringed_and_named_with_its_besiegers_and_the_siege_start_is_highlighted():
+    doc = {**DOC, "sieges": {"Picardie": {"since": 8, "besiegers": ["ENG-1"]}}}
+    start = Record(campaign="c", position=8, type="SiegeStarted",
+                   data={"province": "Picardie", "besiegers": ["ENG-1"], "reason": "siege", "context": {}})
+    svg = render(doc, start, board="eu")
+    [siege] = re.findall(r'<g class="siege" data-province="([^"]+)"><title>([^<]+)</title>', svg)
+    assert siege == ("Picardie", "Picardie besieged by ENG-1")
+    assert re.search(r'<g class="place changed" data-name="Picardie"', svg)
+    assert 'class="siege"' not in render(DOC, None, board="eu")

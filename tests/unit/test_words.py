@@ -91,3 +91,30 @@ def test_any_formula_reads_as_words_naming_every_line_it_reads(expr):
     assert not re.search(r"pct_|sum_range|prev|_pct|\*", said)
     # Every line, as often as it is read (a percentage is said before the amount it is taken of).
     assert sorted(re.findall(r"[ABC]\d+", said)) == sorted(re.findall(r"[ABC]\d+", expr))
+def test_a_siege_reads_as_begun_by_its_besiegers_then_over():
+    from projections.words import siege_changes
+
+    assert siege_changes({}, {"Picardie": {"besiegers": ["ENG-1"]}}) == ["Picardie: besieged by ENG-1"]
+    assert siege_changes({"Picardie": {"besiegers": ["ENG-1"]}},
+                         {"Picardie": {"besiegers": ["ENG-1", "ENG-2"]}}) == ["Picardie: besieged by ENG-1, ENG-2"]
+    assert siege_changes({"Picardie": {"besiegers": ["ENG-1"]}}, {}) == ["Picardie: siege over"]
+
+
+def test_a_unit_change_reads_with_its_sign():
+    from projections.words import units
+
+    assert units({"LD": 2, "CAV": -1}, signed=True) == "+2 LD, −1 CAV"
+    assert units({"LD": 6, "NTD": 2}) == "6 LD, 2 NTD" and units({}) == "no units"
+
+
+def test_a_leader_arriving_and_leaving_reads_with_its_turns_as_i3_records_them():
+    from projections.words import changes
+
+    before = {"map": {"leaders": {"La Trémoille": {"stack": "FRA-1", "status": "active"}},
+                      "stacks": {"FRA-1": {"location": "Normandie", "units": {"LD": 5}, "leaders": ["La Trémoille"]}}}}
+    after = {"map": {"leaders": {"La Trémoille": {"stack": None, "status": "departed", "departed": 2},
+                                 "Gié": {"stack": "FRA-1", "status": "active", "arrived": 2, "departs": 9}},
+                     "stacks": {"FRA-1": {"location": "Normandie", "units": {"LD": 5}, "leaders": ["Gié"]}}}}
+    assert changes(before, after) == ["FRA-1: leaders Gié (were La Trémoille)",
+                                      "Gié: arrives with FRA-1 in turn 2, leaves in turn 9",
+                                      "La Trémoille: departed in turn 2"]

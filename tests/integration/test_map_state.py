@@ -1,0 +1,68 @@
+"""The write side's forces (what the map commands check: ``CampaignState.military``) agree with the map view,
+whatever sequence of raises, splits, merges and unit changes a game master records, refused ones included
+(a refusal appends nothing). On SQLite: hypothesis runs many sequences; the PostgreSQL store is exercised by
+the HTTP tests of the same commands."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ledger.application import Ledger
+from ledger.config import Settings
+from ledger.domain import commands as cmd
+from ledger.domain.errors import LedgerError
+from ledger.sample import GM
+from ledger.scenario import import_scenario, load_text
+from ledger.domain.campaign import campaign_id
+from projections import map as map_model
+from projections.read import records
+
+STACKS = ("ENG-1", "ENG-2", "ENG-3")
+slugs = itertools.count()
+
+order = st.one_of(
+    st.tuples(st.just("split"), st.sampled_from(STACKS), st.sampled_from(STACKS), st.integers(1, 7)),
+    st.tuples(st.just("merge"), st.sampled_from(STACKS), st.sampled_from(STACKS), st.just(0)),
+    st.tuples(st.just("change"), st.sampled_from(STACKS), st.sampled_from(STACKS), st.integers(-7, 7)),
+    st.tuples(st.just("raise"), st.sampled_from(STACKS), st.sampled_from(STACKS), st.integers(1, 3)),
+)
+
+
+def command(kind: str, a: str, b: str, n: int) -> cmd.Command:
+    if kind == "split":
+        return cmd.SplitStack(stack=a, new_stack=b, units={"LD": n}) if a != b else cmd.OpenTurn()
+    if kind == "merge":
+        return cmd.MergeStacks(stack=a, merged=b) if a != b else cmd.OpenTurn()
+    if kind == "change":
+        return cmd.ChangeStack(stack=a, units={"LD": n}, reason="r") if n else cmd.OpenTurn()
+    return cmd.RaiseStack(stack=a, country="ENG", location="Kent", units={"LD": n})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(orders=st.lists(order, max_size=10))
+def test_the_write_side_counts_every_stack_as_the_map_view_does(tmp_path, orders):
+    ledger = Ledger(Settings(env="test", data_dir=tmp_path, store="sqlite"))
+    try:
+        slug = f"c{next(slugs)}"
+        import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)
+        cid = campaign_id(slug)
+        ledger.open_turn(cid, actor=GM)
+        for kind, a, b, n in orders:
+            try:  # an open turn refused (the OpenTurn stand-in) or a refused order: nothing appended
+                ledger.handle(cid, command(kind, a, b, n), actor=GM)
+            except LedgerError:
+                pass
+        doc = map_model.empty()
+        for r in records(ledger, cid):
+            map_model.apply(doc, r)
+        forces = ledger.campaign(cid).military["forces"]
+        assert set(forces) == set(doc["stacks"])
+        for sid, force in forces.items():
+            shown = {u: n for u, n in doc["stacks"][sid]["units"].items() if n}
+            assert force["units"] == shown, (sid, orders)
+            assert force["leaders"] == doc["stacks"][sid]["leaders"]
+    finally:
+        ledger.close()

@@ -1,0 +1,69 @@
+"""The map view's stack events (projections/map.py) as pure bookkeeping: a split and the merge back leave the
+stack as it was, whatever part of it left; a leader's arrival and departure carry their turn (I3)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from projections import map as map_model
+from projections.records import Record
+
+UNITS = ("LD", "CAV", "ART")
+
+
+def doc_with(units: dict[str, int], leaders: list[str]) -> dict:
+    doc = map_model.empty()
+    doc["stacks"]["ENG-1"] = {"country": "ENG", "location": "Picardie", "units": dict(units), "leaders": list(leaders)}
+    for name in leaders:
+        doc["leaders"][name] = {"country": "ENG", "kind": "general", "stack": "ENG-1", "status": "active",
+                                "values": {}}
+    return doc
+
+
+def record(position: int, kind: str, **data) -> Record:
+    return Record(campaign="c", position=position, type=kind, data={**data, "context": {}})
+
+
+@st.composite
+def a_stack_and_a_split(draw):
+    units = draw(st.dictionaries(st.sampled_from(UNITS), st.integers(1, 20), min_size=1))
+    leaders = draw(st.lists(st.sampled_from(["Talbot", "Howard", "Percy"]), unique=True, max_size=3))
+    taken = {u: draw(st.integers(0, n)) for u, n in units.items()}
+    going = draw(st.lists(st.sampled_from(leaders), unique=True)) if leaders else []
+    return units, leaders, {u: n for u, n in taken.items() if n}, going
+
+
+@given(a_stack_and_a_split())
+def test_a_split_then_the_merge_back_leaves_the_stack_as_it_was(case):
+    units, leaders, taken, going = case
+    doc = doc_with(units, leaders)
+    map_model.apply(doc, record(2, "StackSplit", stack="ENG-1", new_stack="ENG-2", country="ENG",
+                                location="Picardie", units=taken, leaders=going, reason="split"))
+    assert doc["stacks"]["ENG-2"]["units"] == taken and doc["stacks"]["ENG-2"]["location"] == "Picardie"
+    assert all(doc["leaders"][name]["stack"] == "ENG-2" for name in going)
+    map_model.apply(doc, record(3, "StacksMerged", stack="ENG-1", merged="ENG-2", location="Picardie",
+                                units=taken, leaders=going, reason="merge"))
+    assert "ENG-2" not in doc["stacks"]
+    assert {u: n for u, n in doc["stacks"]["ENG-1"]["units"].items() if n} == units
+    assert sorted(doc["stacks"]["ENG-1"]["leaders"]) == sorted(leaders)
+    assert all(doc["leaders"][name]["stack"] == "ENG-1" for name in leaders)
+
+
+def test_a_leader_arrives_and_departs_by_turn():
+    doc = doc_with({"LD": 6}, ["Talbot"])
+    map_model.apply(doc, record(2, "StackChanged", stack="ENG-1", units={"LD": -2}, turn=3, reason="turn 3",
+                                arrived=[{"name": "Howard", "kind": "general", "fire": 1, "shock": 2, "manoeuvre": 3,
+                                          "siege": 0, "departs": 6}], departed=["Talbot"]))
+    assert doc["stacks"]["ENG-1"] == {"country": "ENG", "location": "Picardie", "units": {"LD": 4},
+                                      "leaders": ["Howard"]}
+    assert doc["leaders"]["Howard"]["arrived"] == 3 and doc["leaders"]["Howard"]["departs"] == 6
+    assert (doc["leaders"]["Talbot"]["status"], doc["leaders"]["Talbot"]["departed"]) == ("departed", 3)
+
+
+def test_a_siege_started_and_ended_by_the_game_master_is_on_the_map_in_between():
+    doc = doc_with({"LD": 6}, [])
+    map_model.apply(doc, record(2, "SiegeStarted", province="Picardie", besiegers=["ENG-1"], reason="siege"))
+    assert doc["sieges"]["Picardie"] == {"since": 2, "besiegers": ["ENG-1"]}
+    map_model.apply(doc, record(3, "SiegeEnded", province="Picardie", outcome="lifted", reason="winter"))
+    assert doc["sieges"] == {}
