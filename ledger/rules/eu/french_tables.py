@@ -54,41 +54,50 @@ def size_comparison(inflicting: int, receiving: int) -> int:
 
 
 def losses_column(losses: Fraction | int) -> Fraction:
-    """The column of the losses-variation table a computed loss is read in.
+    """The printed column a computed loss is read in, on a line other than 0.
 
     Combat cells are in thirds, the table's columns in halves: a loss is read
-    in the column of the nearest half (a third is never half-way between two
-    halves, so this is unambiguous; an exact quarter goes up). See DECISIONS.md
-    (M22 losses variation).
+    in the column at or below it (the seed rounds losses down, step F), so ⅓
+    is below the first column (½) and reads 0, ⅔ reads ½, 1⅓ reads 1. Line 0
+    never reads a column: it is the step-A loss itself. See DECISIONS.md (M22
+    losses variation); the reading is ruleset data (``thirds_column``).
     """
     losses = Fraction(losses)
     if losses < 0:
         raise RulesError(f"negative losses {losses}", field="losses", rule="eu:M22")
-    doubled = losses * 2
-    nearest = int(doubled + Fraction(1, 2)) if doubled.denominator != 1 else int(doubled)
-    return Fraction(nearest, 2)
+    reading = _t("fr_losses_variation.toml")["thirds_column"]
+    if reading != "at_or_below":  # the data file names the reading this code implements
+        raise RulesError(f"unknown thirds_column reading {reading!r}", field="thirds_column", rule="eu:M22")
+    return Fraction(int(losses * 2), 2)
 
 
 def losses_variation(losses: Fraction | int, modifier: int) -> Fraction:
     """Losses actually inflicted once the size comparison is applied (eu:M22, §2.2.4).
 
     ``losses`` is the total of fire, shock and pursuit (step A), exact
-    fraction; ``modifier`` the size-comparison result (-2..+2). Returns an
-    exact fraction in halves. Losses above 8 use the printed "8 et +" column
-    (the row adds its signed amount). The cap by the size of the inflicting
-    army and the final rounding (step F) are the combat procedure's business.
+    fraction; ``modifier`` the size-comparison result (-2..+2). Line 0 is the
+    step-A loss itself ("la ligne 0 correspondant au nombre de perte calculé à
+    l'étape A"): it comes back unchanged, thirds included. Other lines read the
+    printed cell of ``losses_column``; above 8 they add the printed "8 et +"
+    amount to the losses. The cap by the size of the inflicting army and the
+    final rounding (step F) are the combat procedure's business.
     """
     table = _t("fr_losses_variation.toml")
     if modifier not in range(-2, 3):
         raise RulesError(
             f"size-comparison modifier {modifier} outside -2..+2", field="modifier", rule="eu:M22"
         )
+    losses = Fraction(losses)
+    if losses < 0:
+        raise RulesError(f"negative losses {losses}", field="losses", rule="eu:M22")
+    if modifier == 0:
+        return losses
     row = table["rows"][str(modifier)]
+    if losses > 8:
+        return max(Fraction(0), losses + Fraction(row["beyond_8"]))
     column = losses_column(losses)
     if column == 0:
         return Fraction(0)
-    if column > 8:
-        return max(Fraction(0), column + Fraction(row["beyond_8"]))
     index = [Fraction(c) for c in table["columns"]].index(column)
     return Fraction(row["cells"][index])
 

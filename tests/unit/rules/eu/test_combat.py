@@ -163,6 +163,18 @@ def test_major_victory_threshold_three_ld_after_rout():
     assert r.outcome["major_victory"] is (diff >= 3)
 
 
+def test_a_winner_taking_a_third_on_line_0_loses_no_ld():
+    # Issue 18, 8 LD vs 8 LD, size comparison 0: the defender wins having taken only the attacker's
+    # second-round fire (⅓). Line 0 keeps ⅓ (not read as ½) and step F rounds it down to 0.
+    inp = battle(terrain="plain")
+    r = M19.resolve(inp, FixedDice([4, 7, 1, 8, 6, 10, 9, 4, 9, 7]))
+    d2 = next(s for s in r.steps if s.name == "D.2 class comparison (defender's losses)")
+    assert d2.outcome == {"size_comparison": 0, "losses_before": "1/3", "losses": "1/3"}
+    assert r.outcome["winner"] == "defender"
+    assert r.outcome["ld_lost"] == {"attacker": 5, "defender": 0}
+    assert not any(e.kind == "ld_lost" and e.target == "defender" for e in r.effects)
+
+
 def test_battle_rejects_impossible_inputs():
     with pytest.raises(ValidationError, match="technology"):
         M19.resolve(battle(attacker=side(technology="XYZ")), FixedDice([]))
