@@ -257,6 +257,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel  # noqa: E402
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, TableCell  # noqa: E402
 from ledger.rules.eu import EU  # noqa: E402
+from ledger.rules.names import country_code  # noqa: E402
 
 ANNEX = f"{SEED} annexe E (tables d'administration)"
 
@@ -354,10 +355,15 @@ class MercenaryGeneralsInputs(_Table):
     table: Literal["mercenary_generals"]
 
 
+MonarchCountry = country_code(extra={
+    code: (row["seed"],) for code, row in _t("fr_monarch_combat.toml")["country_bonus"].items() if "seed" in row
+})
+
+
 class MonarchCombatInputs(_Table):
     table: Literal["monarch_combat"]
     mil: int = Field(ge=3, le=9, description="MIL of the monarch (the table prints 3-9)")
-    country: str | None = Field(default=None, max_length=8, description="POL and SUE have bonuses")
+    country: MonarchCountry | None = Field(default=None, description="POL and SWE (the seed's SUE) have bonuses")
 
 
 class MilitarySituationInputs(_Table):
@@ -574,7 +580,7 @@ def _monarch_combat(i: MonarchCombatInputs, dice: DiceSource) -> Ruling:
     table = _t("fr_monarch_combat.toml")
     avg_die = dice.roll(f"{name}: average")
     average, star = monarch_average_value(i.mil, avg_die.total)
-    bonus = table["country_bonus"].get((i.country or "").upper(), {})
+    bonus = {k: v for k, v in table["country_bonus"].get(i.country or "", {}).items() if k in VALUES}
     drawn, values, mods = [avg_die], {}, []
     for value in VALUES:
         die = dice.roll(f"{name}: {value} adjustment")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell, load_table, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.names import board_countries, vocabulary
 
 SEED = "eu-redeployment-peace-interphase.tex"
 SEC_PD = f"{SEED} §The Formal Peace (Peace Differential)"
@@ -298,8 +299,22 @@ class MinorSituation(_Inputs):
         return self
 
 
+def minor_names() -> dict[str, tuple[str, ...]]:
+    """P5's minors: the seed's names (the board's French names, or the seed's where it differs), each with
+    its board code, English name and board name as aliases."""
+    seed = {code: name for name, code in peace_data()["minor"]["seed_names"].items()}
+    out: dict[str, tuple[str, ...]] = {}
+    for code, (french, english) in board_countries().items():
+        out[seed.get(code, french)] = (code, english, french) if code in seed else (code, english)
+    return out
+
+
+Minor = vocabulary("minor", minor_names(), "The minor, by the seed's name; its board code or English name "
+                   "is accepted and recorded as the seed's name")
+
+
 class MinorPeaceInputs(_Inputs):
-    minor: Place = Field(description="The minor country (nationality modifier looked up by name)")
+    minor: Minor = Field(description="The minor country (its nationality modifier is the seed's, by name)")
     player: Country = Field(description="The player proposing the peace")
     level: int = Field(ge=0, le=5, description="Peace level chosen by the player (0 = white)")
     favours: Literal["minor", "player"] = Field("player", description="Side the offered peace favours")
@@ -321,10 +336,10 @@ class MinorPeaceInputs(_Inputs):
 
 
 def nationality_modifier(minor: str, brandenburg_after_iv11: bool) -> int:
-    key = minor.strip().lower()
-    if key == "brandebourg" and not brandenburg_after_iv11:
+    """The seed's nationality modifier of a minor named by its canonical (seed) name; 0 for the others."""
+    if minor == "brandebourg" and not brandenburg_after_iv11:
         return 0
-    return peace_data()["minor"]["nationality"].get(key, 0)
+    return peace_data()["minor"]["nationality"].get(minor, 0)
 
 
 _SITUATION_REASONS = {

@@ -13,8 +13,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ledger.rules.core import DiceSource, Effect, Ruling, Step, load_table
+from ledger.rules.core import DiceSource, Effect, Ruling, RulesError, Step, load_table
 from ledger.rules.eu import EU
+from ledger.rules.names import country_code, vocabulary
 
 PACKAGE = "ledger.rules.eu"
 SECTION = "eu-redeployment-peace-interphase.tex §Trade centres"
@@ -27,24 +28,26 @@ def _table() -> dict:
     return load_table(PACKAGE, "trade_centres.toml")
 
 
-def _normal(zone: str) -> str:
-    return " ".join(zone.split()).casefold()
-
-
 def centre_of_zone(zone: str) -> Centre:
-    """The centre a trade zone (STZ or CTZ) counts for."""
-    centres = _table()["centres"]
-    for key in ("mediterranean", "indian_ocean"):
-        if _normal(zone) in {_normal(z) for z in centres[key]["zones"]}:
-            return key  # type: ignore[return-value]
-    return "atlantic"
+    """The centre a trade zone (STZ or CTZ, by its seed name) counts for; an unknown zone is an error."""
+    zones = _table()["zones"]
+    if zone not in zones:
+        raise RulesError(f"unknown trade zone {zone!r}", field="zone", rule="eu:I5")
+    return zones[zone]["centre"]
+
+
+TradeZone = vocabulary(
+    "trade zone", {name: (z["board"],) for name, z in _table()["zones"].items()},
+    "Trade zone by the seed's name ('STZ Lion', 'CTZ Venise'); the board's id (ZMLion, ZPvenise) is accepted",
+)
+CountryCode = country_code()
 
 
 class FleetCount(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1)
-    zone: str = Field(min_length=1, description="Trade zone, e.g. 'STZ Lion', 'CTZ Venise'")
+    country: CountryCode
+    zone: TradeZone
     fleets: int = Field(ge=0, description="Trade fleets of the country in the zone")
 
 
@@ -52,7 +55,7 @@ class TradeCentresInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     fleets: list[FleetCount] = Field(default_factory=list)
-    current_owners: dict[Centre, str | None] = Field(
+    current_owners: dict[Centre, CountryCode | None] = Field(
         default_factory=dict, description="Who holds each centre now (None: unavailable)"
     )
 

@@ -292,6 +292,21 @@ def test_monarch_combat_average_then_one_adjustment_per_value_and_country_bonus(
     assert low.outcome["values"] == {"fire": 0, "shock": 0, "manoeuvre": 0}
 
 
+@pytest.mark.parametrize("typed", ["SUE", "SWE", "Sweden", "suede"])
+def test_a_swedish_monarch_gets_the_seeds_sue_bonus_by_any_of_its_names(typed):
+    r = m22({"table": "monarch_combat", "mil": 6, "country": typed}, [7, 1, 10, 5])
+    assert r.inputs["country"] == "SWE"
+    assert [(m.value, m.reason) for m in r.modifiers] == [(1, "SWE +1 fire"), (1, "SWE +1 shock")]
+
+
+def test_a_monarch_of_an_unknown_country_is_refused_not_left_without_bonus():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as e:
+        m22({"table": "monarch_combat", "mil": 6, "country": "Swedish"}, [7, 1, 10, 5])
+    assert e.value.errors()[0]["loc"][-1] == "country"
+
+
 def test_military_situation_index_capital_counts_two():
     r = m22({"table": "military_situation", "provinces_held": 1, "capitals_held": 1, "provinces_lost": 0}, [])
     assert r.outcome == {"table": "military_situation", "surplus": 3, "index": 1, "added_to": "peace differential"}
