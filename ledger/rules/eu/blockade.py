@@ -16,8 +16,7 @@ SEC_BLOCKADE = f"{SEED} §Movements/Sea (blockade escape)"
 SEC_PRESIDIO = f"{SEED} §Interception/Presidios and Strait fortifications"
 SEC_CONVOY = f"{SEED} §Interception/Convoys"
 
-#: Naval technologies, oldest first (TABLES.md naval technology table); 74s = \TSF.
-NavalTech = Literal["GA", "CAR", "Nau", "GAL", "BAT", "VE", "TD", "74s"]
+from ledger.rules.eu.technology import NavalTech  # noqa: E402
 
 
 # --------------------------------------------------------------------------- M13
@@ -42,7 +41,7 @@ def blockade_escape_modifiers(inputs: BlockadeEscapeInputs) -> list[Modifier]:
         mods.append(Modifier(value=diff, reason="MAN differential (moving − blockading, positive only)", rule="eu:M13", section=SEC_BLOCKADE))
     if inputs.blockader_nd < inputs.moving_nd:
         mods.append(Modifier(value=1, reason="blockading stack smaller (in ND)", rule="eu:M13", section=SEC_BLOCKADE))
-    if inputs.blockader_all_nwd and inputs.blockader_technology != "74s":
+    if inputs.blockader_all_nwd and inputs.blockader_technology != "74S":
         mods.append(Modifier(value=1, reason="blockading stack of NWD without technology 74s", rule="eu:M13", section=SEC_BLOCKADE))
     return mods
 

@@ -24,9 +24,10 @@ from ledger.rules.eu.attrition import (
 
 SEC_SEA = "eu-military-rules.tex §Attrition (Sea)"
 
-NavalTech = Literal["GA", "CAR", "NAO", "GAL", "BAT", "VE", "TD", "SF"]
+from ledger.rules.eu.technology import NavalTech  # noqa: E402
+
 #: Technology modifiers for attrition (and exploration) at sea; CAR only for NWD.
-NAVAL_TECH_DRM: dict[str, int] = {"CAR": 1, "BAT": -1, "VE": -2, "TD": -2, "SF": -3}
+NAVAL_TECH_DRM: dict[str, int] = {"CAR": 1, "BAT": -1, "VE": -2, "TD": -2, "74S": -3}
 
 
 class SeaZone(BaseModel):

@@ -29,7 +29,7 @@ M18_MODS = [
     (SEA, [(4, "all explorations"), (-3, "MAN of the explorer")]),
     (SEA | {"zone_malus": 2}, [(4, "all explorations"), (-3, "MAN of the explorer"), (2, "malus of the sea zone explored")]),
     (SEA | {"technology": "CAR"}, [(4, "all explorations"), (-3, "MAN of the explorer"), (1, "technology CAR")]),
-    (SEA | {"technology": "SF"}, [(4, "all explorations"), (-3, "MAN of the explorer"), (-3, "technology SF")]),
+    (SEA | {"technology": "SF"}, [(4, "all explorations"), (-3, "MAN of the explorer"), (-3, "technology 74S")]),
     (SEA | {"bad_weather": True}, [(4, "all explorations"), (-3, "MAN of the explorer"), (2, "bad weather")]),
     (SEA | {"known_by_another_country": True},
      [(4, "all explorations"), (-3, "MAN of the explorer"), (-2, "period IV+, zone already known by another country")]),
