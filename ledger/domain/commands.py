@@ -227,6 +227,11 @@ class ClosePhase(Command):
 class SettingsChange(Model):
     players_may_roll: bool | None = Field(default=None, examples=[True],
                                           description="Players may roll server dice and record rulings")
+    rules_options: dict[Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]{0,5}\.[a-z_]{1,40}$")],
+                        str | bool] | None = Field(
+        default=None, examples=[{"M21.artillery_source": "tables"}],
+        description="Ruleset options where the seeds disagree, \"CODE.field\": value (`ledger procedures RULESET` "
+                    "lists each procedure's options); named options change, the others keep their value")
 
 
 class ChangeSettings(Command):

@@ -11,7 +11,7 @@ from ledger.domain.campaign import ruling_dice
 from ledger.domain.corrections import Standing, replaced
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy import entries as economy
-from ledger.rules.core import Die, Effect, RulesError, get_ruleset
+from ledger.rules.core import Die, Effect, RulesError, apply_rules_options, get_ruleset
 from ledger.usecases import board_rulings
 from ledger.usecases.registry import handles
 
@@ -52,6 +52,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         raise InvalidInput(str(e), field=e.field or "procedure", rule=e.rule) from None
     source: Any = ManualDice(c.manual_dice) if c.manual_dice is not None else d.dice
     given, carried = carry(d.state, rs.id, proc, c.inputs)
+    # Ruleset options the request leaves out are the campaign's choices (settings rules_options).
+    given, options = apply_rules_options(proc, d.state.settings.get("rules_options", {}), given)
     overridden = board_rulings.check(d, c, rs.id, given)
     try:
         ruling = proc.resolve(given, source)
@@ -64,6 +66,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
     doc = ruling.model_dump(mode="json")
     if carried:  # which inputs came from an earlier ruling, for the auditor
         doc["carried"] = carried
+    if options:  # which readings came from the campaign's settings (the inputs hold every reading used)
+        doc["rules_options"] = options
     if overridden:  # inputs the board contradicts, kept by the game master with a reason
         doc["overridden"] = overridden
     vis = c.visibility.as_dict()

@@ -285,6 +285,7 @@ def budget(
     title="Exchequer test",
     seed="engBudget.tex §Exchequer test, §International Loans, §Budget; TABLES.md Administrative Actions",
     inputs=ExchequerInputs,
+    options=("half_with_fti",),
 )
 def resolve_exchequer(inputs: ExchequerInputs, dice: DiceSource) -> Ruling:
     """E2: the exchequer test gives the percentages of A14 for A15–A17.

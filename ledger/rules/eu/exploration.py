@@ -113,7 +113,8 @@ def exploration_modifiers(i: ExplorationInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M18", title="Exploration", seed=SEC_EXP, inputs=ExplorationInputs)
+@EU.procedure("M18", title="Exploration", seed=SEC_EXP, inputs=ExplorationInputs,
+              options=("remainders_version",))
 def resolve_exploration(inputs: ExplorationInputs, dice: DiceSource) -> Ruling:
     """M18: Discovery column + losses; ½ re-roll with an unmodified die; leader death test."""
     i = inputs

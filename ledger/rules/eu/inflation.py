@@ -71,7 +71,8 @@ class InflationInputs(BaseModel):
         return self
 
 
-@EU.procedure("I4", title="Inflation", seed=f"{SECTION}; TABLES.md Inflation", inputs=InflationInputs)
+@EU.procedure("I4", title="Inflation", seed=f"{SECTION}; TABLES.md Inflation", inputs=InflationInputs,
+              options=("minimum_loss",))
 def resolve_inflation(inputs: InflationInputs, dice: DiceSource) -> Ruling:
     """I4: roll for the increase (before the loss), then each country loses its rate of |A31| on A32."""
     track = boxes()

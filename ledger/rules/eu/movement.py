@@ -395,7 +395,8 @@ def movement_attrition_modifiers(i: MovementAttritionInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M10", title="Movement attrition on land", seed=SEC_ATTR, inputs=MovementAttritionInputs)
+@EU.procedure("M10", title="Movement attrition on land", seed=SEC_ATTR, inputs=MovementAttritionInputs,
+              options=("remainders_version",))
 def resolve_movement_attrition(inputs: MovementAttritionInputs, dice: DiceSource) -> Ruling:
     """M10: Europe column by stack size with 'P' by technology, or the ROTW percentage
     through the remainders table by 10-LD blocks."""
@@ -496,7 +497,8 @@ def conquistador_modifiers(i: ConquistadorInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M11", title="Conquistador table", seed=SEC_CONQ, inputs=ConquistadorInputs)
+@EU.procedure("M11", title="Conquistador table", seed=SEC_CONQ, inputs=ConquistadorInputs,
+              options=("remainders_version",))
 def resolve_conquistador(inputs: ConquistadorInputs, dice: DiceSource) -> Ruling:
     """M11: 1d10 + modifiers; the cell (table absent from the sources) is the game
     master's reading; Dxx then Ryy go through the remainders table on the natives."""

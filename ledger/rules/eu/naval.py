@@ -169,7 +169,8 @@ def split_ntd_losses(i: SeaAttritionInputs, lost_thirds: int) -> tuple[int, int]
     return -(-on_ntd // 3), lost_thirds - on_ntd
 
 
-@EU.procedure("M12", title="Movement attrition at sea", seed=SEC_SEA, inputs=SeaAttritionInputs)
+@EU.procedure("M12", title="Movement attrition at sea", seed=SEC_SEA, inputs=SeaAttritionInputs,
+              options=("remainders_version",))
 def resolve_sea_attrition(inputs: SeaAttritionInputs, dice: DiceSource) -> Ruling:
     """M12: 1d10 + modifiers → 'ROTW or Sea' percentage → remainders per 10 ND."""
     i = inputs

@@ -277,7 +277,8 @@ def _port_fire(i: SiegeInputs, dice: DiceSource) -> Ruling:
                      effects=tuple(effects), summary=f"Port siegeworks fire: total {total} → stopped {stopped}, {nd} ND lost")
 
 
-@EU.procedure("M21", title="Siege", seed="eu-military-rules.tex §Sieges; eu8 §2.3", inputs=SiegeInputs)
+@EU.procedure("M21", title="Siege", seed="eu-military-rules.tex §Sieges; eu8 §2.3", inputs=SiegeInputs,
+              options=("artillery_source",))
 def resolve_siege(inputs: SiegeInputs, dice: DiceSource) -> Ruling:
     """M21: siege upkeep check, then the chosen action."""
     if inputs.action in ("undermine", "assault") and inputs.besieger_ld < inputs.fortress_level:

@@ -248,7 +248,8 @@ def supply_attrition_modifiers(i: SupplyAttritionInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M6", title="Supply attrition", seed=SEC_ATTR, inputs=SupplyAttritionInputs)
+@EU.procedure("M6", title="Supply attrition", seed=SEC_ATTR, inputs=SupplyAttritionInputs,
+              options=("remainders_version",))
 def resolve_supply_attrition(inputs: SupplyAttritionInputs, dice: DiceSource) -> Ruling:
     """M6: 1d10 + modifiers on the Discoveries and Attrition table; 'P' by technology (no foraging)."""
     i = inputs
@@ -301,7 +302,8 @@ def siege_attrition_modifiers(i: SiegeAttritionInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M7", title="Siege attrition (besieged)", seed=SEC_ATTR, inputs=SiegeAttritionInputs)
+@EU.procedure("M7", title="Siege attrition (besieged)", seed=SEC_ATTR, inputs=SiegeAttritionInputs,
+              options=("remainders_version",))
 def resolve_siege_attrition(inputs: SiegeAttritionInputs, dice: DiceSource) -> Ruling:
     """M7: as supply attrition with the siege modifiers; a 'P' is always 1 LD (no Pillage)."""
     i = inputs
