@@ -29,7 +29,7 @@ from ledger.rules.core import DiceSource, Die, Effect, RulesError, TableCell, cl
 PACKAGE = "ledger.rules.eu"
 SEED = "eu-military-rules.tex"
 
-from ledger.rules.eu.technology import LandTech  # noqa: E402
+from ledger.rules.eu.vocabularies import LandTech  # noqa: E402
 LOW_TECH = frozenset({"MED", "REN", "ARQ"})
 #: Remainders table versions: the 2016 English table and the older French one.
 RemaindersVersion = Literal["2016", "fr"]

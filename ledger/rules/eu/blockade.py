@@ -10,13 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 
 SEED = "eu-military-rules.tex"
 SEC_BLOCKADE = f"{SEED} §Movements/Sea (blockade escape)"
 SEC_PRESIDIO = f"{SEED} §Interception/Presidios and Strait fortifications"
 SEC_CONVOY = f"{SEED} §Interception/Convoys"
 
-from ledger.rules.eu.technology import NavalTech  # noqa: E402
+from ledger.rules.eu.vocabularies import NavalTech  # noqa: E402
 
 
 # --------------------------------------------------------------------------- M13
@@ -188,7 +189,7 @@ class ConvoyAttackInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     corsair_owner: Literal["pirates", "minor", "major"] = Field(description="Pirates, or the privateer's country kind")
-    controller: str | None = Field(default=None, max_length=32, description="Major controlling the corsair (gold goes to its ERS A9)")
+    controller: CountryCode | None = Field(default=None, description="Major controlling the corsair (gold goes to its ERS A9)")
     corsair_admiral_man: int | None = Field(default=None, ge=0, le=9, description="MAN of the corsair's admiral; none: pirates use 2, others 0")
     convoy_admiral_man: int = Field(default=0, ge=0, le=9, description="MAN of the convoy's admiral (0 without one)")
     convoy_ntd: int = Field(ge=1, le=20, description="Gold-laden NTD in the attacked stack (a convoy counter holds 5)")

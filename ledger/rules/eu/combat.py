@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Die, Effect, Modifier, Ruling, Step, TableCell, load_table
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu import combat_tables as ct
 
 SEC_SEQ = "eu8-fast-combat-and-tables.fr.txt §2.2.2 Séquence de la bataille"
@@ -41,7 +42,7 @@ class BattleSide(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     technology: ct.LandTech
     ld: int = Field(ge=0, le=60, description="LD equivalents fighting (ARMY− = 2, ARMY+ = 4)")
     lde: int = Field(default=0, ge=0, le=2, description="Extra LDE (a third of an LD each)")

@@ -13,7 +13,7 @@ from ledger.rules.core import Loss, RulesError, TableCell, clamp, load_table, pa
 
 PKG = "ledger.rules.eu"
 
-from ledger.rules.eu.technology import LandTech, NavalTech  # noqa: F401 (the inputs' types)
+from ledger.rules.eu.vocabularies import LandTech, NavalTech  # noqa: F401 (the inputs' types)
 Column = Literal["A", "B", "C", "D", "E"]
 
 SEC_FAST = "eu8-fast-combat-and-tables.fr.txt §2.2 Le combat rapide"

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, Step, TableCell, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu.attrition import (
     RemaindersVersion,
     apply_remainders,
@@ -33,7 +34,7 @@ class ExplorationInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
     zone: str | None = Field(default=None, max_length=80, description="Sea zone or province explored")
     kind: Literal["sea", "land"]

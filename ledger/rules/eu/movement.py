@@ -24,6 +24,7 @@ from ledger.rules.core import (
     sum_modifiers,
 )
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu.attrition import (
     PACKAGE,
     ProvincePillage,
@@ -139,7 +140,7 @@ class LandMovementInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
     leader_alone: bool = False
     native_troops: bool = Field(default=False, description="Native troops (ROTW rough terrain costs 4)")
@@ -450,7 +451,7 @@ class ConquistadorInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
     province: str | None = Field(default=None, max_length=80)
     natives_ld: int = Field(ge=0, le=60, description="LD of natives in the province")

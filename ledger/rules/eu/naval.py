@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu.attrition import (
     RemaindersVersion,
     StraitFortification,
@@ -24,7 +25,7 @@ from ledger.rules.eu.attrition import (
 
 SEC_SEA = "eu-military-rules.tex §Attrition (Sea)"
 
-from ledger.rules.eu.technology import NavalTech  # noqa: E402
+from ledger.rules.eu.vocabularies import NavalTech  # noqa: E402
 
 #: Technology modifiers for attrition (and exploration) at sea; CAR only for NWD.
 NAVAL_TECH_DRM: dict[str, int] = {"CAR": 1, "BAT": -1, "VE": -2, "TD": -2, "74S": -3}
@@ -70,7 +71,7 @@ class SeaAttritionInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
     nd: int = Field(ge=0, le=100, description="ND in the stack (NTD included)")
     nde: int = Field(default=0, ge=0, le=30, description="NDE (one third of a ND)")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell, load_table, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.names import board_countries, vocabulary
 
 SEED = "eu-redeployment-peace-interphase.tex"
@@ -29,7 +30,9 @@ SEC_TRANSFER = f"{SEED} §Transfers of Provinces by Peaces"
 SEC_SEPARATE = f"{SEED} §Separate Peace"
 SEC_CONSEQUENCES = f"{SEED} §General Consequences of the Peace"
 
-Country = Annotated[str, Field(min_length=1, max_length=40)]
+Country = CountryCode
+#: A name the game master gives (an alliance), shown, never looked up.
+Label = Annotated[str, Field(min_length=1, max_length=40)]
 Place = Annotated[str, Field(min_length=1, max_length=80)]
 Count = Annotated[int, Field(ge=0, le=99)]
 Ducats = Annotated[int, Field(ge=0, le=100_000)]
@@ -73,7 +76,7 @@ def military_bonus(difference: Fraction) -> int:
 
 
 class AllianceSituation(_Inputs):
-    name: Country = Field(description="The alliance (or its leading power)")
+    name: Label = Field(description="The alliance (or its leading power)")
     major_stabilities: list[Stab] = Field(min_length=1, max_length=8, description="STAB of each major of the alliance")
     provinces_held: Count = Field(0, description="Enemy provinces controlled (capitals and COL/TP apart)")
     capitals_held: Count = Field(0, description="Capital cities of enemy majors controlled (count 2)")

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu.attrition import (
     LandTech,
     ProvincePillage,
@@ -47,7 +48,7 @@ MINORS_VS_PIRATES_TARGET = 8
 #: Revolts cost at most 3 stability levels (R3).
 MAX_REVOLT_STABILITY_LOSS = 3
 
-Country = Annotated[str, Field(min_length=1, max_length=40)]
+Country = CountryCode
 Place = Annotated[str, Field(min_length=1, max_length=80)]
 Man = Annotated[int, Field(ge=0, le=9)]
 Count = Annotated[int, Field(ge=0, le=99)]

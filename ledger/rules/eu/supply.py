@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, TableCell, load_table, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu.attrition import (
     PACKAGE,
     LandTech,
@@ -57,7 +58,7 @@ class SupplyInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80, description="Stack identifier")
     area: Literal["europe", "rotw"] = "europe"
     detachments_only: bool = Field(
@@ -179,7 +180,7 @@ class LandStackInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
     province: str | None = Field(default=None, max_length=80)
     area: Literal["europe", "rotw"] = Field(

@@ -172,7 +172,7 @@ def test_convoy_attack_captures_ntd_worth_15_ducats_to_ers_a9_of_a_major():
     assert r.steps[2].total == 6 and r.steps[2].table_cell.value == 3
     assert r.outcome["captured_ntd"] == 3 and r.outcome["ducats"] == 45
     a9 = [e for e in r.effects if e.kind == "ducats"]
-    assert [(e.country, e.ers_line, e.amount) for e in a9] == [("ANG", "A9", Fraction(45))]
+    assert [(e.country, e.ers_line, e.amount) for e in a9] == [("ENG", "A9", Fraction(45))]  # the seed's ANG, as its board code
     assert r.outcome["movement_stopped"] is False
 
 

@@ -133,7 +133,7 @@ def test_trade_attack_losses_are_capped_by_levels_present_and_nd_sacrificed_earn
 def test_pirates_earn_no_income_and_minors_share_is_void():
     pirates = {**TRADE, "attacker": "pirates", "privateer_owners": []}
     assert not [e for e in EU.get("R2").resolve({"action": pirates}, FixedDice([1])).effects if e.kind == "ducats"]
-    owners = [{"country": "TUR", "major": True}, {"country": "Alger", "major": False}]
+    owners = [{"country": "TUR", "major": True}, {"country": "Algiers", "major": False}]
     ruling = EU.get("R2").resolve({"action": {**TRADE, "privateer_owners": owners}}, FixedDice([1]))
     assert ruling.outcome["privateer_income"] == {"TUR": 6}  # 12 split in two, Alger's share void
 
