@@ -48,6 +48,9 @@ def campaign_settings(
     campaign: str,
     players_may_roll: Annotated[Optional[bool], typer.Option(
         "--players-may-roll/--no-players-may-roll", help="Players may roll server dice and record rulings")] = None,
+    rules_option: Annotated[Optional[list[str]], typer.Option(
+        "--rules-option", help="A ruleset option, CODE.field=value (e.g. M21.artillery_source=tables); repeatable; "
+                               "`ledger procedures RULESET --where` lists them")] = None,
     reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "",
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
@@ -55,11 +58,24 @@ def campaign_settings(
     """Change a campaign's settings (recorded as CampaignSettingsChanged); without options, show them."""
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        if players_may_roll is None:
+        if players_may_roll is None and not rules_option:
             emit(ledger.campaign(cid).settings)
             return
-        command = build(ChangeSettings, settings={"players_may_roll": players_may_roll}, reason=reason)
+        changes: dict[str, object] = {}
+        if players_may_roll is not None:
+            changes["players_may_roll"] = players_may_roll
+        if rules_option:
+            changes["rules_options"] = dict(_option(o) for o in rules_option)
+        command = build(ChangeSettings, settings=changes, reason=reason)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
+
+
+def _option(text: str) -> tuple[str, object]:
+    """``M21.artillery_source=tables`` → ("M21.artillery_source", "tables"); true/false are booleans."""
+    key, sep, value = text.partition("=")
+    if not sep or not key or not value:
+        fail("rules_option", f"{text!r}: write CODE.field=value")
+    return key, {"true": True, "false": False}.get(value, value)
 
 
 @campaign_app.command("list")

@@ -73,3 +73,19 @@ def test_an_unknown_option_or_value_is_refused_naming_it_and_nothing_is_appended
         ledger.create_campaign(slug="art-bad-new", name="x", ruleset="eu", countries=["FRA"],
                                settings={"rules_options": options}, actor=GM)
     assert err.value.field == field
+
+
+def test_the_game_master_chooses_a_reading_from_the_command_line(settings):
+    import json
+
+    from tests.integration.test_cli import run
+
+    assert run(settings, "campaign", "create", "art-cli", "--name", "Art", "--country", "FRA").exit_code == 0
+    changed = run(settings, "campaign", "settings", "art-cli", "--rules-option", "M21.artillery_source=tables",
+                  "--rules-option", "E2.half_with_fti=true", "--reason", "house rules")
+    assert changed.exit_code == 0, changed.output
+    shown = run(settings, "campaign", "settings", "art-cli")
+    assert json.loads(shown.stdout)["rules_options"] == {"M21.artillery_source": "tables", "E2.half_with_fti": True}
+    refused = run(settings, "campaign", "settings", "art-cli", "--rules-option", "M21.artillery_source=tex",
+                  "--reason", "typo")
+    assert refused.exit_code != 0 and "M21.artillery_source" in refused.output
