@@ -25,11 +25,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ledger.rules.core import DiceSource, Die, Effect, RulesError, TableCell, clamp, load_table
+from ledger.rules.eu.vocabularies import LandTech
 
 PACKAGE = "ledger.rules.eu"
 SEED = "eu-military-rules.tex"
 
-from ledger.rules.eu.vocabularies import LandTech  # noqa: E402
 LOW_TECH = frozenset({"MED", "REN", "ARQ"})
 #: Remainders table versions: the 2016 English table and the older French one.
 RemaindersVersion = Literal["2016", "fr"]

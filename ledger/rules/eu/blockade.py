@@ -10,14 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
+from ledger.rules.eu.vocabularies import CountryCode, NavalTech
 
 SEED = "eu-military-rules.tex"
 SEC_BLOCKADE = f"{SEED} §Movements/Sea (blockade escape)"
 SEC_PRESIDIO = f"{SEED} §Interception/Presidios and Strait fortifications"
 SEC_CONVOY = f"{SEED} §Interception/Convoys"
 
-from ledger.rules.eu.vocabularies import NavalTech  # noqa: E402
 
 
 # --------------------------------------------------------------------------- M13

@@ -7,13 +7,11 @@ convoy attacks (M13, M16, M17) live in ``blockade.py``.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, sum_modifiers
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu.attrition import (
     RemaindersVersion,
     StraitFortification,
@@ -22,10 +20,9 @@ from ledger.rules.eu.attrition import (
     rotw_table_cell,
     to_thirds,
 )
+from ledger.rules.eu.vocabularies import CountryCode, NavalTech
 
 SEC_SEA = "eu-military-rules.tex §Attrition (Sea)"
-
-from ledger.rules.eu.vocabularies import NavalTech  # noqa: E402
 
 #: Technology modifiers for attrition (and exploration) at sea; CAR only for NWD.
 NAVAL_TECH_DRM: dict[str, int] = {"CAR": 1, "BAT": -1, "VE": -2, "TD": -2, "74S": -3}
