@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, sum_modifiers
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
+from ledger.rules.eu.vocabularies import CountryCode, TradeZone
 from ledger.rules.eu.attrition import (
     LandTech,
     ProvincePillage,
@@ -169,7 +169,7 @@ class CorsairTradeAttack(_Inputs):
 
     action: Literal["trade_attack"] = "trade_attack"
     attacker: Literal["pirates", "privateers"]
-    zone: Place = Field(description="The STZ or CTZ attacked")
+    zone: TradeZone = Field(description="The STZ or CTZ attacked")
     target_column: Literal["FLEET+", "FLEET-"] = Field(
         description="Raids-table column: side of the largest Trade FLEET attacked (DECISIONS.md R2)"
     )
@@ -241,7 +241,7 @@ class MinorsAgainstPirates(_Inputs):
     """Minor countries at peace fight pirates abstractly in one STZ/CTZ."""
 
     action: Literal["minors_vs_pirates"] = "minors_vs_pirates"
-    zone: Place
+    zone: TradeZone
     minor_fleets_minus: Count = Field(0, description="Minor commercial fleets, side − (+1 each)")
     minor_fleets_plus: Count = Field(0, description="Minor commercial fleets, side + (+2 each)")
 

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ledger.rules.core import DiceSource, Effect, Ruling, RulesError, Step, load_table
 from ledger.rules.eu import EU
-from ledger.rules.names import country_code, vocabulary
+from ledger.rules.eu.vocabularies import CountryCode, TradeZone
 
 PACKAGE = "ledger.rules.eu"
 SECTION = "eu-redeployment-peace-interphase.tex §Trade centres"
@@ -36,11 +36,6 @@ def centre_of_zone(zone: str) -> Centre:
     return zones[zone]["centre"]
 
 
-TradeZone = vocabulary(
-    "trade zone", {name: (z["board"],) for name, z in _table()["zones"].items()},
-    "Trade zone by the seed's name ('STZ Lion', 'CTZ Venise'); the board's id (ZMLion, ZPvenise) is accepted",
-)
-CountryCode = country_code()
 
 
 class FleetCount(BaseModel):

@@ -79,7 +79,7 @@ def test_natives_attack_rejects_a_negative_ld_naming_the_field():
 
 # --------------------------------------------------------------------------- R2 trade attack
 
-TRADE = {"action": "trade_attack", "attacker": "privateers", "zone": "STZ Manche", "target_column": "FLEET+",
+TRADE = {"action": "trade_attack", "attacker": "privateers", "zone": "STZ Nord", "target_column": "FLEET+",
          "trade_levels_present": 6, "zone_small_number": 3, "privateer_owners": [{"country": "ENG", "major": True}]}
 
 
@@ -398,7 +398,7 @@ r1_inputs = st.builds(
     natives_beaten=st.sampled_from(["no", "defeated", "routed"]))
 
 trade_inputs = st.builds(
-    r.CorsairTradeAttack, attacker=st.just("privateers"), zone=st.just("Z"),
+    r.CorsairTradeAttack, attacker=st.just("privateers"), zone=st.just("STZ Caraibes"),
     target_column=st.sampled_from(["FLEET+", "FLEET-"]), corsair_not_in_zone_sea=st.booleans(),
     single_corsair_minus=st.booleans(), target_sides=small, defending_fleets_minus=small,
     defending_fleets_plus=small, defending_admiral_man=man, rounds_at_sea=st.integers(0, 10),
