@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, Step, TableCell, sum_modifiers
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
+from ledger.rules.eu.vocabularies import CountryCode, PlaceName
 from ledger.rules.eu.attrition import (
     RemaindersVersion,
     apply_remainders,
@@ -36,7 +36,7 @@ class ExplorationInputs(BaseModel):
 
     country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
-    zone: str | None = Field(default=None, max_length=80, description="Sea zone or province explored")
+    zone: PlaceName | None = Field(default=None, description="Sea zone or province explored")
     kind: Literal["sea", "land"]
     leader_kind: LeaderKind = Field(default="none", description="Commanding leader")
     leader: str | None = Field(default=None, max_length=80, description="Commanding leader's name")

@@ -24,7 +24,7 @@ from ledger.rules.core import (
     sum_modifiers,
 )
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
+from ledger.rules.eu.vocabularies import CountryCode, ProvinceName
 from ledger.rules.eu.attrition import (
     PACKAGE,
     ProvincePillage,
@@ -128,7 +128,7 @@ class LeavingSiege(BaseModel):
 class NativesActivation(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    province: str | None = Field(default=None, max_length=80)
+    province: ProvinceName | None = None
     tolerance: int = Field(ge=0, le=10, description="Tolerance of the Area (its third value)")
     attack_natives: bool = Field(default=False, description="The stack attacks the natives instead of testing")
     trade_agreement: bool = Field(default=False, description="Natives of a ROTW country with an AT: no test")
@@ -453,7 +453,7 @@ class ConquistadorInputs(BaseModel):
 
     country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
-    province: str | None = Field(default=None, max_length=80)
+    province: ProvinceName | None = None
     natives_ld: int = Field(ge=0, le=60, description="LD of natives in the province")
     leader_kind: Literal["conquistador", "explorer"] = "conquistador"
     leader_stats_sum: int = Field(ge=0, le=30, description="Sum of the leader's values")

@@ -20,7 +20,7 @@ from ledger.rules.eu.attrition import (
     rotw_table_cell,
     to_thirds,
 )
-from ledger.rules.eu.vocabularies import CountryCode, NavalTech
+from ledger.rules.eu.vocabularies import CountryCode, NavalTech, SeaZoneName
 
 SEC_SEA = "eu-military-rules.tex §Attrition (Sea)"
 
@@ -33,7 +33,7 @@ class SeaZone(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, max_length=80)
+    name: SeaZoneName | None = None
     difficulty: int = Field(ge=0, le=10)
     supply_port: bool = Field(default=False, description="A friendly port large enough (a SoS) on this zone")
 

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell, load_table, sum_modifiers
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
+from ledger.rules.eu.vocabularies import CountryCode, ProvinceName
 from ledger.rules.names import board_countries, vocabulary
 
 SEED = "eu-redeployment-peace-interphase.tex"
@@ -444,7 +444,7 @@ def resolve_minor_peace(i: MinorPeaceInputs, dice: DiceSource) -> Ruling:
 
 
 class Cession(_Inputs):
-    province: Place
+    province: ProvinceName
     from_country: Country
     to_country: Country
     kind: Literal["province", "COL", "TP"] = "province"

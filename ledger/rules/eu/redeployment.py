@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, sum_modifiers
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode, TradeZone
+from ledger.rules.eu.vocabularies import CountryCode, ProvinceName, TradeZone
 from ledger.rules.eu.attrition import (
     LandTech,
     ProvincePillage,
@@ -76,7 +76,7 @@ class NativeAttackInputs(_Inputs):
 
     settlement: Literal["COL", "TP"] = Field(description="The attacked establishment")
     settlement_level: int = Field(ge=1, le=6, description="Level of the COL / TP before the attack")
-    province: Place = Field(description="Province of the settlement")
+    province: ProvinceName = Field(description="Province of the settlement")
     owner: Country = Field(description="Owner of the settlement")
     defending_ld: Count = Field(0, description="LD in defence, besieged included (+1 each)")
     defending_armies_minus: Count = Field(0, description="ARMY− counters in defence (+2 each)")
@@ -440,9 +440,9 @@ def resolve_corsairs(inputs: CorsairInputs, dice: DiceSource) -> Ruling:
 
 
 class RevoltMarker(_Inputs):
-    province: Place
+    province: ProvinceName
     side: Literal["+", "-"]
-    extends_to: Place | None = Field(
+    extends_to: ProvinceName | None = Field(
         None, description="For a Revolt+: province (same or adjacent) of the new Revolt−; none if impossible"
     )
     revolt_ld_present: bool = Field(False, description="A Revolt LD is already in the province")

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, TableCell, load_table, sum_modifiers
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
+from ledger.rules.eu.vocabularies import CountryCode, ProvinceName
 from ledger.rules.eu.attrition import (
     PACKAGE,
     LandTech,
@@ -182,7 +182,7 @@ class LandStackInputs(BaseModel):
 
     country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
-    province: str | None = Field(default=None, max_length=80)
+    province: ProvinceName | None = None
     area: Literal["europe", "rotw"] = Field(
         default="europe", description="Europe column by stack size, or the ROTW percentage (COL 6 count as Europe)"
     )

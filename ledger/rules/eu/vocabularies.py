@@ -28,3 +28,28 @@ TradeZone = vocabulary(
     {name: (z["board"],) for name, z in load_table("ledger.rules.eu", "trade_centres.toml")["zones"].items()},
     "Trade zone by the seed's name ('STZ Lion', 'CTZ Venise'); the board's id (ZMLion, ZPvenise) is accepted",
 )
+
+
+def _places() -> tuple[dict[str, tuple[str, ...]], dict[str, tuple[str, ...]]]:
+    """Provinces (European and rest of the world) and sea zones of the board, each with its other printed
+    names as aliases; an other name two places share is nobody's alias (it would be a silent choice)."""
+    from collections import Counter
+
+    from ledger.board import load_board
+
+    board = load_board("eu")
+    provinces = {n: p.other_names for n, p in (*board.provinces.items(), *board.rotw.items())}
+    seas = {n: () for n in board.seas}
+    taken = Counter(a.casefold() for names in provinces.values() for a in set(names))
+    taken.update(n.casefold() for n in (*provinces, *seas))
+    provinces = {n: tuple(a for a in names if taken[a.casefold()] == 1) for n, names in provinces.items()}
+    return provinces, seas
+
+
+_PROVINCES, _SEAS = _places()
+#: A province of the board (Europe or the rest of the world), by its printed name; other printed names accepted.
+ProvinceName = vocabulary("province", _PROVINCES, "Province of the board, by its printed name")
+#: A sea zone of the board, by its printed name.
+SeaZoneName = vocabulary("sea zone", _SEAS, "Sea zone of the board, by its printed name")
+#: A province or a sea zone of the board.
+PlaceName = vocabulary("place", {**_PROVINCES, **_SEAS}, "Province or sea zone of the board, by its printed name")

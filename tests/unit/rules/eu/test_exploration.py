@@ -18,8 +18,8 @@ def explore(kw, dice):
     return EU.get("M18").resolve(kw, FixedDice(dice))
 
 
-SEA = {"kind": "sea", "nd": 2, "leader_kind": "explorer", "leader_man": 3, "zone": "Mer des Caraïbes"}
-LAND = {"kind": "land", "ld": 2, "leader_kind": "conquistador", "leader_man": 3, "zone": "Yucatan"}
+SEA = {"kind": "sea", "nd": 2, "leader_kind": "explorer", "leader_man": 3, "zone": "Caraibes"}
+LAND = {"kind": "land", "ld": 2, "leader_kind": "conquistador", "leader_man": 3, "zone": "Yucatan~N"}
 
 M18_MODS = [
     (LAND, [(4, "all explorations"), (-3, "MAN of the conquistador")]),
@@ -46,7 +46,7 @@ def test_success_records_a_hidden_discovery_and_moves_the_stack():
     r = explore(SEA, [3])  # 3 + 4 − 3 = 4 → S, 0%
     assert r.outcome["success"] is True and r.outcome["stack_moves_in"] is True
     disc = [e for e in r.effects if e.kind == "discovery"]
-    assert disc[0].target == "Mer des Caraïbes" and disc[0].detail["brought_home"] is False
+    assert disc[0].target == "Caraibes" and disc[0].detail["brought_home"] is False
     assert r.outcome["hidden"] is True
 
 

@@ -262,7 +262,7 @@ def test_controller_pd_is_refused_outside_a_separate_peace():
 
 
 def _cession(**kw):
-    base = {"province": "Milan", "from_country": "AUS", "to_country": "FRA", "conquered_this_war": True}
+    base = {"province": "Lombardia", "from_country": "AUS", "to_country": "FRA", "conquered_this_war": True}
     return {**base, **kw}
 
 
@@ -282,7 +282,7 @@ def test_ceded_settlements_count_half_a_province_when_controlled(cession, weight
         ({"cessions": [_cession(conquered_this_war=False)]}, "neither conquered"),
         ({"cessions": [_cession(european_mainland=True)], "overseas_war": True}, "overseas war"),
         ({"cessions": [_cession()], "victor_national_provinces_unchosen": 1}, "national provinces"),
-        ({"cessions": [_cession(province=f"P{n}") for n in range(4)]}, "at most 3"),
+        ({"cessions": [_cession(province=p) for p in ("Picardie", "Caux", "Artois", "Champagne")]}, "at most 3"),
     ],
 )
 def test_province_transfers_break_the_transfer_rules(inputs, problem):
@@ -293,8 +293,8 @@ def test_province_transfers_break_the_transfer_rules(inputs, problem):
 
 
 def test_three_provinces_and_two_half_settlements_exceed_three():
-    cessions = [_cession(province=f"P{n}") for n in range(2)] + [
-        _cession(province=f"C{n}", kind="COL", settlement_claim=True) for n in range(2)]
+    cessions = [_cession(province=p) for p in ("Picardie", "Caux")] + [
+        _cession(province=p, kind="COL", settlement_claim=True) for p in ("Virginia~E", "Virginia~W")]
     ruling = EU.get("P6").resolve({"cessions": cessions}, FixedDice([]))
     assert ruling.outcome["cessions_valid"] is True and ruling.outcome["provinces_ceded"] == "3"
 

@@ -11,7 +11,7 @@ from ledger.rules.core import FixedDice
 from ledger.rules.eu import EU
 from ledger.rules.eu import redeployment as r
 
-R1_BASE = {"settlement": "COL", "settlement_level": 3, "province": "Virginia", "owner": "ENG", "attacking_ld": 0}
+R1_BASE = {"settlement": "COL", "settlement_level": 3, "province": "Virginia~E", "owner": "ENG", "attacking_ld": 0}
 
 
 def _mods(ruling):
@@ -220,7 +220,7 @@ def test_revolts_cost_one_stab_per_revolt_plus_and_one_for_all_minus_at_most_thr
 
 
 REVOLTS = {"country": "FRA", "national_provinces_owned": 10, "national_provinces_in_revolt": 2,
-           "revolts": [{"province": "Bretagne", "side": "-"},
+           "revolts": [{"province": "Morbihan", "side": "-"},
                        {"province": "Languedoc", "side": "+", "extends_to": "Provence"},
                        {"province": "Guyenne", "side": "+", "revolt_ld_present": True}]}
 
@@ -231,7 +231,7 @@ def test_revolts_extend_minus_to_plus_and_plus_spawns_a_minus_or_a_revolt_unit()
     assert ("stability_changed", None, Fraction(-3), None) in _kinds(ruling)
     placed = [(e.target, e.marker) for e in ruling.effects if e.kind == "marker_placed"]
     assert placed == [("Provence", "Revolt−"), ("Guyenne", "Revolt ARMY−")]
-    assert [(e.target, e.detail["to"]) for e in ruling.effects if e.kind == "marker_flipped"] == [("Bretagne", "Revolt+")]
+    assert [(e.target, e.detail["to"]) for e in ruling.effects if e.kind == "marker_flipped"] == [("Morbihan", "Revolt+")]
     assert ruling.outcome["monarch_executed"] is False
 
 
@@ -261,8 +261,8 @@ def test_revolts_in_an_inactive_minor_are_removed_without_stability_loss():
 
 def test_land_looting_adjusts_old_markers_then_pays_the_income_of_unmarked_places():
     inputs = {"looter": "FRA",
-              "existing_markers": [{"target": "Milan", "side": "+"}, {"target": "Genoa", "side": "-"}],
-              "looted": [{"target": "Milan", "kind": "province", "income": 8, "looter_ld": 4},
+              "existing_markers": [{"target": "Lombardia", "side": "+"}, {"target": "Genoa", "side": "-"}],
+              "looted": [{"target": "Lombardia", "kind": "province", "income": 8, "looter_ld": 4},
                          {"target": "Genoa", "kind": "province", "income": 6, "looter_ld": 4},
                          {"target": "Hispaniola", "kind": "COL", "income": 5, "rotw": True, "looter_ld": 1}]}
     ruling = EU.get("R4").resolve(inputs, FixedDice([]))
@@ -392,7 +392,7 @@ man = st.one_of(st.none(), st.integers(0, 9))
 
 r1_inputs = st.builds(
     r.NativeAttackInputs, settlement=st.sampled_from(["COL", "TP"]), settlement_level=st.integers(1, 6),
-    province=st.just("P"), owner=st.just("ENG"), defending_ld=small, defending_armies_minus=small,
+    province=st.just("Virginia~E"), owner=st.just("ENG"), defending_ld=small, defending_armies_minus=small,
     defending_armies_plus=small, fortress_level=st.integers(0, 5), defending_leader_man=man, attacking_ld=small,
     foreign_settlements_in_area=small, attacking_leader_man=man,
     natives_beaten=st.sampled_from(["no", "defeated", "routed"]))

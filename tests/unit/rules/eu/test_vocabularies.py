@@ -101,3 +101,17 @@ def test_a_country_the_board_does_not_know_is_refused_naming_the_field(typed):
     with pytest.raises(ValidationError) as e:
         get_ruleset("eu").get("E1").inputs.model_validate({"country": typed, "adm": 5, "stability": 0})
     assert e.value.errors()[0]["loc"] == ("country",)
+
+
+def test_a_province_or_sea_zone_is_a_place_of_the_board_by_its_printed_or_other_name():
+    from ledger.rules.core import FixedDice
+
+    r = get_ruleset("eu").get("M6").resolve({"ld": 2, "causes": 1, "province": "milano"}, FixedDice([1]))
+    assert r.inputs["province"] == "Lombardia"
+    with pytest.raises(ValidationError) as e:
+        get_ruleset("eu").get("M6").inputs.model_validate({"ld": 2, "causes": 1, "province": "Milan"})
+    assert e.value.errors()[0]["loc"] == ("province",) and "unknown province 'Milan'" in str(e.value)
+    m12 = get_ruleset("eu").get("M12").inputs
+    assert m12.model_validate({**_M12, "zones": [{"name": "manche", "difficulty": 0}]}).zones[0].name == "Manche"
+    with pytest.raises(ValidationError):
+        m12.model_validate({**_M12, "zones": [{"name": "Channel", "difficulty": 0}]})
