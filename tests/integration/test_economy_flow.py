@@ -73,7 +73,7 @@ def play_turn_one(ledger, cid) -> dict[str, dict]:
         {"target": "Flandre", "kind": "province", "owner": "SPA", "income": 22, "looter_ld": 4},
         {"target": "Hainaut", "kind": "province", "owner": "SPA", "income": 15, "looter_ld": 4}]})
     rule(ledger, cid, "R2", {"action": {
-        "action": "trade_attack", "attacker": "privateers", "zone": "Manche", "target_column": "FLEET+",
+        "action": "trade_attack", "attacker": "privateers", "zone": "CTZ Angleterre", "target_column": "FLEET+",
         "trade_levels_present": 2, "zone_small_number": 6, "privateer_owners": [{"country": "FRA", "major": True}]}},
         dice=[5])
     closed["redeployment"] = close(ledger, cid, "redeployment")
