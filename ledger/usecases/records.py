@@ -251,6 +251,9 @@ def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], i
     except RulesError as e:
         raise InvalidInput(str(e), field="corrects", rule=e.rule) from None
     source = MatchedDice(ruling_dice(recorded), None if d.dry_run else _Witnessed(d, corrects, vis))
+    # A ruleset option the amended inputs leave out keeps the reading the disputed ruling was recorded with.
+    kept = {f: recorded["inputs"][f] for f in proc.options if f not in inputs and f in recorded.get("inputs", {})}
+    inputs = {**inputs, **kept} if isinstance(inputs, dict) else inputs
     try:
         ruling = proc.resolve(inputs, source)
     except NeedsDie as e:

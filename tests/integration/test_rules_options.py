@@ -89,3 +89,16 @@ def test_the_game_master_chooses_a_reading_from_the_command_line(settings):
     refused = run(settings, "campaign", "settings", "art-cli", "--rules-option", "M21.artillery_source=tex",
                   "--reason", "typo")
     assert refused.exit_code != 0 and "M21.artillery_source" in refused.output
+
+
+def test_a_disputed_ruling_resolved_again_keeps_the_reading_it_was_recorded_with(ledger):
+    cid = _campaign(ledger, "art-dispute", rules_options={"M21.artillery_source": "tables"})
+    ledger.record_ruling(cid, procedure="M21", inputs=ASSAULT, actor=GM, manual_dice=[[5], [5], [5], [5]])
+    position = ledger.campaign(cid).version  # the ruling is the last event
+    ledger.submit(cid, ChangeSettings, settings={"rules_options": {"M21.artillery_source": "eu8"}},
+                  reason="back to the French seed", actor=GM)
+    amended = ledger.record_correction(cid, corrects=position, reason="the fortress is level 3",
+                                       replacement={"inputs": {**ASSAULT, "fortress_level": 3}}, actor=GM)
+    ruling = amended.data["ruling"]
+    assert amended.data["original"]["inputs"]["artillery_source"] == "tables"
+    assert ruling["inputs"]["artillery_source"] == "tables" and ruling["inputs"]["fortress_level"] == 3
