@@ -127,7 +127,9 @@ def _order(code: str) -> tuple[str, int]:
     return code[0], int("0" + "".join(filter(str.isdigit, code)))
 
 
-def procedures(ruleset: str, schemas: Annotated[bool, typer.Option("--schemas/--no-schemas")] = True,
+def procedures(ruleset: str,
+               code: Annotated[Optional[str], typer.Argument(help="Only this procedure (e.g. M14)")] = None,
+               schemas: Annotated[bool, typer.Option("--schemas/--no-schemas")] = True,
                where: Annotated[bool, typer.Option(
                    "--where", help="Readable: each procedure's module, tables, DECISIONS.md headings and tests")
                ] = False) -> None:
@@ -137,6 +139,11 @@ def procedures(ruleset: str, schemas: Annotated[bool, typer.Option("--schemas/--
     except RulesError as e:
         fail(None, str(e))
     ordered = sorted(rs.procedures.values(), key=lambda p: _order(p.code))
+    if code is not None:
+        try:
+            ordered = [rs.get(code.upper())]
+        except RulesError as e:
+            fail(e.field, str(e))
     if where:
         _print_where(rs, ordered)
         return
@@ -151,7 +158,8 @@ def procedures(ruleset: str, schemas: Annotated[bool, typer.Option("--schemas/--
 def _print_where(rs: Any, ordered: list[Any]) -> None:
     from ledger.rules.where import where
 
-    out.print(escape(f"{rs.title} (ruleset {rs.id}, version {rs.version}): {len(ordered)} procedures"), soft_wrap=True)
+    count = f"{len(ordered)} procedure" + ("s" if len(ordered) != 1 else "")
+    out.print(escape(f"{rs.title} (ruleset {rs.id}, version {rs.version}): {count}"), soft_wrap=True)
     for p in ordered:
         w = where(rs, p)
         lines = [f"{w.code}  {w.title}", f"  seed       {p.seed}", f"  module     {w.module} ({w.resolver})"]

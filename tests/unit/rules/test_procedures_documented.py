@@ -63,3 +63,13 @@ def test_ledger_procedures_where_prints_each_code_with_its_module_tables_and_tes
     assert 'option     artillery_source (campaign setting rules_options "M21.artillery_source")' in by_code["M21"]
     for code, block in by_code.items():
         assert "  module     " in block and "  tests      tests/" in block, code
+
+
+def test_ledger_procedures_where_for_one_code_prints_that_procedure_only():
+    from ledger.cli import app
+
+    result = CliRunner().invoke(app, ["procedures", "eu", "m14", "--where"])
+    assert result.exit_code == 0, result.output
+    assert re.findall(r"^([A-Z]\d+)  ", result.output, re.M) == ["M14"]
+    unknown = CliRunner().invoke(app, ["procedures", "eu", "M99", "--where"])
+    assert unknown.exit_code == 2 and "no procedure 'M99'" in unknown.output
