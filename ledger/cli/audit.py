@@ -127,17 +127,49 @@ def _order(code: str) -> tuple[str, int]:
     return code[0], int("0" + "".join(filter(str.isdigit, code)))
 
 
-def procedures(ruleset: str, schemas: Annotated[bool, typer.Option("--schemas/--no-schemas")] = True) -> None:
-    """Every procedure of a ruleset with its title, seed reference and input JSON Schema."""
+def procedures(ruleset: str,
+               code: Annotated[Optional[str], typer.Argument(help="Only this procedure (e.g. M14)")] = None,
+               schemas: Annotated[bool, typer.Option("--schemas/--no-schemas")] = True,
+               where: Annotated[bool, typer.Option(
+                   "--where", help="Readable: each procedure's module, tables, DECISIONS.md headings and tests")
+               ] = False) -> None:
+    """Every procedure of a ruleset with its title, seed reference, ruleset options and input JSON Schema."""
     try:
         rs = get_ruleset(ruleset)
     except RulesError as e:
         fail(None, str(e))
+    ordered = sorted(rs.procedures.values(), key=lambda p: _order(p.code))
+    if code is not None:
+        try:
+            ordered = [rs.get(code.upper())]
+        except RulesError as e:
+            fail(e.field, str(e))
+    if where:
+        _print_where(rs, ordered)
+        return
     listing = [
-        {"code": p.code, "title": p.title, "seed": p.seed, **({"inputs": p.input_schema()} if schemas else {})}
-        for p in sorted(rs.procedures.values(), key=lambda p: _order(p.code))
+        {"code": p.code, "title": p.title, "seed": p.seed, "options": list(p.options),
+         **({"inputs": p.input_schema()} if schemas else {})}
+        for p in ordered
     ]
     emit({"ruleset": rs.id, "version": rs.version, "procedures": listing})
+
+
+def _print_where(rs: Any, ordered: list[Any]) -> None:
+    from ledger.rules.where import where
+
+    count = f"{len(ordered)} procedure" + ("s" if len(ordered) != 1 else "")
+    out.print(escape(f"{rs.title} (ruleset {rs.id}, version {rs.version}): {count}"), soft_wrap=True)
+    for p in ordered:
+        w = where(rs, p)
+        lines = [f"{w.code}  {w.title}", f"  seed       {p.seed}", f"  module     {w.module} ({w.resolver})"]
+        lines += [f"  table      {t}" for t in w.tables] or ["  table      none of its own"]
+        lines += [f"  option     {o} (campaign setting rules_options \"{w.code}.{o}\")" for o in p.options]
+        lines += [f"  decision   {h}" for h in (*w.decisions, *w.shared_decisions)]
+        files = list(dict.fromkeys(t.split("::")[0] for t in w.tests))
+        lines += [f"  tests      {f} ({sum(t.startswith(f + '::') for t in w.tests)})" for f in files] \
+            or ["  tests      none found"]
+        out.print(escape("\n".join(lines)), soft_wrap=True)
 
 
 def resolve(

@@ -54,6 +54,9 @@ def campaign_settings(
     players_may_move: Annotated[Optional[bool], typer.Option(
         "--players-may-move/--no-players-may-move",
         help="Players may move, split, merge and reinforce their own stacks and start sieges with them")] = None,
+    rules_option: Annotated[Optional[list[str]], typer.Option(
+        "--rules-option", help="A ruleset option, CODE.field=value (e.g. M21.artillery_source=tables); repeatable; "
+                               "`ledger procedures RULESET --where` lists them")] = None,
     reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "",
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
@@ -61,14 +64,24 @@ def campaign_settings(
     """Change a campaign's settings (recorded as CampaignSettingsChanged); without options, show them."""
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        changed = {k: v for k, v in (("players_may_roll", players_may_roll), ("players_may_move", players_may_move),
-                                     ("ers_visibility", ers_visibility))
-                   if v is not None}
+        changed: dict[str, object] = {k: v for k, v in (
+            ("players_may_roll", players_may_roll), ("players_may_move", players_may_move),
+            ("ers_visibility", ers_visibility)) if v is not None}
+        if rules_option:
+            changed["rules_options"] = dict(_option(o) for o in rules_option)
         if not changed:
             emit(ledger.campaign(cid).settings)
             return
         command = build(ChangeSettings, settings=changed, reason=reason)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
+
+
+def _option(text: str) -> tuple[str, object]:
+    """``M21.artillery_source=tables`` → ("M21.artillery_source", "tables"); true/false are booleans."""
+    key, sep, value = text.partition("=")
+    if not sep or not key or not value:
+        fail("rules_option", f"{text!r}: write CODE.field=value")
+    return key, {"true": True, "false": False}.get(value, value)
 
 
 @campaign_app.command("list")

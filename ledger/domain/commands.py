@@ -239,6 +239,11 @@ class SettingsChange(Model):
     players_may_move: bool | None = Field(default=None, examples=[True],
                                           description="Players may move, split, merge and reinforce their own "
                                                       "country's stacks and start sieges with them")
+    rules_options: dict[Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]{0,5}\.[a-z_]{1,40}$")],
+                        str | bool] | None = Field(
+        default=None, examples=[{"M21.artillery_source": "tables"}],
+        description="Ruleset options where the seeds disagree, \"CODE.field\": value (`ledger procedures RULESET` "
+                    "lists each procedure's options); named options change, the others keep their value")
 
 
 class ChangeSettings(Command):

@@ -258,6 +258,10 @@ class Procedure:
     #: (its ``outcome["carry"]``) when a request leaves them out, e.g. a weather
     #: result that forces the next turn's weather.
     carry: tuple[str, ...] = ()
+    #: Input fields that are ruleset options where the seeds disagree: the game master chooses a value
+    #: for the campaign (setting ``rules_options``, key "CODE.field"); a request that leaves the field
+    #: out gets the campaign's choice, and the ruling's inputs record the reading used.
+    options: tuple[str, ...] = ()
 
     def resolve(self, inputs: dict[str, Any] | BaseModel, dice: DiceSource) -> Ruling:
         model = inputs if isinstance(inputs, self.inputs) else self.inputs.model_validate(inputs)
@@ -275,7 +279,8 @@ class Ruleset:
     procedures: dict[str, Procedure] = field(default_factory=dict)
 
     def procedure(
-        self, code: str, *, title: str, seed: str, inputs: type[BaseModel], carry: tuple[str, ...] = ()
+        self, code: str, *, title: str, seed: str, inputs: type[BaseModel], carry: tuple[str, ...] = (),
+        options: tuple[str, ...] = (),
     ) -> Callable[[Callable[..., Ruling]], Callable[..., Ruling]]:
         """Register a resolver: ``@EU.procedure("M14", title=..., seed=..., inputs=...)``."""
 
@@ -285,7 +290,10 @@ class Ruleset:
             unknown = [f for f in carry if f not in inputs.model_fields]
             if unknown:
                 raise RuntimeError(f"procedure {self.id}:{code} carries unknown inputs {unknown}")
-            self.procedures[code] = Procedure(self.id, code, title, seed, inputs, fn, tuple(carry))
+            bad = [f for f in options if f not in inputs.model_fields or inputs.model_fields[f].is_required()]
+            if bad:
+                raise RuntimeError(f"procedure {self.id}:{code}: options {bad} must be inputs with a default")
+            self.procedures[code] = Procedure(self.id, code, title, seed, inputs, fn, tuple(carry), tuple(options))
             return fn
 
         return register
@@ -309,6 +317,39 @@ class Ruleset:
             inputs=inputs.model_dump(mode="json"),
             **fields,
         )
+
+
+def check_rules_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
+    """A campaign's ``rules_options`` checked against the ruleset: each key "CODE.field" names an option
+    of a procedure, each value is one the option's input accepts (returned as that input records it)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    if not isinstance(options, dict):
+        raise RulesError("rules_options: an object of \"CODE.field\": value", field="settings.rules_options")
+    checked: dict[str, Any] = {}
+    for key, value in options.items():
+        where = f"settings.rules_options.{key}"
+        code, _, name = str(key).partition(".")
+        proc = ruleset.procedures.get(code)
+        if proc is None or name not in proc.options:
+            known = sorted(f"{p.code}.{o}" for p in ruleset.procedures.values() for o in p.options)
+            raise RulesError(f"{key!r} is not a ruleset option of {ruleset.id}: one of {', '.join(known)}",
+                             field=where)
+        info = proc.inputs.model_fields[name]
+        try:
+            checked[key] = TypeAdapter(info.annotation).validate_python(value, strict=True)
+        except ValidationError as e:
+            raise RulesError(f"{key}: {e.errors()[0]['msg']}", field=where) from None
+    return checked
+
+
+def apply_rules_options(proc: Procedure, rules_options: dict[str, Any], inputs: Any) -> tuple[Any, dict[str, Any]]:
+    """Fill the options a request leaves out with the campaign's choices; returns the inputs and what was filled."""
+    if not proc.options or not isinstance(inputs, dict):
+        return inputs, {}
+    filled = {f: rules_options[f"{proc.code}.{f}"] for f in proc.options
+              if f not in inputs and f"{proc.code}.{f}" in rules_options}
+    return {**inputs, **filled}, filled
 
 
 _RULESETS: dict[str, Ruleset] = {}

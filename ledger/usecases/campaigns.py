@@ -10,7 +10,7 @@ from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger import scenario as scenarios
-from ledger.rules.core import RulesError, get_ruleset
+from ledger.rules.core import RulesError, check_rules_options, get_ruleset
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -19,9 +19,17 @@ if TYPE_CHECKING:
 #: Settings a game master may change after creation, and the type of their values. The budget reads its
 #: own settings (period_start_turns, ers_variants) from CampaignCreated: changing them would rewrite past
 #: sheets, so they stay fixed.
-CHANGEABLE: dict[str, type] = {"players_may_roll": bool, "players_may_move": bool}
+CHANGEABLE: dict[str, type] = {"players_may_roll": bool, "players_may_move": bool, "rules_options": dict}
 #: Who sees a treasury entry recorded without a visibility: its country (and the GMs), or everyone.
 ERS_VISIBILITIES = ("country", "public")
+
+
+def _rules_options(rs: Any, options: Any) -> dict[str, Any]:
+    """The game master's choices of ruleset options, checked against the ruleset (422 naming the option)."""
+    try:
+        return check_rules_options(rs, options)
+    except RulesError as e:
+        raise InvalidInput(str(e), field=e.field) from None
 
 
 @handles(cmd.CreateCampaign, creating=True)
@@ -38,6 +46,8 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
     if settings["ers_visibility"] not in ERS_VISIBILITIES:
         raise InvalidInput(f"ers_visibility {settings['ers_visibility']!r}: one of {', '.join(ERS_VISIBILITIES)}",
                            field="settings.ers_visibility")
+    if "rules_options" in settings:
+        settings["rules_options"] = _rules_options(rs, settings["rules_options"])
     d.context["turn"] = None
     countries, players = list(c.countries), dict(c.players)
     shipped = scenarios.shipped(c.scenario) if c.scenario is not None else None
@@ -77,6 +87,9 @@ def import_scenario(d: Draft, c: cmd.ImportScenario) -> dict[str, Any]:
 @handles(cmd.ChangeSettings)
 def change_settings(d: Draft, c: cmd.ChangeSettings) -> dict[str, Any]:
     changed = c.changed()
+    if "rules_options" in changed:  # the options named change; the others keep the value chosen before
+        chosen = _rules_options(get_ruleset(d.state.ruleset), changed["rules_options"])
+        changed["rules_options"] = {**d.state.settings.get("rules_options", {}), **chosen}
     previous = {name: d.state.settings.get(name) for name in changed}
     if all(previous[name] == value for name, value in changed.items()):
         said = ", ".join(f"{name} is already {value}" for name, value in changed.items())

@@ -11,7 +11,7 @@ from ledger.domain.campaign import ruling_dice
 from ledger.domain.corrections import Standing, replaced
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy import entries as economy
-from ledger.rules.core import Die, Effect, RulesError, get_ruleset
+from ledger.rules.core import Die, Effect, RulesError, apply_rules_options, get_ruleset
 from ledger.usecases import board_rulings
 from ledger.usecases import map as map_usecases
 from ledger.usecases.registry import handles
@@ -54,6 +54,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
     vis = c.visibility.as_dict()
     source: Any = ManualDice(c.manual_dice) if c.manual_dice is not None else d.dice_for(vis)
     given, carried = carry(d.state, rs.id, proc, c.inputs)
+    # Ruleset options the request leaves out are the campaign's choices (settings rules_options).
+    given, options = apply_rules_options(proc, d.state.settings.get("rules_options", {}), given)
     overridden = board_rulings.check(d, c, rs.id, given)
     try:
         ruling = proc.resolve(given, source)
@@ -66,6 +68,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
     doc = ruling.model_dump(mode="json")
     if carried:  # which inputs came from an earlier ruling, for the auditor
         doc["carried"] = carried
+    if options:  # which readings came from the campaign's settings (the inputs hold every reading used)
+        doc["rules_options"] = options
     if overridden:  # inputs the board contradicts, kept by the game master with a reason
         doc["overridden"] = overridden
     position = d.add(ev.RulingRecorded, vis, procedure=c.procedure, ruleset=rs.id, ruleset_version=rs.version,
@@ -260,6 +264,9 @@ def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], i
     table = _AtTheTable(d, corrects, vis, manual_dice, late) if manual_dice is not None else None
     server = None if d.dry_run else _Witnessed(d, corrects, vis, late)
     source = MatchedDice(ruling_dice(recorded), table or server)
+    # A ruleset option the amended inputs leave out keeps the reading the disputed ruling was recorded with.
+    kept = {f: recorded["inputs"][f] for f in proc.options if f not in inputs and f in recorded.get("inputs", {})}
+    inputs = {**inputs, **kept} if isinstance(inputs, dict) else inputs
     try:
         ruling = proc.resolve(inputs, source)
     except NeedsDie as e:

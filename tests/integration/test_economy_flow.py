@@ -70,10 +70,10 @@ def play_turn_one(ledger, cid) -> dict[str, dict]:
     rule(ledger, cid, "M8", {"country": "FRA", "land": "active"})
     closed["military"] = close(ledger, cid, "military")
     rule(ledger, cid, "R4", {"looter": "FRA", "looted": [
-        {"target": "Flandre", "kind": "province", "owner": "HAB", "income": 22, "looter_ld": 4},
-        {"target": "Hainaut", "kind": "province", "owner": "HAB", "income": 15, "looter_ld": 4}]})
+        {"target": "Flandre", "kind": "province", "owner": "SPA", "income": 22, "looter_ld": 4},
+        {"target": "Hainaut", "kind": "province", "owner": "SPA", "income": 15, "looter_ld": 4}]})
     rule(ledger, cid, "R2", {"action": {
-        "action": "trade_attack", "attacker": "privateers", "zone": "Manche", "target_column": "FLEET+",
+        "action": "trade_attack", "attacker": "privateers", "zone": "CTZ Angleterre", "target_column": "FLEET+",
         "trade_levels_present": 2, "zone_small_number": 6, "privateer_owners": [{"country": "FRA", "major": True}]}},
         dice=[5])
     closed["redeployment"] = close(ledger, cid, "redeployment")
@@ -85,7 +85,7 @@ def play_turn_one(ledger, cid) -> dict[str, dict]:
     rule(ledger, cid, "P1", {"country": "FRA", "stability": 1, "investment": 50, "adm": 6}, dice=[5])
     closed["exchequer"] = close(ledger, cid, "exchequer")
     peace = rule(ledger, cid, "P4", {"pd": 2, "dominant": "a", "proposal": {
-        "type": "conditional", "level": 2, "winner": "a", "conditions": ["indemnity"], "payer": "HAB",
+        "type": "conditional", "level": 2, "winner": "a", "conditions": ["indemnity"], "payer": "SPA",
         "receiver": "FRA"}})
     closed["P4"] = peace.data
     rule(ledger, cid, "I4", {"box": 4, "rotw_gold_this_turn": 0, "countries": [
@@ -160,7 +160,7 @@ def test_ruling_effects_become_treasury_entries_in_the_same_transaction(ledger, 
         ("E2", "FRA", "A15_pct", 40), ("E2", "FRA", "A16_pct", 30), ("E2", "FRA", "A17_pct", 40),
         ("E2", "FRA", "A18", 105), ("E2", "FRA", "A21", 60), ("E2", "FRA", "A22", 50), ("E2", "FRA", "A23", 100),
         ("P1", "FRA", "A29", 50),
-        ("P4", "FRA", "A30", 75),  # the payer, HAB, is a minor: no ERS, reported unbooked
+        ("P4", "FRA", "A30", 75),  # the payer, SPA, is not a country of the campaign: no ERS, reported unbooked
         ("I4", "FRA", "A32_pct", 10), ("I4", "ENG", "A32_pct", 10),
     ]
     for e in entries:  # each entry follows its ruling directly, with the same context and visibility
@@ -173,10 +173,10 @@ def test_ruling_effects_become_treasury_entries_in_the_same_transaction(ledger, 
 def test_a_ruling_paying_a_minor_reports_the_unbooked_share(ledger, cid):
     closed = play_turn_one(ledger, cid)
     [unbooked] = closed["P4"]["treasury_unbooked"]
-    assert unbooked == {"effect": unbooked["effect"], "country": "HAB", "line": "A30", "amount": -75,
-                        "reason": "HAB is not a country of this campaign (no ERS)"}
+    assert unbooked == {"effect": unbooked["effect"], "country": "SPA", "line": "A30", "amount": -75,
+                        "reason": "SPA is not a country of this campaign (no ERS)"}
     effect = closed["P4"]["ruling"]["effects"][unbooked["effect"]]
-    assert (effect["kind"], effect["country"], effect["amount"]) == ("ducats", "HAB", "-75")
+    assert (effect["kind"], effect["country"], effect["amount"]) == ("ducats", "SPA", "-75")
 
 
 def test_phases_record_the_ers_lines_they_complete_for_both_countries(ledger, cid):

@@ -9,7 +9,7 @@ from ledger.rules.core import Ruleset, import_procedure_modules, register_rulese
 
 #: Bump when a table or a resolver changes what a ruling computes: recorded
 #: rulings keep the version they were computed with.
-VERSION = "2016.1"
+VERSION = "2016.2"
 
 EU = register_ruleset(
     Ruleset(id="eu", version=VERSION, title="Europa Universalis, 8-player variant")

@@ -25,11 +25,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ledger.rules.core import DiceSource, Die, Effect, RulesError, TableCell, clamp, load_table
+from ledger.rules.eu.vocabularies import LandTech, ProvinceName
 
 PACKAGE = "ledger.rules.eu"
 SEED = "eu-military-rules.tex"
 
-LandTech = Literal["MED", "REN", "ARQ", "MUS", "BAR", "MAN", "L"]
 LOW_TECH = frozenset({"MED", "REN", "ARQ"})
 #: Remainders table versions: the 2016 English table and the older French one.
 RemaindersVersion = Literal["2016", "fr"]
@@ -361,7 +361,7 @@ class ProvincePillage(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    province: str | None = Field(default=None, max_length=80, description="Province name (for the effect)")
+    province: ProvinceName | None = Field(default=None, description="Province name (for the effect)")
     pillage_minus: int = Field(default=0, ge=0, le=1, description="Pillage− already there (two merge at once)")
     pillage_plus: int = Field(default=0, ge=0, le=2, description="Pillage+ already there (at most two)")
 

@@ -10,14 +10,13 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode, NavalTech
 
 SEED = "eu-military-rules.tex"
 SEC_BLOCKADE = f"{SEED} §Movements/Sea (blockade escape)"
 SEC_PRESIDIO = f"{SEED} §Interception/Presidios and Strait fortifications"
 SEC_CONVOY = f"{SEED} §Interception/Convoys"
 
-#: Naval technologies, oldest first (TABLES.md naval technology table); 74s = \TSF.
-NavalTech = Literal["GA", "CAR", "Nau", "GAL", "BAT", "VE", "TD", "74s"]
 
 
 # --------------------------------------------------------------------------- M13
@@ -42,7 +41,7 @@ def blockade_escape_modifiers(inputs: BlockadeEscapeInputs) -> list[Modifier]:
         mods.append(Modifier(value=diff, reason="MAN differential (moving − blockading, positive only)", rule="eu:M13", section=SEC_BLOCKADE))
     if inputs.blockader_nd < inputs.moving_nd:
         mods.append(Modifier(value=1, reason="blockading stack smaller (in ND)", rule="eu:M13", section=SEC_BLOCKADE))
-    if inputs.blockader_all_nwd and inputs.blockader_technology != "74s":
+    if inputs.blockader_all_nwd and inputs.blockader_technology != "74S":
         mods.append(Modifier(value=1, reason="blockading stack of NWD without technology 74s", rule="eu:M13", section=SEC_BLOCKADE))
     return mods
 
@@ -189,7 +188,7 @@ class ConvoyAttackInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     corsair_owner: Literal["pirates", "minor", "major"] = Field(description="Pirates, or the privateer's country kind")
-    controller: str | None = Field(default=None, max_length=32, description="Major controlling the corsair (gold goes to its ERS A9)")
+    controller: CountryCode | None = Field(default=None, description="Major controlling the corsair (gold goes to its ERS A9)")
     corsair_admiral_man: int | None = Field(default=None, ge=0, le=9, description="MAN of the corsair's admiral; none: pirates use 2, others 0")
     convoy_admiral_man: int = Field(default=0, ge=0, le=9, description="MAN of the convoy's admiral (0 without one)")
     convoy_ntd: int = Field(ge=1, le=20, description="Gold-laden NTD in the attacked stack (a convoy counter holds 5)")

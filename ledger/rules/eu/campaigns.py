@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Ruling, TableCell, load_table
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 
 SEC = "eu-military-rules.tex §Choice of campaign"
 
@@ -81,7 +82,7 @@ def _fits(option: dict, domain: str, stack: tuple[int, int] | int) -> bool:
 class CampaignInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1, max_length=32, description="Country doing the campaign")
+    country: CountryCode = Field( description="Country doing the campaign")
     land: CampaignKind = Field(default="none", description="Campaign needed by the land moves this round")
     sea: CampaignKind = Field(default="none", description="Campaign needed by the sea moves this round")
     country_status: CountryStatus = Field(
@@ -89,8 +90,8 @@ class CampaignInputs(BaseModel):
         description="major; minor in limited intervention (1 simple campaign a turn + 1 passive a round free); "
         "minor fully at war (1 simple campaign a round free)",
     )
-    controller: str | None = Field(
-        default=None, max_length=32, description="Major controlling the minor, who pays any upgrade"
+    controller: CountryCode | None = Field(
+        default=None, description="Major controlling the minor, who pays any upgrade"
     )
     simple_campaign_used_this_turn: bool = Field(
         default=False, description="Minor in limited intervention: its one simple campaign of the turn is already used"

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Die, Effect, Modifier, Ruling, Step, TableCell, load_table
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu import combat_tables as ct
 
 SEC_SEQ = "eu8-fast-combat-and-tables.fr.txt §2.2.2 Séquence de la bataille"
@@ -41,7 +42,7 @@ class BattleSide(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     technology: ct.LandTech
     ld: int = Field(ge=0, le=60, description="LD equivalents fighting (ARMY− = 2, ARMY+ = 4)")
     lde: int = Field(default=0, ge=0, le=2, description="Extra LDE (a third of an LD each)")
@@ -522,11 +523,17 @@ def resolve_battle(inputs: BattleInputs, dice: DiceSource) -> Ruling:
     for w in ("attacker", "defender"):
         if final[w]:
             effects.append(Effect(kind="ld_lost", country=sides[w].country, target=w, amount=Fraction(final[w])))
-    if loser:
+    # A side whose losses take every LD it had is destroyed: it does not retreat (a 3-LD loser losing 3 LD).
+    destroyed = [w for w in sides if final[w] >= sides[w].ld + (1 if sides[w].lde else 0)]
+    for w in destroyed:
+        effects.append(Effect(kind="stack_destroyed", country=sides[w].country, target=w,
+                              detail={"ld_lost": final[w], "reason": "losses take every LD of the stack"}))
+    if loser and loser not in destroyed:
         effects.append(Effect(kind="stack_retreats", country=sides[loser].country, target=loser, detail={"routed": st[loser].morale <= 0}))
-    else:
+    elif not loser:
         for w in ("attacker", "defender"):
-            effects.append(Effect(kind="stack_retreats", country=sides[w].country, target=w, detail={"back_where_it_came_from": True}))
+            if w not in destroyed:
+                effects.append(Effect(kind="stack_retreats", country=sides[w].country, target=w, detail={"back_where_it_came_from": True}))
     if major and winner and loser:
         effects.append(Effect(kind="victory_points", country=sides[winner].country, amount=Fraction(5), detail={"major_battle": True}))
         effects.append(Effect(kind="stability_changed", country=sides[winner].country, amount=Fraction(1)))
@@ -545,10 +552,12 @@ def resolve_battle(inputs: BattleInputs, dice: DiceSource) -> Ruling:
         "ld_lost": final,
         "major_victory": major,
         "vp_award": vp,
-        "moving_stack_may_continue": winner == "attacker",
+        "destroyed": destroyed,
+        "moving_stack_may_continue": winner == "attacker" and "attacker" not in destroyed,
     }
     summary = (
         f"Battle: {case}; winner {winner or 'none'}; losses attacker {final['attacker']} LD, "
         f"defender {final['defender']} LD" + ("; major victory" if major else "")
+        + "".join(f"; {w} destroyed" for w in destroyed)
     )
     return EU.ruling("M19", inputs, steps=tuple(steps), outcome=outcome, effects=tuple(effects), gm_supplied=tuple(gm), summary=summary)

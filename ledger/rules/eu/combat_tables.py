@@ -10,11 +10,10 @@ from fractions import Fraction
 from typing import Literal
 
 from ledger.rules.core import Loss, RulesError, TableCell, clamp, load_table, parse_loss
+from ledger.rules.eu.vocabularies import LandTech, NavalTech  # noqa: F401 (the battle inputs' types)
 
 PKG = "ledger.rules.eu"
 
-LandTech = Literal["MED", "REN", "ARQ", "MUS", "BAR", "MAN", "L"]
-NavalTech = Literal["GA", "CAR", "NAU", "GAL", "BAT", "VE", "TD", "74S"]
 Column = Literal["A", "B", "C", "D", "E"]
 
 SEC_FAST = "eu8-fast-combat-and-tables.fr.txt §2.2 Le combat rapide"

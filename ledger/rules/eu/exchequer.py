@@ -24,6 +24,7 @@ from ledger.rules.core import (
     load_table,
 )
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu.ers import pct_down
 
 PACKAGE = "ledger.rules.eu"
@@ -76,7 +77,7 @@ def exchequer_percentages(result: Result) -> dict[str, int]:
 class ExceptionalTaxesInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1, description="Country levying the taxes")
+    country: CountryCode = Field(description="Country levying the taxes")
     adm: int = Field(ge=0, le=9, description="ADM of the monarch at the Administrative phase")
     stability: int = Field(ge=-3, le=3, description="STAB at the Administrative phase")
     taxes_planned: bool = Field(
@@ -146,7 +147,7 @@ def resolve_exceptional_taxes(inputs: ExceptionalTaxesInputs, dice: DiceSource) 
 class ExchequerInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1)
+    country: CountryCode
     stability: int = Field(ge=-4, le=4, description="STAB column of the Administrative Actions table")
     gross_income: int = Field(ge=0, description="ERS A14 (= B25)")
     completely_at_peace: bool = Field(
@@ -285,6 +286,7 @@ def budget(
     title="Exchequer test",
     seed="engBudget.tex §Exchequer test, §International Loans, §Budget; TABLES.md Administrative Actions",
     inputs=ExchequerInputs,
+    options=("half_with_fti",),
 )
 def resolve_exchequer(inputs: ExchequerInputs, dice: DiceSource) -> Ruling:
     """E2: the exchequer test gives the percentages of A14 for A15–A17.

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, Step, TableCell, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode, PlaceName
 from ledger.rules.eu.attrition import (
     RemaindersVersion,
     apply_remainders,
@@ -33,9 +34,9 @@ class ExplorationInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
-    zone: str | None = Field(default=None, max_length=80, description="Sea zone or province explored")
+    zone: PlaceName | None = Field(default=None, description="Sea zone or province explored")
     kind: Literal["sea", "land"]
     leader_kind: LeaderKind = Field(default="none", description="Commanding leader")
     leader: str | None = Field(default=None, max_length=80, description="Commanding leader's name")
@@ -113,7 +114,8 @@ def exploration_modifiers(i: ExplorationInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M18", title="Exploration", seed=SEC_EXP, inputs=ExplorationInputs)
+@EU.procedure("M18", title="Exploration", seed=SEC_EXP, inputs=ExplorationInputs,
+              options=("remainders_version",))
 def resolve_exploration(inputs: ExplorationInputs, dice: DiceSource) -> Ruling:
     """M18: Discovery column + losses; ½ re-roll with an unmodified die; leader death test."""
     i = inputs

@@ -54,41 +54,50 @@ def size_comparison(inflicting: int, receiving: int) -> int:
 
 
 def losses_column(losses: Fraction | int) -> Fraction:
-    """The column of the losses-variation table a computed loss is read in.
+    """The printed column a computed loss is read in, on a line other than 0.
 
     Combat cells are in thirds, the table's columns in halves: a loss is read
-    in the column of the nearest half (a third is never half-way between two
-    halves, so this is unambiguous; an exact quarter goes up). See DECISIONS.md
-    (M22 losses variation).
+    in the column at or below it (the seed rounds losses down, step F), so ⅓
+    is below the first column (½) and reads 0, ⅔ reads ½, 1⅓ reads 1. Line 0
+    never reads a column: it is the step-A loss itself. See DECISIONS.md (M22
+    losses variation); the reading is ruleset data (``thirds_column``).
     """
     losses = Fraction(losses)
     if losses < 0:
         raise RulesError(f"negative losses {losses}", field="losses", rule="eu:M22")
-    doubled = losses * 2
-    nearest = int(doubled + Fraction(1, 2)) if doubled.denominator != 1 else int(doubled)
-    return Fraction(nearest, 2)
+    reading = _t("fr_losses_variation.toml")["thirds_column"]
+    if reading != "at_or_below":  # the data file names the reading this code implements
+        raise RulesError(f"unknown thirds_column reading {reading!r}", field="thirds_column", rule="eu:M22")
+    return Fraction(int(losses * 2), 2)
 
 
 def losses_variation(losses: Fraction | int, modifier: int) -> Fraction:
     """Losses actually inflicted once the size comparison is applied (eu:M22, §2.2.4).
 
     ``losses`` is the total of fire, shock and pursuit (step A), exact
-    fraction; ``modifier`` the size-comparison result (-2..+2). Returns an
-    exact fraction in halves. Losses above 8 use the printed "8 et +" column
-    (the row adds its signed amount). The cap by the size of the inflicting
-    army and the final rounding (step F) are the combat procedure's business.
+    fraction; ``modifier`` the size-comparison result (-2..+2). Line 0 is the
+    step-A loss itself ("la ligne 0 correspondant au nombre de perte calculé à
+    l'étape A"): it comes back unchanged, thirds included. Other lines read the
+    printed cell of ``losses_column``; above 8 they add the printed "8 et +"
+    amount to the losses. The cap by the size of the inflicting army and the
+    final rounding (step F) are the combat procedure's business.
     """
     table = _t("fr_losses_variation.toml")
     if modifier not in range(-2, 3):
         raise RulesError(
             f"size-comparison modifier {modifier} outside -2..+2", field="modifier", rule="eu:M22"
         )
+    losses = Fraction(losses)
+    if losses < 0:
+        raise RulesError(f"negative losses {losses}", field="losses", rule="eu:M22")
+    if modifier == 0:
+        return losses
     row = table["rows"][str(modifier)]
+    if losses > 8:
+        return max(Fraction(0), losses + Fraction(row["beyond_8"]))
     column = losses_column(losses)
     if column == 0:
         return Fraction(0)
-    if column > 8:
-        return max(Fraction(0), column + Fraction(row["beyond_8"]))
     index = [Fraction(c) for c in table["columns"]].index(column)
     return Fraction(row["cells"][index])
 
@@ -248,6 +257,7 @@ from pydantic import BaseModel, ConfigDict, Field, RootModel  # noqa: E402
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, TableCell  # noqa: E402
 from ledger.rules.eu import EU  # noqa: E402
+from ledger.rules.names import country_code  # noqa: E402
 
 ANNEX = f"{SEED} annexe E (tables d'administration)"
 
@@ -345,10 +355,15 @@ class MercenaryGeneralsInputs(_Table):
     table: Literal["mercenary_generals"]
 
 
+MonarchCountry = country_code(extra={
+    code: (row["seed"],) for code, row in _t("fr_monarch_combat.toml")["country_bonus"].items() if "seed" in row
+})
+
+
 class MonarchCombatInputs(_Table):
     table: Literal["monarch_combat"]
     mil: int = Field(ge=3, le=9, description="MIL of the monarch (the table prints 3-9)")
-    country: str | None = Field(default=None, max_length=8, description="POL and SUE have bonuses")
+    country: MonarchCountry | None = Field(default=None, description="POL and SWE (the seed's SUE) have bonuses")
 
 
 class MilitarySituationInputs(_Table):
@@ -565,7 +580,7 @@ def _monarch_combat(i: MonarchCombatInputs, dice: DiceSource) -> Ruling:
     table = _t("fr_monarch_combat.toml")
     avg_die = dice.roll(f"{name}: average")
     average, star = monarch_average_value(i.mil, avg_die.total)
-    bonus = table["country_bonus"].get((i.country or "").upper(), {})
+    bonus = {k: v for k, v in table["country_bonus"].get(i.country or "", {}).items() if k in VALUES}
     drawn, values, mods = [avg_die], {}, []
     for value in VALUES:
         die = dice.roll(f"{name}: {value} adjustment")

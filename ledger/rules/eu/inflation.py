@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Ruling, Step, TableCell, load_table
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu.ers import pct_down
 
 PACKAGE = "ledger.rules.eu"
@@ -48,7 +49,7 @@ def inflation_loss(royal_treasury: int, rate: int, minimum_loss: bool = False) -
 class InflationCountry(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1)
+    country: CountryCode
     royal_treasury: int = Field(description="ERS A31, RT after peace")
     produces_american_gold: bool = Field(description="Produces gold in America (else limited inflation)")
 
@@ -71,7 +72,8 @@ class InflationInputs(BaseModel):
         return self
 
 
-@EU.procedure("I4", title="Inflation", seed=f"{SECTION}; TABLES.md Inflation", inputs=InflationInputs)
+@EU.procedure("I4", title="Inflation", seed=f"{SECTION}; TABLES.md Inflation", inputs=InflationInputs,
+              options=("minimum_loss",))
 def resolve_inflation(inputs: InflationInputs, dice: DiceSource) -> Ruling:
     """I4: roll for the increase (before the loss), then each country loses its rate of |A31| on A32."""
     track = boxes()

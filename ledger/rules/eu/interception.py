@@ -80,14 +80,11 @@ class LandInterceptionInputs(BaseModel):
     )
     interceptor_besieging: bool = Field(default=False)
     european_country: bool = Field(default=True, description="The intercepting side has troops of a European country")
-    side_ld: int = Field(default=0, ge=0, le=60, description="LD of the side once all interceptions succeed (fight limit)")
+    side_ld: int | None = Field(
+        default=None, ge=0, le=60,
+        description="LD of the side once all interceptions succeed; without it the fight limit is stated, not computed",
+    )
     side_pashas: int = Field(default=0, ge=0, le=10, description="Pashas of that side")
-
-    @model_validator(mode="after")
-    def _same_province_implies_no_river(self) -> "LandInterceptionInputs":
-        if self.same_province and self.across_river_or_pass:
-            raise ValueError("across_river_or_pass cannot hold when intercepting in the same province")
-        return self
 
 
 def land_modifiers(i: LandInterceptionInputs) -> list[Modifier]:
@@ -138,9 +135,13 @@ def land_ineligibility(i: LandInterceptionInputs) -> str | None:
     return None
 
 
-def fight_limit(european: bool, ld: int, pashas: int) -> dict:
-    """Troops of a European country beyond 8 LD + 2 Pashas do not fight (M14)."""
+def fight_limit(european: bool, ld: int | None, pashas: int) -> dict:
+    """Troops of a European country beyond 8 LD + 2 Pashas do not fight (M14). Without the side's LD the
+    limit is stated as the rule, never as "0 LD fight"."""
     t = _table()["fight_limit"]
+    if ld is None:
+        rule = f"at most {t['ld']} LD and {t['pashas']} Pashas fight" if european else "every troop fights"
+        return {"rule": rule, "fighting_ld": None, "side_ld": "not given"}
     if not european:
         return {"fighting_ld": ld, "fighting_pashas": pashas, "idle_ld": 0, "idle_pashas": 0}
     return {

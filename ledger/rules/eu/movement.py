@@ -24,6 +24,7 @@ from ledger.rules.core import (
     sum_modifiers,
 )
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode, ProvinceName
 from ledger.rules.eu.attrition import (
     PACKAGE,
     ProvincePillage,
@@ -127,7 +128,7 @@ class LeavingSiege(BaseModel):
 class NativesActivation(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    province: str | None = Field(default=None, max_length=80)
+    province: ProvinceName | None = None
     tolerance: int = Field(ge=0, le=10, description="Tolerance of the Area (its third value)")
     attack_natives: bool = Field(default=False, description="The stack attacks the natives instead of testing")
     trade_agreement: bool = Field(default=False, description="Natives of a ROTW country with an AT: no test")
@@ -139,7 +140,7 @@ class LandMovementInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
     leader_alone: bool = False
     native_troops: bool = Field(default=False, description="Native troops (ROTW rough terrain costs 4)")
@@ -395,7 +396,8 @@ def movement_attrition_modifiers(i: MovementAttritionInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M10", title="Movement attrition on land", seed=SEC_ATTR, inputs=MovementAttritionInputs)
+@EU.procedure("M10", title="Movement attrition on land", seed=SEC_ATTR, inputs=MovementAttritionInputs,
+              options=("remainders_version",))
 def resolve_movement_attrition(inputs: MovementAttritionInputs, dice: DiceSource) -> Ruling:
     """M10: Europe column by stack size with 'P' by technology, or the ROTW percentage
     through the remainders table by 10-LD blocks."""
@@ -449,9 +451,9 @@ class ConquistadorInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
-    province: str | None = Field(default=None, max_length=80)
+    province: ProvinceName | None = None
     natives_ld: int = Field(ge=0, le=60, description="LD of natives in the province")
     leader_kind: Literal["conquistador", "explorer"] = "conquistador"
     leader_stats_sum: int = Field(ge=0, le=30, description="Sum of the leader's values")
@@ -496,7 +498,8 @@ def conquistador_modifiers(i: ConquistadorInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M11", title="Conquistador table", seed=SEC_CONQ, inputs=ConquistadorInputs)
+@EU.procedure("M11", title="Conquistador table", seed=SEC_CONQ, inputs=ConquistadorInputs,
+              options=("remainders_version",))
 def resolve_conquistador(inputs: ConquistadorInputs, dice: DiceSource) -> Ruling:
     """M11: 1d10 + modifiers; the cell (table absent from the sources) is the game
     master's reading; Dxx then Ryy go through the remainders table on the natives."""

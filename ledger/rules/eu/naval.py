@@ -7,7 +7,6 @@ convoy attacks (M13, M16, M17) live in ``blockade.py``.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -21,12 +20,12 @@ from ledger.rules.eu.attrition import (
     rotw_table_cell,
     to_thirds,
 )
+from ledger.rules.eu.vocabularies import CountryCode, NavalTech, SeaZoneName
 
 SEC_SEA = "eu-military-rules.tex §Attrition (Sea)"
 
-NavalTech = Literal["GA", "CAR", "NAO", "GAL", "BAT", "VE", "TD", "SF"]
 #: Technology modifiers for attrition (and exploration) at sea; CAR only for NWD.
-NAVAL_TECH_DRM: dict[str, int] = {"CAR": 1, "BAT": -1, "VE": -2, "TD": -2, "SF": -3}
+NAVAL_TECH_DRM: dict[str, int] = {"CAR": 1, "BAT": -1, "VE": -2, "TD": -2, "74S": -3}
 
 
 class SeaZone(BaseModel):
@@ -34,7 +33,7 @@ class SeaZone(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str | None = Field(default=None, max_length=80)
+    name: SeaZoneName | None = None
     difficulty: int = Field(ge=0, le=10)
     supply_port: bool = Field(default=False, description="A friendly port large enough (a SoS) on this zone")
 
@@ -69,7 +68,7 @@ class SeaAttritionInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
     nd: int = Field(ge=0, le=100, description="ND in the stack (NTD included)")
     nde: int = Field(default=0, ge=0, le=30, description="NDE (one third of a ND)")
@@ -168,7 +167,8 @@ def split_ntd_losses(i: SeaAttritionInputs, lost_thirds: int) -> tuple[int, int]
     return -(-on_ntd // 3), lost_thirds - on_ntd
 
 
-@EU.procedure("M12", title="Movement attrition at sea", seed=SEC_SEA, inputs=SeaAttritionInputs)
+@EU.procedure("M12", title="Movement attrition at sea", seed=SEC_SEA, inputs=SeaAttritionInputs,
+              options=("remainders_version",))
 def resolve_sea_attrition(inputs: SeaAttritionInputs, dice: DiceSource) -> Ruling:
     """M12: 1d10 + modifiers → 'ROTW or Sea' percentage → remainders per 10 ND."""
     i = inputs

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell, load_table
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 from ledger.rules.eu import combat_tables as ct
 
 SEC = "eu-military-rules.tex §Les batailles navales"
@@ -26,7 +27,7 @@ Prize = Literal["warships", "transports", "gold"]
 class NavalSide(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     technology: ct.NavalTech
     nd: int = Field(default=0, ge=0, le=60, description="Sailing warship detachments (NWD)")
     ngd: int = Field(default=0, ge=0, le=60, description="Galley detachments (NGD)")

@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell, load_table, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode, ProvinceName
+from ledger.rules.names import board_countries, vocabulary
 
 SEED = "eu-redeployment-peace-interphase.tex"
 SEC_PD = f"{SEED} §The Formal Peace (Peace Differential)"
@@ -28,7 +30,9 @@ SEC_TRANSFER = f"{SEED} §Transfers of Provinces by Peaces"
 SEC_SEPARATE = f"{SEED} §Separate Peace"
 SEC_CONSEQUENCES = f"{SEED} §General Consequences of the Peace"
 
-Country = Annotated[str, Field(min_length=1, max_length=40)]
+Country = CountryCode
+#: A name the game master gives (an alliance), shown, never looked up.
+Label = Annotated[str, Field(min_length=1, max_length=40)]
 Place = Annotated[str, Field(min_length=1, max_length=80)]
 Count = Annotated[int, Field(ge=0, le=99)]
 Ducats = Annotated[int, Field(ge=0, le=100_000)]
@@ -72,7 +76,7 @@ def military_bonus(difference: Fraction) -> int:
 
 
 class AllianceSituation(_Inputs):
-    name: Country = Field(description="The alliance (or its leading power)")
+    name: Label = Field(description="The alliance (or its leading power)")
     major_stabilities: list[Stab] = Field(min_length=1, max_length=8, description="STAB of each major of the alliance")
     provinces_held: Count = Field(0, description="Enemy provinces controlled (capitals and COL/TP apart)")
     capitals_held: Count = Field(0, description="Capital cities of enemy majors controlled (count 2)")
@@ -298,8 +302,22 @@ class MinorSituation(_Inputs):
         return self
 
 
+def minor_names() -> dict[str, tuple[str, ...]]:
+    """P5's minors: the seed's names (the board's French names, or the seed's where it differs), each with
+    its board code, English name and board name as aliases."""
+    seed = {code: name for name, code in peace_data()["minor"]["seed_names"].items()}
+    out: dict[str, tuple[str, ...]] = {}
+    for code, (french, english) in board_countries().items():
+        out[seed.get(code, french)] = (code, english, french) if code in seed else (code, english)
+    return out
+
+
+Minor = vocabulary("minor", minor_names(), "The minor, by the seed's name; its board code or English name "
+                   "is accepted and recorded as the seed's name")
+
+
 class MinorPeaceInputs(_Inputs):
-    minor: Place = Field(description="The minor country (nationality modifier looked up by name)")
+    minor: Minor = Field(description="The minor country (its nationality modifier is the seed's, by name)")
     player: Country = Field(description="The player proposing the peace")
     level: int = Field(ge=0, le=5, description="Peace level chosen by the player (0 = white)")
     favours: Literal["minor", "player"] = Field("player", description="Side the offered peace favours")
@@ -321,10 +339,10 @@ class MinorPeaceInputs(_Inputs):
 
 
 def nationality_modifier(minor: str, brandenburg_after_iv11: bool) -> int:
-    key = minor.strip().lower()
-    if key == "brandebourg" and not brandenburg_after_iv11:
+    """The seed's nationality modifier of a minor named by its canonical (seed) name; 0 for the others."""
+    if minor == "brandebourg" and not brandenburg_after_iv11:
         return 0
-    return peace_data()["minor"]["nationality"].get(key, 0)
+    return peace_data()["minor"]["nationality"].get(minor, 0)
 
 
 _SITUATION_REASONS = {
@@ -426,7 +444,7 @@ def resolve_minor_peace(i: MinorPeaceInputs, dice: DiceSource) -> Ruling:
 
 
 class Cession(_Inputs):
-    province: Place
+    province: ProvinceName
     from_country: Country
     to_country: Country
     kind: Literal["province", "COL", "TP"] = "province"

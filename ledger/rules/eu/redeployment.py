@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode, ProvinceName, TradeZone
 from ledger.rules.eu.attrition import (
     LandTech,
     ProvincePillage,
@@ -47,7 +48,7 @@ MINORS_VS_PIRATES_TARGET = 8
 #: Revolts cost at most 3 stability levels (R3).
 MAX_REVOLT_STABILITY_LOSS = 3
 
-Country = Annotated[str, Field(min_length=1, max_length=40)]
+Country = CountryCode
 Place = Annotated[str, Field(min_length=1, max_length=80)]
 Man = Annotated[int, Field(ge=0, le=9)]
 Count = Annotated[int, Field(ge=0, le=99)]
@@ -75,7 +76,7 @@ class NativeAttackInputs(_Inputs):
 
     settlement: Literal["COL", "TP"] = Field(description="The attacked establishment")
     settlement_level: int = Field(ge=1, le=6, description="Level of the COL / TP before the attack")
-    province: Place = Field(description="Province of the settlement")
+    province: ProvinceName = Field(description="Province of the settlement")
     owner: Country = Field(description="Owner of the settlement")
     defending_ld: Count = Field(0, description="LD in defence, besieged included (+1 each)")
     defending_armies_minus: Count = Field(0, description="ARMY− counters in defence (+2 each)")
@@ -168,7 +169,7 @@ class CorsairTradeAttack(_Inputs):
 
     action: Literal["trade_attack"] = "trade_attack"
     attacker: Literal["pirates", "privateers"]
-    zone: Place = Field(description="The STZ or CTZ attacked")
+    zone: TradeZone = Field(description="The STZ or CTZ attacked")
     target_column: Literal["FLEET+", "FLEET-"] = Field(
         description="Raids-table column: side of the largest Trade FLEET attacked (DECISIONS.md R2)"
     )
@@ -240,7 +241,7 @@ class MinorsAgainstPirates(_Inputs):
     """Minor countries at peace fight pirates abstractly in one STZ/CTZ."""
 
     action: Literal["minors_vs_pirates"] = "minors_vs_pirates"
-    zone: Place
+    zone: TradeZone
     minor_fleets_minus: Count = Field(0, description="Minor commercial fleets, side − (+1 each)")
     minor_fleets_plus: Count = Field(0, description="Minor commercial fleets, side + (+2 each)")
 
@@ -439,9 +440,9 @@ def resolve_corsairs(inputs: CorsairInputs, dice: DiceSource) -> Ruling:
 
 
 class RevoltMarker(_Inputs):
-    province: Place
+    province: ProvinceName
     side: Literal["+", "-"]
-    extends_to: Place | None = Field(
+    extends_to: ProvinceName | None = Field(
         None, description="For a Revolt+: province (same or adjacent) of the new Revolt−; none if impossible"
     )
     revolt_ld_present: bool = Field(False, description="A Revolt LD is already in the province")

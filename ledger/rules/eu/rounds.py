@@ -7,13 +7,13 @@ read from the drawing of the rounds track (see DECISIONS.md).
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Die, Effect, Modifier, Ruling, TableCell, clamp, load_table
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 
 SEED = "eu-military-rules.tex"
 SEC_INITIATIVE = f"{SEED} §Military setup/Initiative"
@@ -25,7 +25,6 @@ Period = Literal["I", "II", "III", "IV", "V", "VI", "VII"]
 Box = Literal["W0", "S1", "W1", "S2", "W2", "S3", "W3", "S4", "W4", "S5", "W5"]
 BoxOrEnd = Literal["W0", "S1", "W1", "S2", "W2", "S3", "W3", "S4", "W4", "S5", "W5", "End"]
 
-_COUNTRY = re.compile(r"^[A-Za-z][A-Za-z0-9_\-]{0,31}$")
 
 
 def _display() -> dict:
@@ -49,22 +48,14 @@ class InitiativeInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    initiatives: dict[str, Annotated[int, Field(ge=0, le=99)]] = Field(
+    initiatives: dict[CountryCode, Annotated[int, Field(ge=0, le=99)]] = Field(
         min_length=1, description="Initiative of each country taking part (country code → value)"
     )
-    alliances: list[list[str]] = Field(
+    alliances: list[list[CountryCode]] = Field(
         default_factory=list,
         description="Groups of countries allied together this turn; alliances are transitive, "
         "so overlapping groups merge. A country in no group plays alone.",
     )
-
-    @field_validator("initiatives")
-    @classmethod
-    def _codes(cls, v: dict[str, int]) -> dict[str, int]:
-        for code in v:
-            if not _COUNTRY.match(code):
-                raise ValueError(f"invalid country code {code!r}")
-        return v
 
     @model_validator(mode="after")
     def _members_known(self) -> "InitiativeInputs":
@@ -336,7 +327,7 @@ class WinteringInputs(BaseModel):
     cold_area_stacks: list[ColdAreaStack] = Field(default_factory=list, max_length=40)
     pasha_stacks: list[PashaAttrition] = Field(default_factory=list, max_length=20)
     wounded_leaders: list[str] = Field(default_factory=list, max_length=40, description="Leaders wounded in a previous round: they come back")
-    redeploying_countries: list[str] = Field(
+    redeploying_countries: list[CountryCode] = Field(
         default_factory=list, max_length=16, description="Countries redeploying leaders (then hierarchy must hold globally)"
     )
 

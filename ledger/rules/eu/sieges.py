@@ -30,6 +30,9 @@ def _m(value: int, reason: str, section: str = SEC) -> Modifier:
     return Modifier(value=value, reason=reason, rule="eu:M21", section=section)
 
 
+ArtillerySource = Literal["eu8", "tables"]
+
+
 class SiegeInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -44,6 +47,13 @@ class SiegeInputs(BaseModel):
     besieger_leader_shock: int = Field(default=0, ge=0, le=9)
     besieger_leader_siege: int = Field(default=0, ge=0, le=5)
     artillery_value: int = Field(default=0, ge=0, le=20, description="Artillery value of the besieger")
+    artillery_source: ArtillerySource = Field(
+        default="eu8",
+        description="Ruleset option (campaign setting rules_options 'M21.artillery_source'): 'eu8' = the French "
+        "seed §2.3.1, artillery reduces the fortress-level malus of the assault FIRE only (−1 at 4× the level, "
+        "−2 at 6×); 'tables' = TABLES.md 'Artillery bonus against Fortresses' +1..+3 to assault fire and shock "
+        "and to undermining (DECISIONS.md M21)",
+    )
     besieged_technology: ct.LandTech = "MUS"
     besieged_ld_inside: int = Field(default=0, ge=0, le=10)
     besieged_morale: int = Field(default=3, ge=0, le=6, description="A fortress is veteran")
@@ -76,6 +86,16 @@ def artillery_bonus(level: int, artillery: int) -> int:
     return 0
 
 
+def artillery_malus_reduction(level: int, artillery: int) -> int:
+    """eu8 §2.3.1: artillery of at least 4× (6×) the fortress level reduces its malus by 1 (2), never
+    beyond the malus itself; a fort (level 0) has no malus to reduce."""
+    t = _t()["artillery_eu8"]
+    if level == 0:
+        return 0
+    reduction = next((r for times, r in t["reductions"] if artillery >= times * level), 0)
+    return min(reduction, level)
+
+
 def undermining_modifiers(i: SiegeInputs) -> list[Modifier]:
     t = _t()["modifiers"]
     m = [_m(-i.fortress_level, "fortress level", SEC_T)] if i.fortress_level else []
@@ -97,7 +117,7 @@ def undermining_modifiers(i: SiegeInputs) -> list[Modifier]:
         m.append(_m(-i.besieged_leader_siege, "siege value of the besieged leader", SEC_T))
     if i.besieger_leader_siege:
         m.append(_m(i.besieger_leader_siege, "siege value of the besieger leader", SEC_T))
-    art = artillery_bonus(i.fortress_level, i.artillery_value)
+    art = artillery_bonus(i.fortress_level, i.artillery_value) if i.artillery_source == "tables" else 0
     if art:
         m.append(_m(art, f"artillery value {i.artillery_value} against level {i.fortress_level}", SEC_T))
     return m
@@ -150,9 +170,15 @@ def _assault(i: SiegeInputs, dice: DiceSource) -> Ruling:
                     mods.append(_m(t["modifiers"]["besieger_vs_arquebus_or_better"], "besieged is Arquebus or better", SEC_T))
                 if not i.breach and i.fortress_level:
                     mods.append(_m(-i.fortress_level, "fortress level (no breach)", SEC_T))
-                art = artillery_bonus(i.fortress_level, i.artillery_value)
-                if art:
-                    mods.append(_m(art, "artillery bonus against the fortress", SEC_T))
+                if i.artillery_source == "tables":
+                    art = artillery_bonus(i.fortress_level, i.artillery_value)
+                    if art:
+                        mods.append(_m(art, "artillery bonus against the fortress (TABLES.md)", SEC_T))
+                elif kind == "fire" and not i.breach:  # eu8: "pour le tir uniquement", only against the malus
+                    art = artillery_malus_reduction(i.fortress_level, i.artillery_value)
+                    if art:
+                        mods.append(_m(art, f"artillery {i.artillery_value} reduces the fortress malus (fire only)",
+                                       SEC_FR))
             own = (i.besieger_leader_fire if kind == "fire" else i.besieger_leader_shock) if w == "besieger" else (i.besieged_leader_fire if kind == "fire" else i.besieged_leader_shock)
             opp = (i.besieged_leader_fire if kind == "fire" else i.besieged_leader_shock) if w == "besieger" else (i.besieger_leader_fire if kind == "fire" else i.besieger_leader_shock)
             if own > opp:
@@ -251,7 +277,8 @@ def _port_fire(i: SiegeInputs, dice: DiceSource) -> Ruling:
                      effects=tuple(effects), summary=f"Port siegeworks fire: total {total} → stopped {stopped}, {nd} ND lost")
 
 
-@EU.procedure("M21", title="Siege", seed="eu-military-rules.tex §Sieges; eu8 §2.3", inputs=SiegeInputs)
+@EU.procedure("M21", title="Siege", seed="eu-military-rules.tex §Sieges; eu8 §2.3", inputs=SiegeInputs,
+              options=("artillery_source",))
 def resolve_siege(inputs: SiegeInputs, dice: DiceSource) -> Ruling:
     """M21: siege upkeep check, then the chosen action."""
     if inputs.action in ("undermine", "assault") and inputs.besieger_ld < inputs.fortress_level:

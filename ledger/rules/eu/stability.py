@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, TableCell, load_table
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode
 
 PACKAGE = "ledger.rules.eu"
 SEED = "eu-redeployment-peace-interphase.tex"
@@ -61,7 +62,7 @@ def _band_label(modified_roll: int) -> str:
 class StabilityImprovementInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1)
+    country: CountryCode
     stability: int = Field(ge=-3, le=3, description="STAB before the action")
     investment: Literal[30, 50, 100] = Field(description="Ducats invested, written on ERS A29")
     adm: int = Field(ge=0, le=9, description="ADM of the monarch")
@@ -188,7 +189,7 @@ def prosperity(gross_incomes: tuple[int, int, int]) -> Prosperity:
 class ProsperityInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1)
+    country: CountryCode
     gross_incomes: tuple[int, int, int] = Field(
         description="ERS A14 of two turns ago, last turn and the turn just played"
     )
@@ -228,7 +229,7 @@ class WarInput(BaseModel):
 class WarStabilityInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1)
+    country: CountryCode
     stability: int = Field(ge=-3, le=3)
     wars: list[WarInput] = Field(default_factory=list)
     continuing_limited_intervention: bool = Field(
@@ -297,8 +298,8 @@ def resolve_war_stability(inputs: WarStabilityInputs, dice: DiceSource) -> Rulin
 class RansomInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    monarch_of: str = Field(min_length=1, description="Country whose monarch is ransomed")
-    captor: str = Field(min_length=1, description="Country holding the monarch")
+    monarch_of: CountryCode = Field(description="Country whose monarch is ransomed")
+    captor: CountryCode = Field(description="Country holding the monarch")
     power: Literal["major", "minor"]
     stability: int | None = Field(default=None, ge=-3, le=3, description="STAB of a major ransoming its monarch")
     use_for_peace: bool = Field(

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, TableCell, load_table, sum_modifiers
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode, ProvinceName
 from ledger.rules.eu.attrition import (
     PACKAGE,
     LandTech,
@@ -57,7 +58,7 @@ class SupplyInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80, description="Stack identifier")
     area: Literal["europe", "rotw"] = "europe"
     detachments_only: bool = Field(
@@ -179,9 +180,9 @@ class LandStackInputs(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    country: str | None = Field(default=None, max_length=40)
+    country: CountryCode | None = None
     stack: str | None = Field(default=None, max_length=80)
-    province: str | None = Field(default=None, max_length=80)
+    province: ProvinceName | None = None
     area: Literal["europe", "rotw"] = Field(
         default="europe", description="Europe column by stack size, or the ROTW percentage (COL 6 count as Europe)"
     )
@@ -248,7 +249,8 @@ def supply_attrition_modifiers(i: SupplyAttritionInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M6", title="Supply attrition", seed=SEC_ATTR, inputs=SupplyAttritionInputs)
+@EU.procedure("M6", title="Supply attrition", seed=SEC_ATTR, inputs=SupplyAttritionInputs,
+              options=("remainders_version",))
 def resolve_supply_attrition(inputs: SupplyAttritionInputs, dice: DiceSource) -> Ruling:
     """M6: 1d10 + modifiers on the Discoveries and Attrition table; 'P' by technology (no foraging)."""
     i = inputs
@@ -301,7 +303,8 @@ def siege_attrition_modifiers(i: SiegeAttritionInputs) -> list[Modifier]:
     return mods
 
 
-@EU.procedure("M7", title="Siege attrition (besieged)", seed=SEC_ATTR, inputs=SiegeAttritionInputs)
+@EU.procedure("M7", title="Siege attrition (besieged)", seed=SEC_ATTR, inputs=SiegeAttritionInputs,
+              options=("remainders_version",))
 def resolve_siege_attrition(inputs: SiegeAttritionInputs, dice: DiceSource) -> Ruling:
     """M7: as supply attrition with the siege modifiers; a 'P' is always 1 LD (no Pillage)."""
     i = inputs

@@ -13,8 +13,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ledger.rules.core import DiceSource, Effect, Ruling, Step, load_table
+from ledger.rules.core import DiceSource, Effect, Ruling, RulesError, Step, load_table
 from ledger.rules.eu import EU
+from ledger.rules.eu.vocabularies import CountryCode, TradeZone
 
 PACKAGE = "ledger.rules.eu"
 SECTION = "eu-redeployment-peace-interphase.tex §Trade centres"
@@ -27,24 +28,21 @@ def _table() -> dict:
     return load_table(PACKAGE, "trade_centres.toml")
 
 
-def _normal(zone: str) -> str:
-    return " ".join(zone.split()).casefold()
-
-
 def centre_of_zone(zone: str) -> Centre:
-    """The centre a trade zone (STZ or CTZ) counts for."""
-    centres = _table()["centres"]
-    for key in ("mediterranean", "indian_ocean"):
-        if _normal(zone) in {_normal(z) for z in centres[key]["zones"]}:
-            return key  # type: ignore[return-value]
-    return "atlantic"
+    """The centre a trade zone (STZ or CTZ, by its seed name) counts for; an unknown zone is an error."""
+    zones = _table()["zones"]
+    if zone not in zones:
+        raise RulesError(f"unknown trade zone {zone!r}", field="zone", rule="eu:I5")
+    return zones[zone]["centre"]
+
+
 
 
 class FleetCount(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    country: str = Field(min_length=1)
-    zone: str = Field(min_length=1, description="Trade zone, e.g. 'STZ Lion', 'CTZ Venise'")
+    country: CountryCode
+    zone: TradeZone
     fleets: int = Field(ge=0, description="Trade fleets of the country in the zone")
 
 
@@ -52,7 +50,7 @@ class TradeCentresInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     fleets: list[FleetCount] = Field(default_factory=list)
-    current_owners: dict[Centre, str | None] = Field(
+    current_owners: dict[Centre, CountryCode | None] = Field(
         default_factory=dict, description="Who holds each centre now (None: unavailable)"
     )
 

@@ -81,7 +81,15 @@ def test_blockade_escape_rejects_impossible_inputs():
     with pytest.raises(ValueError, match="moving_man"):
         EU.get("M13").resolve({**BASE, "moving_man": 10}, FixedDice([5]))
     with pytest.raises(ValueError, match="blockader_technology"):
-        EU.get("M13").resolve({**BASE, "blockader_technology": "SF"}, FixedDice([5]))
+        EU.get("M13").resolve({**BASE, "blockader_technology": "74"}, FixedDice([5]))
+
+
+@pytest.mark.parametrize("typed", ["74S", "74s", "SF", "TSF"])
+def test_blockade_reads_the_74s_by_any_of_its_names_as_m12_does(typed):
+    # Issue 18: M12 spelled it SF, M13 74s; one vocabulary now (tables/technologies.toml).
+    r = EU.get("M13").resolve({**BASE, "blockader_technology": typed, "blockader_all_nwd": True}, FixedDice([5]))
+    assert r.inputs["blockader_technology"] == "74S"
+    assert not any("without technology 74s" in m.reason for m in r.modifiers)
 
 
 # --------------------------------------------------------------------------- M16
@@ -164,7 +172,7 @@ def test_convoy_attack_captures_ntd_worth_15_ducats_to_ers_a9_of_a_major():
     assert r.steps[2].total == 6 and r.steps[2].table_cell.value == 3
     assert r.outcome["captured_ntd"] == 3 and r.outcome["ducats"] == 45
     a9 = [e for e in r.effects if e.kind == "ducats"]
-    assert [(e.country, e.ers_line, e.amount) for e in a9] == [("ANG", "A9", Fraction(45))]
+    assert [(e.country, e.ers_line, e.amount) for e in a9] == [("ENG", "A9", Fraction(45))]  # the seed's ANG, as its board code
     assert r.outcome["movement_stopped"] is False
 
 

@@ -104,7 +104,7 @@ def test_minor_at_war_has_a_free_simple_campaign_each_round_and_the_controller_p
     up = m8(land="major", country_status="minor_at_war", controller="ESP")
     # whole ticks on the controller's sheet: the free active tick taken back, a major one ticked
     assert up.outcome["ducats_paid"] == 30 and ticks(up) == [("B41", -20), ("B42", 50)]
-    assert [e.country for e in up.effects if e.kind == "ers_tick"] == ["ESP", "ESP"]
+    assert [e.country for e in up.effects if e.kind == "ers_tick"] == ["SPA", "SPA"]  # the seed's ESP, as its board code
 
 
 def test_minor_in_limited_intervention_one_simple_a_turn_then_passive_each_round():

@@ -163,6 +163,28 @@ def test_major_victory_threshold_three_ld_after_rout():
     assert r.outcome["major_victory"] is (diff >= 3)
 
 
+def test_a_winner_taking_a_third_on_line_0_loses_no_ld():
+    # Issue 18, 8 LD vs 8 LD, size comparison 0: the defender wins having taken only the attacker's
+    # second-round fire (⅓). Line 0 keeps ⅓ (not read as ½) and step F rounds it down to 0.
+    inp = battle(terrain="plain")
+    r = M19.resolve(inp, FixedDice([4, 7, 1, 8, 6, 10, 9, 4, 9, 7]))
+    d2 = next(s for s in r.steps if s.name == "D.2 class comparison (defender's losses)")
+    assert d2.outcome == {"size_comparison": 0, "losses_before": "1/3", "losses": "1/3"}
+    assert r.outcome["winner"] == "defender"
+    assert r.outcome["ld_lost"] == {"attacker": 5, "defender": 0}
+    assert not any(e.kind == "ld_lost" and e.target == "defender" for e in r.effects)
+
+
+def test_a_3_ld_loser_losing_3_ld_is_destroyed_not_retreating():
+    # Issue 18: the loser's stack was reported as retreating with no LD left.
+    inp = battle(terrain="plain", defender=side(ld=3))
+    r = M19.resolve(inp, FixedDice([8, 9, 9, 8, 7, 3, 4, 3]))
+    assert r.outcome["loser"] == "defender" and r.outcome["ld_lost"]["defender"] == 3
+    assert r.outcome["destroyed"] == ["defender"]
+    assert [(e.kind, e.target) for e in r.effects if e.kind.startswith("stack_")] == [("stack_destroyed", "defender")]
+    assert r.summary.endswith("; defender destroyed")
+
+
 def test_battle_rejects_impossible_inputs():
     with pytest.raises(ValidationError, match="technology"):
         M19.resolve(battle(attacker=side(technology="XYZ")), FixedDice([]))
@@ -189,4 +211,8 @@ def test_battle_never_raises_and_steps_add_up(at, dt, ald, dld, asz, dsz, terrai
             assert s.total == sum(d.total for d in s.dice) + sum(m.value for m in s.modifiers)
     assert 0 <= r.outcome["ld_lost"]["attacker"] <= ald and 0 <= r.outcome["ld_lost"]["defender"] <= dld
     assert r.steps[-1].name == "G. major victory"
+    for w, ld in (("attacker", ald), ("defender", dld)):  # a stack either retreats, stays or is destroyed
+        kinds = {e.kind for e in r.effects if e.target == w and e.kind.startswith("stack_")}
+        assert ("stack_destroyed" in kinds) == (r.outcome["ld_lost"][w] >= ld)
+        assert not {"stack_destroyed", "stack_retreats"} <= kinds
     r.model_dump(mode="json")

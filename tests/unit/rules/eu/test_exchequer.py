@@ -62,7 +62,7 @@ def test_exceptional_taxes_reject_impossible_inputs(field, value):
 @settings(max_examples=100, deadline=None)
 @given(adm=st.integers(0, 9), stab=st.integers(-3, 3), die=st.integers(1, 10))
 def test_exceptional_taxes_total_is_die_plus_modifiers(adm, stab, die):
-    r = resolve_exceptional_taxes(ExceptionalTaxesInputs(country="X", adm=adm, stability=stab), FixedDice([die]))
+    r = resolve_exceptional_taxes(ExceptionalTaxesInputs(country="FRA", adm=adm, stability=stab), FixedDice([die]))
     assert r.total == die + sum(m.value for m in r.modifiers)
     assert r.outcome["taxes"] == r.total * 10
     r.model_dump(mode="json")

@@ -18,8 +18,8 @@ def explore(kw, dice):
     return EU.get("M18").resolve(kw, FixedDice(dice))
 
 
-SEA = {"kind": "sea", "nd": 2, "leader_kind": "explorer", "leader_man": 3, "zone": "Mer des Caraïbes"}
-LAND = {"kind": "land", "ld": 2, "leader_kind": "conquistador", "leader_man": 3, "zone": "Yucatan"}
+SEA = {"kind": "sea", "nd": 2, "leader_kind": "explorer", "leader_man": 3, "zone": "Caraibes"}
+LAND = {"kind": "land", "ld": 2, "leader_kind": "conquistador", "leader_man": 3, "zone": "Yucatan~N"}
 
 M18_MODS = [
     (LAND, [(4, "all explorations"), (-3, "MAN of the conquistador")]),
@@ -29,7 +29,7 @@ M18_MODS = [
     (SEA, [(4, "all explorations"), (-3, "MAN of the explorer")]),
     (SEA | {"zone_malus": 2}, [(4, "all explorations"), (-3, "MAN of the explorer"), (2, "malus of the sea zone explored")]),
     (SEA | {"technology": "CAR"}, [(4, "all explorations"), (-3, "MAN of the explorer"), (1, "technology CAR")]),
-    (SEA | {"technology": "SF"}, [(4, "all explorations"), (-3, "MAN of the explorer"), (-3, "technology SF")]),
+    (SEA | {"technology": "SF"}, [(4, "all explorations"), (-3, "MAN of the explorer"), (-3, "technology 74S")]),
     (SEA | {"bad_weather": True}, [(4, "all explorations"), (-3, "MAN of the explorer"), (2, "bad weather")]),
     (SEA | {"known_by_another_country": True},
      [(4, "all explorations"), (-3, "MAN of the explorer"), (-2, "period IV+, zone already known by another country")]),
@@ -46,7 +46,7 @@ def test_success_records_a_hidden_discovery_and_moves_the_stack():
     r = explore(SEA, [3])  # 3 + 4 − 3 = 4 → S, 0%
     assert r.outcome["success"] is True and r.outcome["stack_moves_in"] is True
     disc = [e for e in r.effects if e.kind == "discovery"]
-    assert disc[0].target == "Mer des Caraïbes" and disc[0].detail["brought_home"] is False
+    assert disc[0].target == "Caraibes" and disc[0].detail["brought_home"] is False
     assert r.outcome["hidden"] is True
 
 

@@ -66,10 +66,33 @@ def test_losses_variation_reads_the_printed_cells(losses, modifier, expected):
     assert ft.losses_variation(losses, modifier) == expected
 
 
+def test_line_0_is_the_step_a_loss_itself():
+    # "la ligne 0 correspondant au nombre de perte calculé à l'étape A": thirds pass through.
+    for losses in (F(1, 3), F(2, 3), F(1, 2), F(4, 3), F(7, 3), F(23, 3), F(25, 3)):
+        assert ft.losses_variation(losses, 0) == losses
+
+
+#: (losses at step A, line) -> losses inflicted, then after step F ("à l'entier inférieur (sauf 1/2
+#: qui devient 1)"). A third on another line is read in the half column at or below it.
+SEED_THIRDS = [
+    (F(1, 3), -2, F(0), 0), (F(1, 3), -1, F(0), 0), (F(1, 3), 0, F(1, 3), 0), (F(1, 3), 1, F(0), 0), (F(1, 3), 2, F(0), 0),
+    (F(2, 3), -2, F(1, 2), 1), (F(2, 3), -1, F(1, 2), 1), (F(2, 3), 0, F(2, 3), 1), (F(2, 3), 1, F(1, 2), 1), (F(2, 3), 2, F(1), 1),
+    (F(1, 2), -2, F(1, 2), 1), (F(1, 2), -1, F(1, 2), 1), (F(1, 2), 0, F(1, 2), 1), (F(1, 2), 1, F(1, 2), 1), (F(1, 2), 2, F(1), 1),
+]
+
+
+@pytest.mark.parametrize("losses,line,inflicted,after_rounding", SEED_THIRDS)
+def test_a_third_two_thirds_and_a_half_on_each_line(losses, line, inflicted, after_rounding):
+    from ledger.rules.eu import combat_tables as ct
+
+    assert ft.losses_variation(losses, line) == inflicted
+    assert ct.round_losses(inflicted) == after_rounding
+
+
 @pytest.mark.parametrize(
-    "losses,column", [(F(1, 3), F(1, 2)), (F(2, 3), F(1, 2)), (F(4, 3), F(3, 2)), (F(5, 3), F(3, 2)), (F(7, 3), F(5, 2)), (F(1, 6), 0), (3, 3)]
+    "losses,column", [(F(1, 3), 0), (F(2, 3), F(1, 2)), (F(4, 3), 1), (F(5, 3), F(3, 2)), (F(7, 3), 2), (F(1, 6), 0), (3, 3)]
 )
-def test_losses_in_thirds_are_read_in_the_column_of_the_nearest_half(losses, column):
+def test_losses_in_thirds_are_read_in_the_half_column_at_or_below(losses, column):
     assert ft.losses_column(losses) == column
 
 
@@ -87,8 +110,12 @@ def test_losses_variation_rejects_a_modifier_outside_minus2_plus2():
 
 
 @given(st.integers(0, 60).map(lambda n: F(n, 6)), st.integers(-2, 1))
-def test_losses_variation_is_monotonic_in_the_row(losses, row):
-    assert ft.losses_variation(losses, row) <= ft.losses_variation(losses, row + 1)
+def test_losses_after_rounding_never_fall_as_the_line_rises(losses, row):
+    # Line 0 passes thirds through while other lines read a half column, so the exact values may
+    # cross (⅔ on line 0 vs ½ on line +1); the LD a battle takes (after step F) never do.
+    from ledger.rules.eu import combat_tables as ct
+
+    assert ct.round_losses(ft.losses_variation(losses, row)) <= ct.round_losses(ft.losses_variation(losses, row + 1))
 
 
 @given(st.integers(0, 48).map(lambda n: F(n, 6)), st.integers(-2, 2))
@@ -263,6 +290,21 @@ def test_monarch_combat_average_then_one_adjustment_per_value_and_country_bonus(
     assert r.outcome["values"] == {"fire": 1, "shock": 5, "manoeuvre": 2}
     low = m22({"table": "monarch_combat", "mil": 3}, [1, 1, 1, 1])
     assert low.outcome["values"] == {"fire": 0, "shock": 0, "manoeuvre": 0}
+
+
+@pytest.mark.parametrize("typed", ["SUE", "SWE", "Sweden", "suede"])
+def test_a_swedish_monarch_gets_the_seeds_sue_bonus_by_any_of_its_names(typed):
+    r = m22({"table": "monarch_combat", "mil": 6, "country": typed}, [7, 1, 10, 5])
+    assert r.inputs["country"] == "SWE"
+    assert [(m.value, m.reason) for m in r.modifiers] == [(1, "SWE +1 fire"), (1, "SWE +1 shock")]
+
+
+def test_a_monarch_of_an_unknown_country_is_refused_not_left_without_bonus():
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError) as e:
+        m22({"table": "monarch_combat", "mil": 6, "country": "Swedish"}, [7, 1, 10, 5])
+    assert e.value.errors()[0]["loc"][-1] == "country"
 
 
 def test_military_situation_index_capital_counts_two():

@@ -46,11 +46,11 @@ def test_inflation_increase_roll_moves_one_box_right(box, die, gold, new_box):
 
 
 def test_inflation_at_the_33_percent_cap_does_not_move():
-    r = _run(9, 10, 500, [{"country": "HIS", "royal_treasury": 300, "produces_american_gold": True}])
+    r = _run(9, 10, 500, [{"country": "SPA", "royal_treasury": 300, "produces_american_gold": True}])
     assert r.outcome["box"] == 9 and r.outcome["percent"] == 33
     assert r.steps[0].outcome["success"] is True and r.steps[0].outcome["at_maximum"] is True
     # 33% of 300 = 99
-    assert r.outcome["countries"]["HIS"] == {"percent": 33, "loss": 99, "limited": False}
+    assert r.outcome["countries"]["SPA"] == {"percent": 33, "loss": 99, "limited": False}
 
 
 def test_inflation_at_the_5_percent_floor_for_countries_without_american_gold():
@@ -72,14 +72,14 @@ def test_inflation_increase_happens_before_the_loss():
     # counter at 25% (box 8), success → 33%; Spain (American gold) loses 33% of 100 = 33;
     # France (no American gold) reads 25%: 25% of 100 = 25
     r = _run(8, 9, 0, [
-        {"country": "HIS", "royal_treasury": 100, "produces_american_gold": True},
+        {"country": "SPA", "royal_treasury": 100, "produces_american_gold": True},
         {"country": "FRA", "royal_treasury": 100, "produces_american_gold": False},
     ])
-    assert r.outcome["countries"]["HIS"]["loss"] == 33
+    assert r.outcome["countries"]["SPA"]["loss"] == 33
     assert r.outcome["countries"]["FRA"]["loss"] == 25
     a32 = {(e.country, e.ers_line): e.amount for e in r.effects if e.ers_line}
     # only the percentage is entered: A32 itself is derived from A31 on the sheet
-    assert a32 == {("HIS", "A32_pct"): 33, ("FRA", "A32_pct"): 25}
+    assert a32 == {("SPA", "A32_pct"): 33, ("FRA", "A32_pct"): 25}
 
 
 def test_inflation_loss_is_on_the_absolute_treasury_and_rounded_down():
@@ -114,10 +114,10 @@ def test_inflation_rejects_a_country_listed_twice():
 @given(box=st.integers(0, 9), die=st.integers(1, 10), gold=st.integers(0, 300),
        rt=st.integers(-1000, 3000), american=st.booleans())
 def test_inflation_invariants(box, die, gold, rt, american):
-    r = _run(box, die, gold, [{"country": "X", "royal_treasury": rt, "produces_american_gold": american}])
+    r = _run(box, die, gold, [{"country": "FRA", "royal_treasury": rt, "produces_american_gold": american}])
     assert r.outcome["box"] in (box, box + 1)
-    assert 5 <= r.outcome["countries"]["X"]["percent"] <= 33
-    assert 0 <= r.outcome["countries"]["X"]["loss"] <= abs(rt)
+    assert 5 <= r.outcome["countries"]["FRA"]["percent"] <= 33
+    assert 0 <= r.outcome["countries"]["FRA"]["loss"] <= abs(rt)
     if die < 10:
         assert _run(box, die + 1, gold).outcome["box"] >= r.outcome["box"]
     r.model_dump(mode="json")

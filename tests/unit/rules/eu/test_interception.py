@@ -67,6 +67,24 @@ def test_land_interception_fight_limit_8_ld_2_pashas():
     assert {e.kind for e in r.effects} == {"interception_succeeded", "battle_forced"}
 
 
+def test_land_interception_without_the_sides_ld_states_the_limit_instead_of_0_ld():
+    # Issue 18: leaving side_ld out reported "0 LD fight".
+    r = M14.resolve(BASE, FixedDice([9]))
+    assert r.outcome["fight_limit"] == {"rule": "at most 8 LD and 2 Pashas fight", "fighting_ld": None,
+                                        "side_ld": "not given"}
+    [battle] = [e for e in r.effects if e.kind == "battle_forced"]
+    assert battle.detail["fighting_ld"] is None
+
+
+def test_same_province_and_across_a_river_are_cumulative_as_the_seed_says():
+    # eu-military-rules.tex §Interception (Land): "all modifiers are cumulative"; the river is the one the
+    # intercepted stack crossed to enter the province (DECISIONS.md M14).
+    r = M14.resolve({**BASE, "same_province": True, "across_river_or_pass": True}, FixedDice([9]))
+    assert [(m.value, m.reason) for m in r.modifiers] == [(1, "intercepting in the same province"),
+                                                         (-2, "across a river or mountain pass")]
+    assert r.total == 8 and r.outcome["success"] is True
+
+
 def test_counter_interception_cannot_be_countered():
     r = M14.resolve({**BASE, "counter_interception": True}, FixedDice([9]))
     assert r.outcome["kind"] == "counter-interception" and r.outcome["counter_interception_allowed"] is False

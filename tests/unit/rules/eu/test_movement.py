@@ -285,7 +285,7 @@ def test_movement_attrition_losses_grow_with_the_die(ld, area):
 
 def test_conquistador_worked_example_6_natives_r30_d80():
     r = EU.get("M11").resolve(
-        {"natives_ld": 6, "leader_stats_sum": 9, "stack_ld": 2, "gm_reading": "R30/D80", "province": "Cuzco"},
+        {"natives_ld": 6, "leader_stats_sum": 9, "stack_ld": 2, "gm_reading": "R30/D80", "province": "Inca~C"},
         FixedDice([6]),
     )
     assert (r.outcome["deserters"], r.outcome["resisters"], r.outcome["eliminated"]) == ("1", "4", "1")

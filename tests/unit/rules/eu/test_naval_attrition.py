@@ -52,7 +52,7 @@ M12_MODS = [
     ({"technology": "BAT"}, [(-6, "always"), (-1, "technology BAT")]),
     ({"technology": "VE"}, [(-6, "always"), (-2, "technology VE")]),
     ({"technology": "TD"}, [(-6, "always"), (-2, "technology TD")]),
-    ({"technology": "SF"}, [(-6, "always"), (-3, "technology SF")]),
+    ({"technology": "SF"}, [(-6, "always"), (-3, "technology 74S")]),
     ({"bad_weather": True}, [(-6, "always"), (2, "bad weather")]),
     ({"zones": [{"difficulty": 6, "supply_port": True}]},
      [(-6, "always"), (4, "greatest sea difficulty (−2 next to a supply port)")]),
@@ -114,7 +114,7 @@ def test_sea_attrition_gives_the_percentage_for_the_carried_land_stack():
 @settings(max_examples=200)
 @given(nd=st.integers(0, 25), nde=st.integers(0, 2), man=st.integers(0, 6), die=st.integers(1, 10),
        diff=st.integers(0, 6), fleets=st.integers(0, 4), zones=st.integers(0, 10),
-       tech=st.sampled_from(["GA", "CAR", "NAO", "GAL", "BAT", "VE", "TD", "SF"]))
+       tech=st.sampled_from(["GA", "CAR", "Nau", "GAL", "BAT", "VE", "TD", "74s", "SF"]))
 def test_sea_attrition_total_is_die_plus_modifiers_and_never_raises(nd, nde, man, die, diff, fleets, zones, tech):
     if nd + nde == 0:
         nd = 1

@@ -192,6 +192,35 @@ def test_peace_with_a_minor_modifier_list(extra, expected):
     assert all(m.rule == "eu:P5" for m in ruling.modifiers)
 
 
+@pytest.mark.parametrize("typed", ["venise", "Venice", "VEN", "ven", "VENISE"])
+def test_venice_is_minus_3_by_its_seed_name_english_name_or_board_code(typed):
+    # Issue 18: "Venice" or "VEN" silently dropped the −3 and flipped the outcome.
+    ruling = EU.get("P5").resolve({**MINOR, "minor": typed}, FixedDice([8]))
+    assert [m.value for m in ruling.modifiers] == [-3]
+    assert ruling.inputs["minor"] == "venise"  # the ruling records what the alias resolved to
+    assert ruling.outcome["signed"] is False  # 8 − 3 = 5 < 6
+
+
+def test_egypt_is_the_boards_mamluks_at_minus_4():
+    for typed in ("egypte", "MAM", "Mamluks", "mamelouks"):
+        ruling = EU.get("P5").resolve({**MINOR, "minor": typed}, FixedDice([8]))
+        assert ruling.inputs["minor"] == "egypte" and [m.value for m in ruling.modifiers] == [-4]
+
+
+@pytest.mark.parametrize("typed", ["Venise!", "Venezia", "Persia (Safavid)", ""])
+def test_an_unknown_minor_is_refused_naming_the_field(typed):
+    with pytest.raises(ValidationError) as e:
+        EU.get("P5").resolve({**MINOR, "minor": typed}, FixedDice([8]))
+    assert e.value.errors()[0]["loc"] == ("minor",)
+
+
+def test_every_minor_with_a_nationality_modifier_is_a_known_minor():
+    names = p.minor_names()
+    assert set(p.peace_data()["minor"]["nationality"]) <= set(names)
+    schema = EU.get("P5").input_schema()["properties"]["minor"]
+    assert "venise" in schema["enum"] and set(schema["x-aliases"]["venise"]) == {"VEN", "Venice"}
+
+
 def test_controller_pd_modifier_says_it_was_capped():
     ruling = EU.get("P5").resolve({**MINOR, "separate_peace": True, "controller_pd": 5}, FixedDice([5]))
     assert ruling.modifiers[-1].reason == "PD of the controller +5 (capped at ±3)"
@@ -233,7 +262,7 @@ def test_controller_pd_is_refused_outside_a_separate_peace():
 
 
 def _cession(**kw):
-    base = {"province": "Milan", "from_country": "AUS", "to_country": "FRA", "conquered_this_war": True}
+    base = {"province": "Lombardia", "from_country": "AUS", "to_country": "FRA", "conquered_this_war": True}
     return {**base, **kw}
 
 
@@ -253,7 +282,7 @@ def test_ceded_settlements_count_half_a_province_when_controlled(cession, weight
         ({"cessions": [_cession(conquered_this_war=False)]}, "neither conquered"),
         ({"cessions": [_cession(european_mainland=True)], "overseas_war": True}, "overseas war"),
         ({"cessions": [_cession()], "victor_national_provinces_unchosen": 1}, "national provinces"),
-        ({"cessions": [_cession(province=f"P{n}") for n in range(4)]}, "at most 3"),
+        ({"cessions": [_cession(province=p) for p in ("Picardie", "Caux", "Artois", "Champagne")]}, "at most 3"),
     ],
 )
 def test_province_transfers_break_the_transfer_rules(inputs, problem):
@@ -264,8 +293,8 @@ def test_province_transfers_break_the_transfer_rules(inputs, problem):
 
 
 def test_three_provinces_and_two_half_settlements_exceed_three():
-    cessions = [_cession(province=f"P{n}") for n in range(2)] + [
-        _cession(province=f"C{n}", kind="COL", settlement_claim=True) for n in range(2)]
+    cessions = [_cession(province=p) for p in ("Picardie", "Caux")] + [
+        _cession(province=p, kind="COL", settlement_claim=True) for p in ("Virginia~E", "Virginia~W")]
     ruling = EU.get("P6").resolve({"cessions": cessions}, FixedDice([]))
     assert ruling.outcome["cessions_valid"] is True and ruling.outcome["provinces_ceded"] == "3"
 

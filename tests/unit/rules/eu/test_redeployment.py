@@ -11,7 +11,7 @@ from ledger.rules.core import FixedDice
 from ledger.rules.eu import EU
 from ledger.rules.eu import redeployment as r
 
-R1_BASE = {"settlement": "COL", "settlement_level": 3, "province": "Virginia", "owner": "ENG", "attacking_ld": 0}
+R1_BASE = {"settlement": "COL", "settlement_level": 3, "province": "Virginia~E", "owner": "ENG", "attacking_ld": 0}
 
 
 def _mods(ruling):
@@ -79,7 +79,7 @@ def test_natives_attack_rejects_a_negative_ld_naming_the_field():
 
 # --------------------------------------------------------------------------- R2 trade attack
 
-TRADE = {"action": "trade_attack", "attacker": "privateers", "zone": "STZ Manche", "target_column": "FLEET+",
+TRADE = {"action": "trade_attack", "attacker": "privateers", "zone": "STZ Nord", "target_column": "FLEET+",
          "trade_levels_present": 6, "zone_small_number": 3, "privateer_owners": [{"country": "ENG", "major": True}]}
 
 
@@ -133,7 +133,7 @@ def test_trade_attack_losses_are_capped_by_levels_present_and_nd_sacrificed_earn
 def test_pirates_earn_no_income_and_minors_share_is_void():
     pirates = {**TRADE, "attacker": "pirates", "privateer_owners": []}
     assert not [e for e in EU.get("R2").resolve({"action": pirates}, FixedDice([1])).effects if e.kind == "ducats"]
-    owners = [{"country": "TUR", "major": True}, {"country": "Alger", "major": False}]
+    owners = [{"country": "TUR", "major": True}, {"country": "Algiers", "major": False}]
     ruling = EU.get("R2").resolve({"action": {**TRADE, "privateer_owners": owners}}, FixedDice([1]))
     assert ruling.outcome["privateer_income"] == {"TUR": 6}  # 12 split in two, Alger's share void
 
@@ -220,7 +220,7 @@ def test_revolts_cost_one_stab_per_revolt_plus_and_one_for_all_minus_at_most_thr
 
 
 REVOLTS = {"country": "FRA", "national_provinces_owned": 10, "national_provinces_in_revolt": 2,
-           "revolts": [{"province": "Bretagne", "side": "-"},
+           "revolts": [{"province": "Morbihan", "side": "-"},
                        {"province": "Languedoc", "side": "+", "extends_to": "Provence"},
                        {"province": "Guyenne", "side": "+", "revolt_ld_present": True}]}
 
@@ -231,7 +231,7 @@ def test_revolts_extend_minus_to_plus_and_plus_spawns_a_minus_or_a_revolt_unit()
     assert ("stability_changed", None, Fraction(-3), None) in _kinds(ruling)
     placed = [(e.target, e.marker) for e in ruling.effects if e.kind == "marker_placed"]
     assert placed == [("Provence", "Revolt−"), ("Guyenne", "Revolt ARMY−")]
-    assert [(e.target, e.detail["to"]) for e in ruling.effects if e.kind == "marker_flipped"] == [("Bretagne", "Revolt+")]
+    assert [(e.target, e.detail["to"]) for e in ruling.effects if e.kind == "marker_flipped"] == [("Morbihan", "Revolt+")]
     assert ruling.outcome["monarch_executed"] is False
 
 
@@ -261,8 +261,8 @@ def test_revolts_in_an_inactive_minor_are_removed_without_stability_loss():
 
 def test_land_looting_adjusts_old_markers_then_pays_the_income_of_unmarked_places():
     inputs = {"looter": "FRA",
-              "existing_markers": [{"target": "Milan", "side": "+"}, {"target": "Genoa", "side": "-"}],
-              "looted": [{"target": "Milan", "kind": "province", "income": 8, "looter_ld": 4},
+              "existing_markers": [{"target": "Lombardia", "side": "+"}, {"target": "Genoa", "side": "-"}],
+              "looted": [{"target": "Lombardia", "kind": "province", "income": 8, "looter_ld": 4},
                          {"target": "Genoa", "kind": "province", "income": 6, "looter_ld": 4},
                          {"target": "Hispaniola", "kind": "COL", "income": 5, "rotw": True, "looter_ld": 1}]}
     ruling = EU.get("R4").resolve(inputs, FixedDice([]))
@@ -392,13 +392,13 @@ man = st.one_of(st.none(), st.integers(0, 9))
 
 r1_inputs = st.builds(
     r.NativeAttackInputs, settlement=st.sampled_from(["COL", "TP"]), settlement_level=st.integers(1, 6),
-    province=st.just("P"), owner=st.just("ENG"), defending_ld=small, defending_armies_minus=small,
+    province=st.just("Virginia~E"), owner=st.just("ENG"), defending_ld=small, defending_armies_minus=small,
     defending_armies_plus=small, fortress_level=st.integers(0, 5), defending_leader_man=man, attacking_ld=small,
     foreign_settlements_in_area=small, attacking_leader_man=man,
     natives_beaten=st.sampled_from(["no", "defeated", "routed"]))
 
 trade_inputs = st.builds(
-    r.CorsairTradeAttack, attacker=st.just("privateers"), zone=st.just("Z"),
+    r.CorsairTradeAttack, attacker=st.just("privateers"), zone=st.just("STZ Caraibes"),
     target_column=st.sampled_from(["FLEET+", "FLEET-"]), corsair_not_in_zone_sea=st.booleans(),
     single_corsair_minus=st.booleans(), target_sides=small, defending_fleets_minus=small,
     defending_fleets_plus=small, defending_admiral_man=man, rounds_at_sea=st.integers(0, 10),

@@ -19,23 +19,24 @@ def m3(previous, die, period="III", poor=False):
 
 def test_initiative_alliances_are_transitive_and_play_at_their_lowest_member():
     r = EU.get("M1").resolve(
-        {"initiatives": {"FRA": 6, "ANG": 8, "HOL": 3, "ESP": 5, "TUR": 4}, "alliances": [["ANG", "HOL"], ["HOL", "ESP"]]},
+        {"initiatives": {"FRA": 6, "ENG": 8, "HOL": 3, "SPA": 5, "TUR": 4}, "alliances": [["ENG", "HOL"], ["HOL", "SPA"]]},
         FixedDice([]),
     )
     assert r.outcome["order"] == [
         {"position": 1, "alliance": ["FRA"], "initiative": 6},
         {"position": 2, "alliance": ["TUR"], "initiative": 4},
-        {"position": 3, "alliance": ["ANG", "ESP", "HOL"], "initiative": 3},
+        {"position": 3, "alliance": ["ENG", "HOL", "SPA"], "initiative": 3},
     ]
     assert r.dice == ()
 
 
 def test_initiative_tie_is_broken_by_a_recorded_die_per_tied_alliance_rerolled_while_tied():
+    # The seed's ESP is recorded as the board's SPA (tables/country_aliases.toml).
     r = EU.get("M1").resolve({"initiatives": {"FRA": 5, "ESP": 5, "TUR": 5}}, FixedDice([4, 4, 7, 2, 9]))
-    # ESP 4, FRA 4, TUR 7 → TUR first; ESP/FRA re-roll 2 / 9 → FRA then ESP
-    assert [row["alliance"] for row in r.outcome["order"]] == [["TUR"], ["FRA"], ["ESP"]]
+    # FRA 4, SPA 4, TUR 7 → TUR first; FRA/SPA re-roll 2 / 9 → SPA then FRA
+    assert [row["alliance"] for row in r.outcome["order"]] == [["TUR"], ["SPA"], ["FRA"]]
     assert [d.purpose for d in r.dice] == [
-        "initiative tie: ESP", "initiative tie: FRA", "initiative tie: TUR", "initiative tie: ESP", "initiative tie: FRA"
+        "initiative tie: FRA", "initiative tie: SPA", "initiative tie: TUR", "initiative tie: FRA", "initiative tie: SPA"
     ]
     assert len(r.outcome["ties"]) == 2
 
@@ -46,7 +47,7 @@ def test_initiative_rejects_an_ally_without_initiative():
 
 
 @settings(max_examples=100)
-@given(st.dictionaries(st.sampled_from(["FRA", "ESP", "ANG", "HOL", "TUR", "RUS", "POL", "SUE"]), st.integers(0, 9), min_size=1))
+@given(st.dictionaries(st.sampled_from(["FRA", "SPA", "ENG", "HOL", "TUR", "RUS", "POL", "SWE"]), st.integers(0, 9), min_size=1))
 def test_initiative_order_is_non_increasing_and_covers_every_country(initiatives):
     countries = sorted(initiatives)
     groups = [countries[i : i + 2] for i in range(0, len(countries), 3)]

@@ -35,7 +35,8 @@ def test_undermining_breach_war_honours_rendition():
         ({"bloody_assault_this_turn": True}, [-1, 1]),
         ({"siegeworks_minus": 1, "siegeworks_plus": 1}, [-1, 1, 3]),
         ({"besieger_leader_siege": 2, "besieged_leader_siege": 1}, [-1, -1, 2]),
-        ({"artillery_value": 3}, [-1, 2]),
+        ({"artillery_value": 3, "artillery_source": "tables"}, [-1, 2]),
+        ({"artillery_value": 3}, [-1]),  # eu8 (default): artillery acts on the assault fire only
     ],
 )
 def test_undermining_modifiers(extra, values):
@@ -62,10 +63,47 @@ def test_capture_loses_two_levels_unless_garrisoned_map_minimum():
 
 
 def test_assault_fortress_holds_and_losses_on_troops_then_resistance():
-    r = M21.resolve({"action": "assault", "fortress_level": 2, "besieger_ld": 8, "besieged_ld_inside": 2, "artillery_value": 4}, FixedDice([9, 6, 9, 5]))
+    r = M21.resolve({"action": "assault", "fortress_level": 2, "besieger_ld": 8, "besieged_ld_inside": 2,
+                     "artillery_value": 4, "artillery_source": "tables"}, FixedDice([9, 6, 9, 5]))
     losses = next(s for s in r.steps if s.name == "assault losses").outcome
     assert losses["on_troops_inside"] == "2" and losses["resistance"] == "2" and losses["resistance_left"] == "1"
     assert r.outcome["winner"] == "besieged"
+
+
+def _besieger_mods(r, kind):
+    step = next(s for s in r.steps if s.name == f"assault {kind} (besieger)")
+    return [(m.value, m.section) for m in step.modifiers]
+
+
+@pytest.mark.parametrize(
+    "level,artillery,fire_bonus",
+    [(2, 7, 0), (2, 8, 1), (2, 11, 1), (2, 12, 2), (1, 4, 1), (1, 6, 1), (3, 18, 2), (0, 10, 0)],
+)
+def test_eu8_artillery_reduces_the_fortress_malus_for_fire_only(level, artillery, fire_bonus):
+    # eu8 §2.3.1: "l'artillerie de l'assiégeant peut réduire ce malus pour le tir uniquement": −1 at 4× the
+    # level, −2 at 6×, never more than the malus (level 1: at most 1; a fort has none).
+    r = M21.resolve({"action": "assault", "fortress_level": level, "besieger_ld": 8, "artillery_value": artillery},
+                    FixedDice([5, 5, 5, 5]))
+    assert r.inputs["artillery_source"] == "eu8"
+    fire, shock = _besieger_mods(r, "fire"), _besieger_mods(r, "shock")
+    assert sum(v for v, sec in fire if sec == sieges.SEC_FR) == fire_bonus
+    assert not any(sec == sieges.SEC_FR for _, sec in shock)
+    assert sum(v for v, _ in fire) - sum(v for v, _ in shock) == fire_bonus
+
+
+def test_the_two_artillery_readings_differ_by_2_on_both_rolls_at_level_2_with_4_artillery():
+    # Issue 18: TABLES.md's +2 went to fire AND shock; eu8 gives nothing below 4× the level (8).
+    base = {"action": "assault", "fortress_level": 2, "besieger_ld": 8, "artillery_value": 4}
+    eu8 = M21.resolve(base, FixedDice([5, 5, 5, 5]))
+    tables = M21.resolve({**base, "artillery_source": "tables"}, FixedDice([5, 5, 5, 5]))
+    for kind in ("fire", "shock"):
+        assert sum(v for v, _ in _besieger_mods(tables, kind)) - sum(v for v, _ in _besieger_mods(eu8, kind)) == 2
+
+
+def test_eu8_artillery_reduces_nothing_after_a_breach():
+    r = M21.resolve({"action": "assault", "fortress_level": 2, "besieger_ld": 8, "artillery_value": 12, "breach": True},
+                    FixedDice([5, 5, 5, 5]))
+    assert [v for v, _ in _besieger_mods(r, "fire")] == [-1]  # Arquebus or better only: no level malus to reduce
 
 
 def test_assault_breach_column_and_no_level_malus():

@@ -196,7 +196,7 @@ def test_overseas_war_losses_are_capped_at_two(turn, loss):
 
 def test_only_the_hardest_war_counts():
     r = resolve_war_stability(
-        WarStabilityInputs(country="HIS", stability=2, wars=[
+        WarStabilityInputs(country="SPA", stability=2, wars=[
             {"name": "A", "consecutive_turns": 2},
             {"name": "B", "consecutive_turns": 5, "overseas": True},
             {"name": "C", "consecutive_turns": 3},
@@ -251,15 +251,15 @@ def test_war_turns_must_be_positive():
 
 
 def test_ransom_of_a_major_monarch_costs_two_stab_and_200_ducats_to_the_captor():
-    r = resolve_ransom(RansomInputs(monarch_of="FRA", captor="HIS", power="major", stability=1), FixedDice([]))
+    r = resolve_ransom(RansomInputs(monarch_of="FRA", captor="SPA", power="major", stability=1), FixedDice([]))
     assert r.outcome == {"stability": -1, "ducats": 200}
     got = {(e.kind, e.country, e.ers_line, e.amount) for e in r.effects}
     assert got == {("stability_changed", "FRA", None, -2), ("ducats", "FRA", "A30", -200),
-                   ("ducats", "HIS", "A30", 200)}
+                   ("ducats", "SPA", "A30", 200)}
 
 
 def test_ransom_of_a_major_monarch_stability_floor():
-    r = resolve_ransom(RansomInputs(monarch_of="FRA", captor="HIS", power="major", stability=-2), FixedDice([]))
+    r = resolve_ransom(RansomInputs(monarch_of="FRA", captor="SPA", power="major", stability=-2), FixedDice([]))
     assert r.outcome["stability"] == -3
 
 
@@ -280,7 +280,7 @@ def test_ransomed_minor_monarch_may_serve_the_peace_instead():
     [{"power": "major"}, {"power": "major", "stability": 0, "use_for_peace": True}, {"captor": "FRA"}],
 )
 def test_ransom_rejects_inconsistent_inputs(kw):
-    data = {"monarch_of": "FRA", "captor": "HIS", "power": "minor"}
+    data = {"monarch_of": "FRA", "captor": "SPA", "power": "minor"}
     data.update(kw)
     with pytest.raises(ValidationError):
         RansomInputs(**data)
