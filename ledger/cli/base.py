@@ -13,8 +13,10 @@ printed as plain ``Text`` (``fail``), and every other interpolation goes through
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Annotated, Any, NoReturn, Optional
 from uuid import UUID
 
@@ -31,8 +33,8 @@ from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import CampaignNotFound, LedgerError
 from ledger.rules.core import RulesError
 
-__all__ = ["Actor", "ActorOpt", "KeyOpt", "cid_of", "emit", "err", "error_text", "escape", "fail", "ledger_app", "out",
-           "pair_of", "parse_ints", "parse_json", "scalar"]
+__all__ = ["Actor", "ActorOpt", "KeyOpt", "cid_of", "emit", "err", "error_text", "escape", "fail", "in_words",
+           "ledger_app", "out", "pair_of", "parse_ints", "parse_json", "scalar"]
 
 out = Console()
 #: Errors and notes on stderr, never wrapped (an error line stays one line, whatever the terminal's width).
@@ -71,12 +73,14 @@ def ledger_app() -> Iterator[Ledger]:
     ledger = Ledger(settings)
     if fresh:  # say so: a command run from another directory would otherwise read an empty store silently
         err.print(escape(f"note: no store was found, so a new empty one was created: {store_name(settings)}"))
+    running = _running.set(ledger)
     try:
         yield ledger
     except (LedgerError, RulesError) as e:
         err.print(error_text(str(e), getattr(e, "field", None)))
         raise typer.Exit(2) from None
     finally:
+        _running.reset(running)
         ledger.close()
 
 
@@ -96,8 +100,51 @@ def cid_of(ledger: Ledger, campaign: str) -> UUID:
     return cid
 
 
+#: The ledger of the command running (``ledger_app``), so that ``emit`` can say a write in words.
+_running: ContextVar[Ledger | None] = ContextVar("ledger_cli_running", default=None)
+#: A write's answer (``Appended.to_json``): what it recorded and the checkpoint that seals it.
+_WRITE_KEYS = {"campaign", "events", "data", "checkpoint"}
+
+
+def in_words() -> bool:
+    """Words for a person at a terminal; JSON for a script (stdout piped) or with ``LEDGER_OUTPUT=json``."""
+    forced = os.environ.get("LEDGER_OUTPUT", "").lower()
+    return forced == "words" or (forced != "json" and out.is_terminal)
+
+
 def emit(data: Any) -> None:
+    """A command's answer: a write said in words at a terminal (one line per event recorded, as ``ledger
+    events`` says it), everything else, and everything piped, as JSON."""
+    ledger = _running.get()
+    if ledger is not None and isinstance(data, dict) and _WRITE_KEYS <= set(data) and in_words():
+        say_written(ledger, data)
+        return
     out.print_json(orjson.dumps(data, default=str).decode())
+
+
+def say_written(ledger: Ledger, data: dict[str, Any]) -> None:
+    from projections.records import Record
+    from projections.timeline import empty, row
+    from projections.words import label, plain
+
+    positions = [e["position"] for e in data["events"]]
+    if not positions:
+        out.print("Nothing recorded.")
+    else:
+        cid = UUID(data["campaign"])
+        doc = empty()  # the timeline's summaries name stacks by their country when the scenario is known
+        for e in ledger.history(cid, after=min(positions) - 1, limit=max(positions) - min(positions) + 1):
+            r = Record("", e.position, e.type, {**e.payload(), "context": e.context})
+            line = row(doc, r)["summary"] or e.type
+            out.print(escape(f"Recorded at position {e.position}: {line}"), soft_wrap=True)
+    extra = {k: v for k, v in data.items() if k not in _WRITE_KEYS}
+    for key, value in {**(data.get("data") or {}), **extra}.items():
+        if value is not None and value != [] and value != {}:
+            out.print(escape(f"  {label(key)}: {plain(value)}"), soft_wrap=True)
+    if data.get("checkpoint"):
+        size = data["checkpoint"].split("\n")[1]
+        out.print(escape(f"  Signed checkpoint at {size} events (LEDGER_OUTPUT=json prints it, to keep as a "
+                         "receipt for `ledger audit --receipts`)"), soft_wrap=True)
 
 
 def parse_json(text: str, name: str) -> Any:

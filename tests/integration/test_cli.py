@@ -72,3 +72,20 @@ def test_bad_input_exits_2_and_names_the_field(settings):
     run(settings, "turn", "open", "wessex")
     result = run(settings, "treasury", "wessex", "ENG", "Q1", "5", "--reason", "x")
     assert result.exit_code == 2 and "[line]" in result.output
+
+
+def test_a_write_at_a_terminal_reads_as_words_and_a_piped_one_as_json(settings):
+    """A game master reads what they recorded; a script reads JSON (stdout piped, or LEDGER_OUTPUT=json)."""
+    words = {**cli_env(settings), "LEDGER_OUTPUT": "words", "COLUMNS": "200"}
+    assert runner.invoke(app, ["campaign", "create", "calais", "--name", "Calais", "--country", "ENG",
+                               "--country", "FRA"], env=words).exit_code == 0
+    opened = runner.invoke(app, ["turn", "open", "calais"], env=words)
+    assert opened.exit_code == 0 and opened.output.startswith("Recorded at position 2: ")
+    said = runner.invoke(app, ["treasury", "calais", "FRA", "A9", "35", "--reason", "raid on Navarra"], env=words)
+    assert said.exit_code == 0, said.output
+    [line] = [x for x in said.output.splitlines() if x.startswith("Recorded")]
+    assert line.startswith("Recorded at position 3: ") and "raid on Navarra" in line and "35" in line
+    assert "Signed checkpoint at 3 events" in said.output
+    assert not any(mark in said.output for mark in ("{", '"events"', "None", "True", "False"))
+    piped = run(settings, "treasury", "calais", "FRA", "A9", "5", "--reason", "more")
+    assert [e["position"] for e in json.loads(piped.stdout)["events"]] == [4]
