@@ -33,7 +33,7 @@ from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import CampaignNotFound, LedgerError
 from ledger.rules.core import RulesError
 
-__all__ = ["Actor", "ActorOpt", "KeyOpt", "cid_of", "emit", "err", "error_text", "escape", "fail", "in_words",
+__all__ = ["Actor", "ActorOpt", "KeyOpt", "cid_of", "dotted", "emit", "err", "error_text", "escape", "fail", "in_words",
            "ledger_app", "out", "pair_of", "parse_ints", "parse_json", "scalar"]
 
 out = Console()
@@ -168,6 +168,22 @@ def pair_of(text: str, option: str) -> tuple[str, str]:
     if not sep or not name.strip():
         fail(option, f"{text!r}: NAME=VALUE (e.g. attacker.ld=6)")
     return name.strip(), value.strip()
+
+
+def dotted(pairs: list[str] | None, option: str, into: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``attacker.ld=6`` (repeatable) → {"attacker": {"ld": 6}}, over ``into``: fields typed one at a
+    time instead of a JSON document; each value read by ``scalar``."""
+    data = dict(into or {})
+    for pair in pairs or ():
+        name, value = pair_of(pair, option)
+        *parents, leaf = name.split(".")
+        node = data
+        for parent in parents:
+            node = node.setdefault(parent, {})
+            if not isinstance(node, dict):
+                fail(option, f"{name!r}: {parent} is a value, not a group of fields")
+        node[leaf] = scalar(value)
+    return data
 
 
 def scalar(text: str) -> Any:

@@ -6,8 +6,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ledger.cli.base import (Actor, ActorOpt, KeyOpt, cid_of, emit, error_text, escape, ledger_app, out, pair_of,
-                             parse_ints, parse_json, scalar)
+from ledger.cli.base import (Actor, ActorOpt, KeyOpt, cid_of, dotted, emit, error_text, escape, fail, ledger_app,
+                             out, pair_of, parse_ints, parse_json)
 from ledger.domain import events as ev
 from ledger.domain.commands import RecordCorrection, RecordRuling, RecordTreasuryEntry, ReworkRuling, build
 
@@ -28,14 +28,7 @@ def ruling_record(
     key: KeyOpt = None,
 ) -> None:
     """Resolve a procedure with server dice and record the ruling."""
-    data = parse_json(inputs, "inputs")
-    for pair in input_ or ():
-        name, value = pair_of(pair, "--input")
-        *parents, leaf = name.split(".")
-        node = data
-        for parent in parents:
-            node = node.setdefault(parent, {})
-        node[leaf] = scalar(value)
+    data = dotted(input_, "--input", parse_json(inputs, "inputs"))
     roles = dict(pair_of(pair, "--stack") for pair in stack or ())
     context = {k: v for k, v in (("where", where), ("stacks", roles or None)) if v is not None}
     with ledger_app() as ledger:
@@ -94,8 +87,10 @@ def ruling_show(
 def ruling_rework(
     campaign: str,
     position: int,
-    inputs: Annotated[str, typer.Option(help="JSON object of the amended inputs (left out: as recorded)")],
     reason: Annotated[str, typer.Option()],
+    inputs: Annotated[str, typer.Option(help="JSON object of the amended inputs (left out: as recorded)")] = "{}",
+    input_: Annotated[Optional[list[str]], typer.Option(
+        "--input", help="One amended input, NAME=VALUE (attacker.ld=5); repeat; the others as recorded")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the difference, record nothing")] = False,
     manual: Annotated[Optional[str], typer.Option(
         help="Dice rolled at the table for the dice the recorded ones do not cover, comma-separated, e.g. 7")] = None,
@@ -106,7 +101,9 @@ def ruling_rework(
     record the correction (with --dry-run: only show what would change)."""
     from projections import words
 
-    amended = parse_json(inputs, "inputs")
+    amended = dotted(input_, "--input", parse_json(inputs, "inputs"))
+    if not amended:
+        fail("inputs", "name at least one amended input: --input attacker.ld=5 (or --inputs with a JSON object)")
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
         e = ledger.event_at(cid, position)
@@ -174,11 +171,15 @@ def correct(
     position: int,
     reason: Annotated[str, typer.Option()],
     replacement: Annotated[Optional[str], typer.Option(help="JSON of the corrected content")] = None,
+    set_: Annotated[Optional[list[str]], typer.Option(
+        "--set", help="One corrected field, NAME=VALUE (amount=45); repeat; without --set or --replacement the "
+                      "event is struck")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
     """Record a correction of the event at POSITION (the original stays)."""
-    repl = parse_json(replacement, "replacement") if replacement else None
+    repl = dotted(set_, "--set", parse_json(replacement, "replacement") if replacement else None) \
+        if replacement or set_ else None
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
         command = build(RecordCorrection, corrects=position, reason=reason, replacement=repl)

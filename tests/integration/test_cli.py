@@ -89,3 +89,26 @@ def test_a_write_at_a_terminal_reads_as_words_and_a_piped_one_as_json(settings):
     assert not any(mark in said.output for mark in ("{", '"events"', "None", "True", "False"))
     piped = run(settings, "treasury", "calais", "FRA", "A9", "5", "--reason", "more")
     assert [e["position"] for e in json.loads(piped.stdout)["events"]] == [4]
+
+
+def test_a_correction_and_a_rework_are_typed_field_by_field_without_json(settings, ledger):
+    from tests.integration.test_dispute import positions_of, sample
+
+    cid = sample(ledger)
+    [battle] = positions_of(ledger, cid, "RulingRecorded", "M19")
+    ledger.close()
+    dry = run(settings, "ruling", "rework", "sample", str(battle), "--input", "defender.ld=6", "--reason", "6 LD",
+              "--dry-run")
+    assert dry.exit_code == 0 and "recorded die reused" in dry.output, dry.output
+    nothing = run(settings, "ruling", "rework", "sample", str(battle), "--reason", "6 LD")
+    assert nothing.exit_code == 2 and "[inputs]" in nothing.output, nothing.output
+    entry = run(settings, "treasury", "sample", "FRA", "A9", "35", "--reason", "raid on Navarra")
+    assert entry.exit_code == 0, entry.output
+    [at] = [e["position"] for e in json.loads(entry.stdout)["events"]]
+    fixed = run(settings, "correct", "sample", str(at), "--reason", "it was 30", "--set", "amount=30")
+    assert fixed.exit_code == 0, fixed.output
+    [correction] = json.loads(fixed.stdout)["events"]
+    events = json.loads(run(settings, "events", "sample", "--json", "--after", str(correction["position"] - 1)).stdout)
+    assert events[0]["payload"]["replacement"] == {"amount": 30}
+    wrong = run(settings, "correct", "sample", str(at), "--reason", "x", "--set", "amount")
+    assert wrong.exit_code == 2 and "[--set]" in wrong.output
