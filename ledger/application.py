@@ -237,7 +237,7 @@ class Ledger(Application[UUID]):
                 raise ValueError("its seal does not verify with the service's key")
             state = CampaignState.from_dict(data)
             if state.version != snap.originator_version or state.treasury is None or state.merkle is None \
-                    or state.stacks is None:
+                    or state.stacks is None or state.forces is None:
                 raise ValueError("it is older than the state it should hold")
             at = self.recorder.select_events(cid, gt=state.version - 1, lte=state.version)
             if len(at) != 1 or orjson.loads(at[0].state).get("hash") != state.head_hash:
@@ -680,7 +680,7 @@ class Ledger(Application[UUID]):
                 differences.append({"position": e.originator_version, "procedure": procedure,
                                     "status": "error", "reason": str(err)})
                 continue
-            for kept in ("carried", "overridden"):  # not computed: the inputs hold the values
+            for kept in ("carried", "overridden", "from_board"):  # not computed: the inputs hold the values
                 if kept in recorded:
                     again[kept] = recorded[kept]
             if canonical_json(again) != canonical_json(recorded):

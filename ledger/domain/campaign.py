@@ -16,6 +16,7 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 from ledger import merkle
 from ledger.chain import GENESIS
 from ledger.domain import events as ev
+from ledger.domain import forces as forcelib
 from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy.sheets import RELEVANT
@@ -69,6 +70,9 @@ class CampaignState:
     # its last move, where that move started], so a correction of that move can be followed.
     # None: restored from a snapshot older than this field; the application replays the history once.
     stacks: dict[str, list[Any]] | None = field(default_factory=dict)
+    # Units, leaders and changed fortress levels (ledger/domain/forces.py): what the board checks of a
+    # ruling read from the map. None: restored from a snapshot older than this field (replayed once).
+    forces: dict[str, Any] | None = field(default_factory=forcelib.empty)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -88,6 +92,7 @@ class CampaignState:
         log = d.get("treasury")
         d["treasury"] = TreasuryLog.from_json(log) if log is not None else None
         d.setdefault("stacks", None)
+        d.setdefault("forces", None)
         return cls(**d)
 
     # -- guards ---------------------------------------------------------------
@@ -155,6 +160,8 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = replace(state, settings={**state.settings, **event.changed})
     elif state.stacks is not None and isinstance(event, (ev.ScenarioImported, ev.StackMoved, ev.CorrectionRecorded)):
         state = replace(state, stacks=_stacks(state.stacks, event))
+    if state.forces is not None and isinstance(event, (ev.ScenarioImported, ev.RulingRecorded)):
+        state = replace(state, forces=forcelib.apply(state.forces, event))
     kind = type(event).__name__
     if kind in RELEVANT and state.treasury is not None:
         state = replace(state, treasury=state.treasury.add(kind, event.originator_version, vars(event)))

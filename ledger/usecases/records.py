@@ -52,7 +52,7 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         raise InvalidInput(str(e), field=e.field or "procedure", rule=e.rule) from None
     source: Any = ManualDice(c.manual_dice) if c.manual_dice is not None else d.dice
     given, carried = carry(d.state, rs.id, proc, c.inputs)
-    overridden = board_rulings.check(d, c, rs.id, given)
+    given, overridden, from_board = board_rulings.check(d, c, rs.id, given)
     try:
         ruling = proc.resolve(given, source)
     except RulesError as e:
@@ -66,6 +66,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         doc["carried"] = carried
     if overridden:  # inputs the board contradicts, kept by the game master with a reason
         doc["overridden"] = overridden
+    if from_board:  # inputs left out that the board or the map state supplied
+        doc["from_board"] = from_board
     vis = c.visibility.as_dict()
     position = d.add(ev.RulingRecorded, vis, procedure=c.procedure, ruleset=rs.id, ruleset_version=rs.version,
                      ruling=doc)

@@ -185,9 +185,9 @@ def test_the_sample_is_created_once_and_verifies(ledger):
     assert ledger.verify(cid).intact
 
 
-BATTLE = {"attacker": {"technology": "MUS", "ld": 5, "army_class": "iv", "class_size": 2, "leader_man": 3,
-                       "country": "ENG"},
-          "defender": {"technology": "MED", "ld": 5, "army_class": "iv", "class_size": 2, "leader_man": 4,
+# The sides' LD and leaders' values are left out: the map state fills them (from_board).
+BATTLE = {"attacker": {"technology": "MUS", "army_class": "iv", "class_size": 2, "country": "ENG"},
+          "defender": {"technology": "MED", "army_class": "iv", "class_size": 2,
                        "country": "FRA"},
           "period": 2, "attacker_phasing_not_intercepted": False}
 AT_NORMANDIE = {"where": "Normandie", "stacks": {"attacker": "ENG-1", "defender": "FRA-1"}}
@@ -209,7 +209,7 @@ def test_a_battle_typed_in_a_terrain_the_board_contradicts_is_refused_unless_ove
         assert error["field"] == "inputs.terrain"
         assert "'plain'" in error["message"] and "Normandie is dense_forest" in error["message"]
         r = ruling("western_forest", overrides={"terrain": "no contradiction"})
-        assert r.status_code == 422 and r.json()["error"]["field"] == "overrides.terrain"
+        assert r.status_code == 422 and r.json()["error"]["field"] == "overrides.terrain", r.text
         assert ledger.campaign(cid).version == before
 
         # Any forest fits the board's dense forest: which forest is the game master's reading.
