@@ -646,16 +646,32 @@ class Ledger(Application[UUID]):
             report = replace(report, mismatches=(*report.mismatches, problem))
         return report
 
-    def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None
-                  ) -> list[dict[str, Any]]:
+    def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None,
+                  board: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         """Recompute every recorded ruling (and every ruling a correction resolved again) from its inputs and
         dice, or only the one at ``position``; list those that differ. ``checked`` collects the positions
-        recomputed."""
+        recomputed; ``board`` the disagreements of each recorded ruling's inputs with the board and the map
+        state before it (``board_rulings.audit``: position, procedure, field, typed, board, overridden), the
+        state folded forward along the one read of the history."""
         from ledger.rules.core import FixedDice
+        from ledger.usecases import board_rulings
 
         differences = []
-        events = [self.event_at(cid, position)] if position is not None else self.history(cid)
-        for e in events:
+        if position is not None:
+            one = self.event_at(cid, position)  # a position beyond the history says so
+            history = self.events.get(cid, lte=position) if board is not None else [one]
+        else:
+            history = self.history(cid)
+        scenario = self.scenario(cid) if board is not None else None
+        state: CampaignState | None = None
+        for e in history:
+            before, state = state, project_campaign(state, [e]) if board is not None else None
+            if position is not None and e.originator_version != position:
+                continue
+            if board is not None and before is not None and isinstance(e, ev.RulingRecorded):
+                board.extend({"position": e.originator_version, "procedure": e.procedure, **found}
+                             for found in board_rulings.audit(before, scenario, e.ruleset, e.procedure, e.ruling,
+                                                              e.context))
             if isinstance(e, ev.RulingRecorded):
                 recorded, ruleset, version = e.ruling, e.ruleset, e.ruleset_version
             elif isinstance(e, ev.CorrectionRecorded) and isinstance(e.replacement, dict) \
