@@ -1,0 +1,219 @@
+"""Rulings checked against the board and the map state, on both stores: for each family the board can check
+(M9/M10 movement and attrition, M12 attrition at sea, M14 interception, M19 battle, M21 siege) a typed input
+that disagrees is refused naming the input, the typed value and the board's; kept with a reason it is
+recorded as overridden; left out it is filled from the board. ``recompute`` audits old rulings.
+
+The sample campaign (board eu): after its first turn ENG-1 (Talbot: fire 2, shock 3, manoeuvre 3, siege 1)
+stands in Picardie (plain, fortress 2, a port), FRA-1 (La Trémoille: manoeuvre 4) in Normandie (dense
+forest), across the Seine (a river border) from Caux.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.domain.errors import InvalidInput
+from ledger.sample import GM
+from ledger.usecases import board_rulings
+from tests.integration.test_projections import sample
+
+
+@pytest.fixture
+def cid(ledger):
+    cid = sample(ledger)
+    if not ledger.campaign(cid).turn_open:
+        ledger.open_turn(cid, actor=GM)
+    return cid
+
+
+def ld_of(ledger, cid, stack):
+    return ledger.campaign(cid).forces["units"][stack]["LD"]
+
+
+def refused(ledger, cid, **kw):
+    before = ledger.campaign(cid).version
+    with pytest.raises(InvalidInput) as info:
+        ledger.record_ruling(cid, actor=GM, **kw)
+    assert ledger.campaign(cid).version == before  # nothing appended
+    return info.value
+
+
+def recorded(ledger, cid, **kw):
+    return ledger.record_ruling(cid, actor=GM, **kw).data["ruling"]
+
+
+# ------------------------------------------------------------------------------------------- M19 battle
+
+SIDE = {"army_class": "iv", "class_size": 2}
+BATTLE = {"attacker": {"technology": "MUS", "country": "ENG", **SIDE},
+          "defender": {"technology": "MED", "country": "FRA", **SIDE}, "terrain": "plain", "period": 2}
+IN_PICARDIE = {"where": "Picardie", "stacks": {"attacker": "ENG-1", "defender": "FRA-1"}}
+
+
+def test_a_battle_side_whose_ld_the_map_contradicts_is_refused_naming_both_values(ledger, cid):
+    eng = ld_of(ledger, cid, "ENG-1")
+    battle = {**BATTLE, "attacker": {**BATTLE["attacker"], "ld": eng + 3}}
+    e = refused(ledger, cid, procedure="M19", inputs=battle, context=IN_PICARDIE)
+    assert e.field == "inputs.attacker.ld"
+    assert f"{eng + 3}" in e.message and f"stack ENG-1 has {eng} LD" in e.message
+    assert "overrides.attacker.ld" in e.message
+
+
+def test_a_battle_side_kept_against_the_map_is_recorded_as_overridden_with_its_reason(ledger, cid):
+    eng = ld_of(ledger, cid, "ENG-1")
+    battle = {**BATTLE, "attacker": {**BATTLE["attacker"], "ld": eng + 3}}
+    ruling = recorded(ledger, cid, procedure="M19", inputs=battle, context=IN_PICARDIE,
+                      overrides={"attacker.ld": "three LD of Burgundian allies joined"})
+    assert ruling["overridden"] == [{"field": "attacker.ld", "typed": eng + 3, "board": eng,
+                                     "reason": "three LD of Burgundian allies joined"}]
+    assert ruling["inputs"]["attacker"]["ld"] == eng + 3
+
+
+def test_a_battle_without_sizes_and_leaders_takes_them_from_the_map(ledger, cid):
+    eng, fra = ld_of(ledger, cid, "ENG-1"), ld_of(ledger, cid, "FRA-1")
+    ruling = recorded(ledger, cid, procedure="M19", inputs=BATTLE, context=IN_PICARDIE)
+    assert {"ld": eng, "leader_man": 3, "leader_fire": 2, "leader_shock": 3}.items() <= ruling["inputs"]["attacker"].items()
+    assert ruling["inputs"]["defender"]["ld"] == fra and ruling["inputs"]["defender"]["leader_man"] == 4
+    assert ruling["from_board"]["attacker.ld"] == eng and ruling["from_board"]["defender.leader_man"] == 4
+    assert "overridden" not in ruling
+
+
+def test_a_leaders_value_the_map_contradicts_is_refused(ledger, cid):
+    battle = {**BATTLE, "defender": {**BATTLE["defender"], "leader_man": 2}}
+    e = refused(ledger, cid, procedure="M19", inputs=battle, context=IN_PICARDIE)
+    assert e.field == "inputs.defender.leader_man" and "La Trémoille (FRA-1) has manoeuvre 4" in e.message
+
+
+def test_a_battle_across_a_river_the_attacker_did_not_cross_is_refused(ledger, cid):
+    # FRA-1 stands in Normandie; attacking into Caux it crosses the Seine (a river border on the board).
+    at_caux = {"where": "Caux", "stacks": {"attacker": "FRA-1", "defender": "ENG-1"}}
+    battle = {**BATTLE, "terrain": "plain", "crossing": "none"}
+    e = refused(ledger, cid, procedure="M19", inputs=battle, context=at_caux)
+    assert e.field == "inputs.crossing" and "'none'" in e.message and "river border" in e.message
+    ruling = recorded(ledger, cid, procedure="M19", inputs={**BATTLE, "terrain": "plain"}, context=at_caux)
+    assert ruling["inputs"]["crossing"] == "river_or_pass" and ruling["from_board"]["crossing"] == "river_or_pass"
+
+
+# ------------------------------------------------------------------------------------- M14 interception
+
+INTERCEPTION = {"last_campaign": "active"}
+
+
+def test_an_interception_in_the_interceptors_own_province_must_say_so(ledger, cid):
+    here = {"where": "Normandie", "stacks": {"interceptor": "FRA-1", "target": "ENG-1"}}
+    e = refused(ledger, cid, procedure="M14", inputs={**INTERCEPTION, "same_province": False}, context=here)
+    assert e.field == "inputs.same_province" and "stack FRA-1 is in Normandie" in e.message
+    ruling = recorded(ledger, cid, procedure="M14", inputs=INTERCEPTION, context=here)
+    assert ruling["inputs"]["same_province"] is True and ruling["inputs"]["across_river_or_pass"] is False
+    assert ruling["inputs"]["interceptor_man"] == 4 and ruling["inputs"]["target_man"] == 3
+
+
+def test_an_interception_across_the_seine_is_across_a_river_unless_the_game_master_says_why_not(ledger, cid):
+    caux = {"where": "Caux", "stacks": {"interceptor": "FRA-1", "target": "ENG-1"}}
+    typed = {**INTERCEPTION, "interceptor_man": 4, "target_man": 3, "across_river_or_pass": False}
+    e = refused(ledger, cid, procedure="M14", inputs=typed, context=caux)
+    assert e.field == "inputs.across_river_or_pass" and "river border" in e.message
+    assert "False" in e.message  # the typed value
+    ruling = recorded(ledger, cid, procedure="M14", inputs=typed, context=caux,
+                      overrides={"across_river_or_pass": "the bridge at Rouen is held by France"})
+    assert ruling["overridden"] == [{"field": "across_river_or_pass", "typed": False, "board": True,
+                                     "reason": "the bridge at Rouen is held by France"}]
+
+
+# ------------------------------------------------------------------------------------------- M21 siege
+
+
+def test_a_siege_of_picardie_takes_its_fortress_port_terrain_and_besieger_from_the_board_and_the_map(ledger, cid):
+    ctx = {"where": "Picardie", "stacks": {"besieger": "ENG-1"}}
+    ruling = recorded(ledger, cid, procedure="M21", inputs={"action": "undermine"}, context=ctx)
+    assert {"fortress_level": 2, "map_level": 2, "port": True, "clear_terrain": True, "besieger_leader_siege": 1,
+            "besieger_ld": ld_of(ledger, cid, "ENG-1")}.items() <= ruling["from_board"].items()
+
+
+def test_a_siege_typed_against_a_stronger_fortress_than_the_map_shows_is_refused(ledger, cid):
+    ctx = {"where": "Picardie", "stacks": {"besieger": "ENG-1"}}
+    e = refused(ledger, cid, procedure="M21", inputs={"action": "undermine", "fortress_level": 3}, context=ctx)
+    assert e.field == "inputs.fortress_level" and "Picardie's fortress is 2" in e.message
+    e = refused(ledger, cid, procedure="M21", inputs={"action": "undermine", "port": False}, context=ctx)
+    assert e.field == "inputs.port" and "Picardie has port" in e.message
+
+
+def test_a_fortress_level_changed_by_a_ruling_is_the_one_the_next_siege_is_checked_against(ledger, cid):
+    ctx = {"where": "Picardie", "stacks": {"besieger": "ENG-1"}}
+    # Fortified to 5 since the scenario (the game master says so); captured, it loses two levels: 3.
+    capture = recorded(ledger, cid, procedure="M21", inputs={"action": "capture", "fortress_level": 5}, context=ctx,
+                       overrides={"fortress_level": "fortified twice since the scenario"})
+    assert capture["outcome"]["new_level"] == 3
+    assert ledger.campaign(cid).forces["fortress"] == {"Picardie": 3}
+    e = refused(ledger, cid, procedure="M21", inputs={"action": "undermine", "fortress_level": 2}, context=ctx)
+    assert e.field == "inputs.fortress_level" and "Picardie's fortress is 3 since a ruling changed it" in e.message
+
+
+# ----------------------------------------------------------------------------- M9 / M10 movement, M12 sea
+
+
+def test_a_movement_attrition_takes_the_stack_province_and_area_from_the_map(ledger, cid):
+    eng = ld_of(ledger, cid, "ENG-1")
+    ruling = recorded(ledger, cid, procedure="M10", inputs={"stack": "ENG-1", "causes": 1},
+                      context={"where": "Picardie"})
+    assert ruling["from_board"] == {"province": "Picardie", "area": "europe", "ld": eng, "commander_man": 3}
+    eng = ld_of(ledger, cid, "ENG-1")  # what the attrition took is gone from the map's stack
+    e = refused(ledger, cid, procedure="M10", inputs={"stack": "ENG-1", "causes": 1, "ld": eng + 1},
+                context={"where": "Picardie"})
+    assert e.field == "inputs.ld" and f"stack ENG-1 has {eng} LD" in e.message
+
+
+def test_a_land_move_typed_with_more_ld_than_the_moving_stack_is_refused_or_kept(ledger, cid):
+    eng = ld_of(ledger, cid, "ENG-1")
+    move = {"ld": eng + 2, "legs": [{"mp": 2}]}
+    ctx = {"where": "Picardie", "stacks": {"moving stack": "ENG-1"}}
+    e = refused(ledger, cid, procedure="M9", inputs=move, context=ctx)
+    assert e.field == "inputs.ld"
+    ruling = recorded(ledger, cid, procedure="M9", inputs=move, context=ctx,
+                      overrides={"ld": "two LD recruited in Calais join before the move"})
+    assert ruling["overridden"][0]["board"] == eng
+
+
+def test_a_sea_zone_typed_with_another_difficulty_than_the_board_prints_is_refused(ledger, cid):
+    sea = {"nd": 4, "zones_entered": 2, "zones": [{"name": "Manche", "difficulty": 5}, {"name": "Celtique", "difficulty": 3}]}
+    e = refused(ledger, cid, procedure="M12", inputs=sea, context={"stacks": {"moving stack": "ENG-F1"}})
+    assert e.field == "inputs.zones[1].difficulty" and "sea zone Celtique has difficulty 6" in e.message
+    ruling = recorded(ledger, cid, procedure="M12", inputs={"nd": 4, "zones_entered": 1, "zones": [{"name": "Celtique"}]},
+                      context={"stacks": {"moving stack": "ENG-F1"}})
+    assert ruling["from_board"] == {"zones[0].difficulty": 6, "commander_man": 2}
+
+
+def test_an_override_where_nothing_disagrees_is_refused(ledger, cid):
+    e = refused(ledger, cid, procedure="M21", inputs={"action": "undermine"},
+                context={"where": "Picardie", "stacks": {"besieger": "ENG-1"}},
+                overrides={"fortress_level": "no reason needed"})
+    assert e.field == "overrides.fortress_level"
+
+
+# ------------------------------------------------------------------------------------ recompute's audit
+
+
+def test_recompute_reports_each_old_ruling_whose_inputs_disagree_with_the_map_before_it(ledger, cid, monkeypatch):
+    eng = ld_of(ledger, cid, "ENG-1")
+    # An old ruling, recorded before the board was checked (no checks), and one kept by the game master.
+    with monkeypatch.context() as m:
+        m.setattr(board_rulings, "CHECKS", {})
+        old = ledger.record_ruling(cid, procedure="M21", inputs={"action": "undermine", "fortress_level": 4,
+                                                                       "besieger_ld": eng},
+                                   context={"where": "Picardie", "stacks": {"besieger": "ENG-1"}}, actor=GM)
+    kept = ledger.record_ruling(cid, procedure="M10", inputs={"stack": "ENG-1", "causes": 1, "ld": eng + 1},
+                                context={"where": "Picardie"}, overrides={"ld": "a straggler rejoined"}, actor=GM)
+    board: list[dict] = []
+    assert ledger.recompute(cid, board=board) == []
+    found = {(b["position"], b["procedure"], b["field"], b["typed"], b["board"], b["overridden"]) for b in board}
+    assert (old.events[0]["position"], "M21", "fortress_level", 4, 2, None) in found
+    assert (kept.events[0]["position"], "M10", "ld", eng + 1, eng, "a straggler rejoined") in found
+    # The old siege was resolved with the defaults of what it left out (no port, leader values 0): the audit
+    # reports those too. The sample's own rulings agree with the map at their positions.
+    assert {b["field"] for b in board if b["position"] == old.events[0]["position"]} == {
+        "fortress_level", "map_level", "port", "besieger_leader_fire", "besieger_leader_shock",
+        "besieger_leader_siege"}
+    assert {b["position"] for b in board} == {old.events[0]["position"], kept.events[0]["position"]}
+    one: list[dict] = []
+    ledger.recompute(cid, old.events[0]["position"], board=one)
+    assert [(b["field"], b["typed"], b["board"]) for b in one][:2] == [("fortress_level", 4, 2), ("map_level", 0, 2)]
