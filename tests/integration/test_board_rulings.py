@@ -217,3 +217,36 @@ def test_recompute_reports_each_old_ruling_whose_inputs_disagree_with_the_map_be
     one: list[dict] = []
     ledger.recompute(cid, old.events[0]["position"], board=one)
     assert [(b["field"], b["typed"], b["board"]) for b in one][:2] == [("fortress_level", 4, 2), ("map_level", 0, 2)]
+
+
+# ------------------------------------------------------------------------------- what a person reads
+
+
+def test_the_turn_page_ruling_show_and_recompute_say_in_words_what_was_kept_against_the_board(settings, ledger, cid):
+    from api.web.turn_view import turn_view
+    from tests.e2e.test_web import client
+    from tests.integration.test_cli import run
+
+    eng = ld_of(ledger, cid, "ENG-1")
+    battle = {**BATTLE, "attacker": {**BATTLE["attacker"], "ld": eng + 3}}
+    done = ledger.record_ruling(cid, procedure="M19", inputs=battle, context=IN_PICARDIE, actor=GM,
+                                overrides={"attacker.ld": "three LD of Burgundian allies joined"})
+    position, turn = done.events[0]["position"], ledger.campaign(cid).turn
+    kept = (f"attacker ld: typed {eng + 3}, the board says {eng}; "
+            "kept by the game master: three LD of Burgundian allies joined")
+    view = turn_view(ledger, cid, turn, GM, position=position)
+    assert kept in view.ruling["board"]
+    assert "defender ld: " in " ".join(view.ruling["board"])  # filled from the map, said so
+    dev = settings.model_copy(update={"env": "development", "admin_token": None})
+    with client(dev, ledger, client=("127.0.0.1", 50000), base_url="http://127.0.0.1:8000") as c:
+        page = c.get(f"/ui/campaigns/sample/turns/{turn}?position={position}")
+    assert page.status_code == 200 and 'id="board-notes"' in page.text and kept in page.text
+    ledger.close()
+    shown = run(settings, "ruling", "show", "sample", str(position))
+    assert shown.exit_code == 0 and f"against the board: {kept}" in " ".join(shown.output.split()), shown.output
+    audited = run(settings, "recompute", "sample")
+    flat = " ".join(audited.output.split())
+    assert audited.exit_code == 0, audited.output
+    assert (f"position {position} M19: attacker ld: typed {eng + 3}, the board says {eng} "
+            f"(stack ENG-1 has {eng} LD); kept by the game master") in flat
+    assert "against the board and the map: 1 input(s) disagree in 1 ruling(s), 1 kept by the game master" in flat
