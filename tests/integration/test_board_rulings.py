@@ -250,3 +250,47 @@ def test_the_turn_page_ruling_show_and_recompute_say_in_words_what_was_kept_agai
     assert (f"position {position} M19: attacker ld: typed {eng + 3}, the board says {eng} "
             f"(stack ENG-1 has {eng} LD); kept by the game master") in flat
     assert "against the board and the map: 1 input(s) disagree in 1 ruling(s), 1 kept by the game master" in flat
+
+
+# ------------------------------------------------------------------------- a campaign on a board alone
+
+DENSE = {**BATTLE, "attacker": {**BATTLE["attacker"], "ld": 6}, "defender": {**BATTLE["defender"], "ld": 5}}
+
+
+def test_a_campaign_created_on_the_board_without_a_scenario_has_its_rulings_checked_over_http(settings, ledger):
+    from ledger.domain.campaign import campaign_id
+    from tests.e2e.test_commands_http import client
+
+    with client(settings, ledger) as http:
+        def error(body):
+            r = http.post("/campaigns", json={"slug": "bare", "name": "Bare", **body})
+            assert r.status_code == 422, r.text
+            return r.json()["error"]["field"], r.json()["error"]["message"]
+
+        assert error({"board": "eu", "countries": ["FRA", "XYZ"]})[0] == "countries[1]"
+        assert error({"board": "his", "countries": ["FRA"]})[0] == "board"
+        assert error({"board": "eu", "scenario": "eu-1492"})[0] == "board"
+        assert error({"countries": ["FRA"], "settings": {"board": "eu"}})[0] == "settings.board"
+        r = http.post("/campaigns", json={"slug": "bare", "name": "Bare", "board": "eu", "countries": ["FRA", "ENG"]})
+        assert r.status_code == 201, r.text
+        assert r.json()["data"]["board"] == "eu"
+        assert http.post("/campaigns/bare/turns").status_code == 201
+        r = http.post("/campaigns/bare/rulings", json={"procedure": "M19", "inputs": DENSE,
+                                                       "context": {"where": "Normandie"}})
+        assert r.status_code == 422 and r.json()["error"]["field"] == "inputs.terrain", r.text
+        assert "'plain'" in r.json()["error"]["message"] and "Normandie is dense_forest" in r.json()["error"]["message"]
+        r = http.post("/campaigns/bare/rulings", json={"procedure": "M21", "inputs": {
+            "action": "undermine", "besieger_ld": 4}, "context": {"where": "Picardie"}})
+        assert r.status_code == 201, r.text
+        assert r.json()["data"]["ruling"]["from_board"] == {"fortress_level": 2, "map_level": 2, "port": True,
+                                                            "clear_terrain": True}
+    assert ledger.campaign(campaign_id("bare")).settings["board"] == "eu"
+
+
+def test_the_command_line_creates_a_campaign_on_the_board(settings):
+    from tests.integration.test_cli import run
+
+    made = run(settings, "campaign", "create", "bare", "--name", "Bare", "--board", "eu", "--country", "FRA")
+    assert made.exit_code == 0 and '"board": "eu"' in made.output, made.output
+    wrong = run(settings, "campaign", "create", "bare2", "--name", "Bare", "--board", "eu", "--country", "QQQ")
+    assert wrong.exit_code != 0 and "countries[0]" in wrong.output + str(wrong.stderr_bytes or b""), wrong.output
