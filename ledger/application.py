@@ -651,10 +651,10 @@ class Ledger(Application[UUID]):
         """Recompute every recorded ruling (and every ruling a correction resolved again) from its inputs and
         dice, or only the one at ``position``; list those that differ. ``checked`` collects the positions
         recomputed; ``board`` the disagreements of each recorded ruling's inputs with the board and the map
-        state before it (``board_rulings.audit``: position, procedure, field, typed, board, overridden), the
+        state before it (``board_facts.audit``: position, procedure, field, typed, board, overridden), the
         state folded forward along the one read of the history."""
         from ledger.rules.core import FixedDice
-        from ledger.usecases import board_rulings
+        from ledger import board_facts
 
         differences = []
         if position is not None:
@@ -670,7 +670,7 @@ class Ledger(Application[UUID]):
                 continue
             if board is not None and before is not None and isinstance(e, ev.RulingRecorded):
                 board.extend({"position": e.originator_version, "procedure": e.procedure, **found}
-                             for found in board_rulings.audit(before, scenario, e.ruleset, e.procedure, e.ruling,
+                             for found in board_facts.audit(before, scenario, e.ruleset, e.procedure, e.ruling,
                                                               e.context))
             if isinstance(e, ev.RulingRecorded):
                 recorded, ruleset, version = e.ruling, e.ruleset, e.ruleset_version

@@ -14,7 +14,7 @@ import pytest
 
 from ledger.domain.errors import InvalidInput
 from ledger.sample import GM
-from ledger.usecases import board_rulings
+from ledger import board_facts
 from tests.integration.test_projections import sample
 
 
@@ -55,7 +55,7 @@ def test_a_battle_side_whose_ld_the_map_contradicts_is_refused_naming_both_value
     battle = {**BATTLE, "attacker": {**BATTLE["attacker"], "ld": eng + 3}}
     e = refused(ledger, cid, procedure="M19", inputs=battle, context=IN_PICARDIE)
     assert e.field == "inputs.attacker.ld"
-    assert f"{eng + 3}" in e.message and f"stack ENG-1 has {eng} LD" in e.message
+    assert f"attacker.ld: typed {eng + 3}, but the map says stack ENG-1 has {eng} LD" in e.message
     assert "overrides.attacker.ld" in e.message
 
 
@@ -113,7 +113,7 @@ def test_an_interception_across_the_seine_is_across_a_river_unless_the_game_mast
     typed = {**INTERCEPTION, "interceptor_man": 4, "target_man": 3, "across_river_or_pass": False}
     e = refused(ledger, cid, procedure="M14", inputs=typed, context=caux)
     assert e.field == "inputs.across_river_or_pass" and "river border" in e.message
-    assert "False" in e.message  # the typed value
+    assert "typed no, but the board says stack FRA-1 is in Normandie, across a river border" in e.message
     ruling = recorded(ledger, cid, procedure="M14", inputs=typed, context=caux,
                       overrides={"across_river_or_pass": "the bridge at Rouen is held by France"})
     assert ruling["overridden"] == [{"field": "across_river_or_pass", "typed": False, "board": True,
@@ -197,7 +197,7 @@ def test_recompute_reports_each_old_ruling_whose_inputs_disagree_with_the_map_be
     eng = ld_of(ledger, cid, "ENG-1")
     # An old ruling, recorded before the board was checked (no checks), and one kept by the game master.
     with monkeypatch.context() as m:
-        m.setattr(board_rulings, "CHECKS", {})
+        m.setattr(board_facts, "CHECKS", {})
         old = ledger.record_ruling(cid, procedure="M21", inputs={"action": "undermine", "fortress_level": 4,
                                                                        "besieger_ld": eng},
                                    context={"where": "Picardie", "stacks": {"besieger": "ENG-1"}}, actor=GM)
