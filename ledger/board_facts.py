@@ -55,8 +55,8 @@ def _side(role: str) -> tuple[Check, ...]:
 
 
 # The inputs each procedure's ruling can have checked, and by what (eu). Roles are those of the procedures'
-# effects: M9/M10/M12 "moving stack" (or the input ``stack`` when it names a map stack), M14 "interceptor" and
-# "target", M19 "attacker" and "defender", M21 "besieger".
+# effects: M9/M10/M12 "moving stack" (or the input ``stack`` when it names a map stack), M14 "interceptor"
+# ("interceptor 2"... for the other stacks of its side) and "target", M19 "attacker" and "defender", M21 "besieger".
 CHECKS: dict[tuple[str, str], tuple[Check, ...]] = {
     ("eu", "M9"): (Check("ld", "stack_ld", "moving stack"),),
     ("eu", "M10"): (Check("province", "where"), Check("area", "area"), Check("ld", "stack_ld", "moving stack"),
@@ -65,7 +65,7 @@ CHECKS: dict[tuple[str, str], tuple[Check, ...]] = {
                     Check("commander_man", "leader_manoeuvre", "moving stack")),
     ("eu", "M14"): (Check("same_province", "same_province", "interceptor"),
                     Check("across_river_or_pass", "river_or_pass", "interceptor"),
-                    Check("target_swamp", "swamp"),
+                    Check("target_swamp", "swamp"), Check("side_ld", "side_ld", "interceptor"),
                     Check("interceptor_man", "leader_manoeuvre", "interceptor"),
                     Check("target_man", "leader_manoeuvre", "target")),
     ("eu", "M19"): (Check("terrain", "terrain"), Check("rotw", "rotw"), Check("crossing", "crossing", "attacker"),
@@ -193,6 +193,17 @@ def _stack_ld(at: At, c: Check, place: str | None) -> Fact | None:
     return Fact(ld, f"stack {sid} has {ld} LD", source="map")
 
 
+def _side_ld(at: At, c: Check, place: str | None) -> Fact | None:
+    """The LD of a side: every stack the context names for the role or a numbered one ("interceptor 2")."""
+    role = c.role or ""
+    named = [r for r in at.roles if r == role or r.startswith(role + " ")]
+    sizes = [_stack_ld(at, Check(c.field, "stack_ld", r), place) for r in named]
+    if not sizes or any(f is None for f in sizes):
+        return None
+    total = sum(f.value for f in sizes if f is not None)
+    return Fact(total, f"{' and '.join(at.roles[r] for r in named)} have {total} LD", source="map")
+
+
 def _leader(value: str) -> Callable[[At, Check, str | None], Fact | None]:
     def fact(at: At, c: Check, place: str | None) -> Fact | None:
         sid = at.stack(c.role)
@@ -254,7 +265,8 @@ def _crossing(at: At, c: Check, place: str | None) -> Fact | None:
 FACTS: dict[str, Callable[[At, Check, str | None], Fact | None]] = {
     "terrain": _terrain, "swamp": _swamp, "clear_terrain": _clear, "rotw": _rotw, "area": _area, "where": _where,
     "port": _port, "fortress": _fortress, "printed_fortress": _printed_fortress, "sea_difficulty": _sea_difficulty,
-    "stack_ld": _stack_ld, "same_province": _same_province, "river_or_pass": _river_or_pass, "crossing": _crossing,
+    "stack_ld": _stack_ld, "side_ld": _side_ld, "same_province": _same_province, "river_or_pass": _river_or_pass,
+    "crossing": _crossing,
     **{f"leader_{v}": _leader(v) for v in ("fire", "shock", "manoeuvre", "siege")},
 }
 

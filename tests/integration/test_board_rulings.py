@@ -106,6 +106,7 @@ def test_an_interception_in_the_interceptors_own_province_must_say_so(ledger, ci
     ruling = recorded(ledger, cid, procedure="M14", inputs=INTERCEPTION, context=here)
     assert ruling["inputs"]["same_province"] is True and ruling["inputs"]["across_river_or_pass"] is False
     assert ruling["inputs"]["interceptor_man"] == 4 and ruling["inputs"]["target_man"] == 3
+    assert ruling["from_board"]["side_ld"] == ld_of(ledger, cid, "FRA-1")
 
 
 def test_an_interception_across_the_seine_is_across_a_river_unless_the_game_master_says_why_not(ledger, cid):

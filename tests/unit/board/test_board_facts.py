@@ -66,3 +66,13 @@ def test_any_forest_fits_the_boards_dense_forest_and_a_forest_is_never_filled():
     [found] = battle(terrain="swamp")[0]
     assert (found["field"], found["typed"], found["board"]) == ("terrain", "swamp", "dense_forest")
     assert "terrain" not in battle()[2]
+
+
+def test_an_intercepting_side_of_two_stacks_counts_the_ld_of_both():
+    state = CampaignState(id=uuid4(), settings={"board": "eu"},
+                          stacks={"FRA-1": ["Caux", 0, None], "FRA-2": ["Caux", 0, None]},
+                          forces={"units": {"FRA-1": {"LD": 5}, "FRA-2": {"LD": 4}}, "leaders": {}, "fortress": {}})
+    roles = {"interceptor": "FRA-1", "interceptor 2": "FRA-2"}
+    found, _, _ = compare(At.of(state, None, {"where": "Picardie", "stacks": roles}, {"side_ld": 5}), "eu", "M14")
+    [side] = [f for f in found if f["field"] == "side_ld"]
+    assert side["board"] == 9 and side["said"] == "FRA-1 and FRA-2 have 9 LD"
