@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ledger import board_facts
+from ledger.board import BoardError
 from ledger.domain import commands as cmd
 from ledger.domain.errors import InvalidInput
 from ledger.rules.explain import plain
@@ -27,6 +28,7 @@ def check(d: Draft, c: cmd.RecordRuling, ruleset: str, inputs: Any
         found, filled = [], {}
     else:
         at = board_facts.At.of(d.state, d.ledger.scenario(d.state.id), c.context.as_dict(), inputs)
+        _known_names(at)
         found, inputs, filled = board_facts.compare(at, ruleset, c.procedure)
     kept, refused = [], []
     for f in found:
@@ -46,3 +48,17 @@ def check(d: Draft, c: cmd.RecordRuling, ruleset: str, inputs: Any
         raise InvalidInput(f"nothing on the board or the map contradicts {', '.join(sorted(overrides))}: "
                            "no override needed", field=f"overrides.{sorted(overrides)[0]}")
     return inputs, kept, filled
+
+
+def _known_names(at: board_facts.At) -> None:
+    """A place or a stack the board and the map do not have is an error naming it, never a check skipped."""
+    if at.board is not None and at.where is not None and at.where not in at.board.places:
+        try:
+            at.board.province(at.where)  # its message lists the close names
+        except BoardError as e:
+            raise InvalidInput(e.message.replace("no province", "no place"), field="context.where") from None
+    if at.scenario:
+        for role, sid in at.roles.items():
+            if sid not in at.forces["units"]:
+                known = ", ".join(sorted(at.forces["units"])) or "none"
+                raise InvalidInput(f"no stack {sid!r} on the map (stacks: {known})", field=f"context.stacks.{role}")

@@ -318,3 +318,12 @@ def test_the_map_facts_survive_a_cold_load_from_a_snapshot_and_an_older_snapshot
     older = CampaignState.from_dict({k: v for k, v in warm.to_dict().items() if k != "forces"})
     assert older.forces is None
 
+
+
+def test_a_ruling_placed_off_the_board_or_naming_a_stack_not_on_the_map_is_refused_naming_it(ledger, cid):
+    e = refused(ledger, cid, procedure="M21", inputs={"action": "undermine"},
+                context={"where": "Picardy", "stacks": {"besieger": "ENG-1"}})
+    assert e.field == "context.where" and "'Picardy'" in e.message and "Picardie" in e.message
+    e = refused(ledger, cid, procedure="M21", inputs={"action": "undermine"},
+                context={"where": "Picardie", "stacks": {"besieger": "ENG-9"}})
+    assert e.field == "context.stacks.besieger" and "'ENG-9'" in e.message and "ENG-1" in e.message
