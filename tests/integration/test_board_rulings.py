@@ -241,7 +241,9 @@ def test_the_turn_page_ruling_show_and_recompute_say_in_words_what_was_kept_agai
     dev = settings.model_copy(update={"env": "development", "admin_token": None})
     with client(dev, ledger, client=("127.0.0.1", 50000), base_url="http://127.0.0.1:8000") as c:
         page = c.get(f"/ui/campaigns/sample/turns/{turn}?position={position}")
+        shown = c.get(f"/campaigns/sample/rulings/{position}").json()
     assert page.status_code == 200 and 'id="board-notes"' in page.text and kept in page.text
+    assert kept in shown["board"]
     ledger.close()
     shown = run(settings, "ruling", "show", "sample", str(position))
     assert shown.exit_code == 0 and f"against the board: {kept}" in " ".join(shown.output.split()), shown.output
