@@ -258,8 +258,10 @@ def _crossing(at: At, c: Check, place: str | None) -> Fact | None:
     if border is None:
         return None
     crossing = "strait_or_landing" if came in at.board.seas else CROSSING[border]
+    # Standing next to the battle, the attacker crosses that border now: filled. A move that ended in the
+    # battle's province may be older than this battle: checked (the game master overrides), never filled.
     return Fact(crossing, f"stack {sid} came from {came} ({'by sea' if came in at.board.seas else border + ' border'})",
-                source="board")
+                source="board", fills=here != place)
 
 
 FACTS: dict[str, Callable[[At, Check, str | None], Fact | None]] = {

@@ -76,3 +76,18 @@ def test_an_intercepting_side_of_two_stacks_counts_the_ld_of_both():
     found, _, _ = compare(At.of(state, None, {"where": "Picardie", "stacks": roles}, {"side_ld": 5}), "eu", "M14")
     [side] = [f for f in found if f["field"] == "side_ld"]
     assert side["board"] == 9 and side["said"] == "FRA-1 and FRA-2 have 9 LD"
+
+
+def test_a_crossing_is_filled_from_a_neighbouring_attacker_and_only_checked_after_a_move_into_the_battle():
+    def battle(stacks, **typed):
+        state = CampaignState(id=uuid4(), settings={"board": "eu"}, stacks=stacks,
+                              forces={"units": {"FRA-1": {"LD": 5}}, "leaders": {}, "fortress": {}})
+        return compare(At.of(state, None, {"where": "Caux", "stacks": {"attacker": "FRA-1"}}, typed), "eu", "M19")
+
+    # In Normandie, across the Seine from Caux: the crossing is now, a river.
+    assert battle({"FRA-1": ["Normandie", 0, None]})[2]["crossing"] == "river_or_pass"
+    # Moved from Normandie into Caux at some earlier position: maybe not this battle's crossing.
+    moved = {"FRA-1": ["Caux", 40, "Normandie"]}
+    assert "crossing" not in battle(moved)[2]
+    [found] = battle(moved, crossing="none")[0]
+    assert (found["field"], found["board"]) == ("crossing", "river_or_pass")
