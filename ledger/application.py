@@ -714,16 +714,32 @@ class Ledger(Application[UUID]):
                    for e in self.history(cid))
         return dicelib.verify_records(str(cid), turn, records)
 
-    def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None
-                  ) -> list[dict[str, Any]]:
+    def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None,
+                  board: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         """Recompute every recorded ruling (and every ruling a correction resolved again) from its inputs and
         dice, or only the one at ``position``; list those that differ. ``checked`` collects the positions
-        recomputed."""
+        recomputed; ``board`` the disagreements of each recorded ruling's inputs with the board and the map
+        state before it (``board_facts.audit``: position, procedure, field, typed, board, overridden), the
+        state folded forward along the one read of the history."""
         from ledger.rules.core import FixedDice
+        from ledger import board_facts
 
         differences = []
-        events = [self.event_at(cid, position)] if position is not None else self.history(cid)
-        for e in events:
+        if position is not None:
+            one = self.event_at(cid, position)  # a position beyond the history says so
+            history = self.events.get(cid, lte=position) if board is not None else [one]
+        else:
+            history = self.history(cid)
+        scenario = self.scenario(cid) if board is not None else None
+        state: CampaignState | None = None
+        for e in history:
+            before, state = state, project_campaign(state, [e]) if board is not None else None
+            if position is not None and e.originator_version != position:
+                continue
+            if board is not None and before is not None and isinstance(e, ev.RulingRecorded):
+                board.extend({"position": e.originator_version, "procedure": e.procedure, **found}
+                             for found in board_facts.audit(before, scenario, e.ruleset, e.procedure, e.ruling,
+                                                              e.context))
             if isinstance(e, ev.RulingRecorded):
                 recorded, ruleset, version = e.ruling, e.ruleset, e.ruleset_version
             elif isinstance(e, ev.CorrectionRecorded) and isinstance(e.replacement, dict) \
@@ -748,7 +764,7 @@ class Ledger(Application[UUID]):
                 differences.append({"position": e.originator_version, "procedure": procedure,
                                     "status": "error", "reason": str(err)})
                 continue
-            for kept in ("carried", "overridden"):  # not computed: the inputs hold the values
+            for kept in ("carried", "overridden", "from_board"):  # not computed: the inputs hold the values
                 if kept in recorded:
                     again[kept] = recorded[kept]
             if canonical_json(again) != canonical_json(recorded):

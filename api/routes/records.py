@@ -85,7 +85,8 @@ def get_ruling(cid: CampaignId, position: Annotated[int, Path(ge=1, le=2**53)], 
                 corrected_by.append(e.originator_version)
     shown = words.ruling_words(event.ruling)
     return schemas.RulingPublic(**event_public(event).model_dump(), summary=timeline.summary(timeline.empty(), _record(event)),
-                        outcome=shown["outcome_rows"], effects=shown["effects"], corrected_by=corrected_by)
+                        outcome=shown["outcome_rows"], effects=shown["effects"], board=shown["board"],
+                        corrected_by=corrected_by)
 
 
 def _record(e: Any) -> Record:

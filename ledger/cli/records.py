@@ -71,6 +71,8 @@ def ruling_show(
         out.print(escape(f"  {k}: {x}"))
     for f in shown["effects"]:
         out.print(escape(f"  effect: {f}"))
+    for note in shown["board"]:
+        out.print(escape(f"  against the board: {note}"))
     if explain:
         out.print(escape(shown["text"]))
     chain = {position}

@@ -165,6 +165,9 @@ class CreateCampaign(Command):
     scenario: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,40}$", examples=["eu-1492"],
                                  description="A scenario shipped with the ledger (ledger/scenarios/NAME.yaml): "
                                              "its countries are the campaign's")
+    board: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]{0,30}$", examples=["eu"],
+                              description="Without a scenario: the ruleset's board the rulings are checked "
+                                          "against (its countries must be the board's)")
     countries: list[Country] = Field(default_factory=list, max_length=200, examples=[["ENG", "FRA"]],
                                      description="Required without a scenario (at most 40 then)")
     players: dict[Country, Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(

@@ -56,7 +56,7 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
     given, carried = carry(d.state, rs.id, proc, c.inputs)
     # Ruleset options the request leaves out are the campaign's choices (settings rules_options).
     given, options = apply_rules_options(proc, d.state.settings.get("rules_options", {}), given)
-    overridden = board_rulings.check(d, c, rs.id, given)
+    given, overridden, from_board = board_rulings.check(d, c, rs.id, given)
     try:
         ruling = proc.resolve(given, source)
     except RulesError as e:
@@ -72,6 +72,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         doc["rules_options"] = options
     if overridden:  # inputs the board contradicts, kept by the game master with a reason
         doc["overridden"] = overridden
+    if from_board:  # inputs left out that the board or the map state supplied
+        doc["from_board"] = from_board
     position = d.add(ev.RulingRecorded, vis, procedure=c.procedure, ruleset=rs.id, ruleset_version=rs.version,
                      ruling=doc)
     # The treasury entries its effects imply, in the same transaction (ledger/economy/entries.py).

@@ -149,7 +149,7 @@ def test_a_player_never_sees_a_correction_wider_than_the_event(ledger):
 
 M19_INPUTS = {
     "attacker": {"technology": "MUS", "ld": 6, "army_class": "iv", "class_size": 2, "leader_man": 3, "country": "ENG"},
-    "defender": {"technology": "MED", "ld": 8, "army_class": "iv", "class_size": 2, "leader_man": 4, "country": "FRA"},
+    "defender": {"technology": "MED", "ld": 5, "army_class": "iv", "class_size": 2, "leader_man": 4, "country": "FRA"},
     "terrain": "plain", "period": 2, "attacker_phasing_not_intercepted": False}
 
 

@@ -14,6 +14,7 @@ from ledger.application import Ledger
 from ledger.config import Settings
 from ledger.domain import commands as cmd
 from ledger.domain.errors import LedgerError
+from ledger.domain.forces import LEADER_VALUES, names
 from ledger.sample import GM
 from ledger.scenario import import_scenario, load_text
 from ledger.domain.campaign import campaign_id
@@ -63,6 +64,8 @@ def test_the_write_side_counts_every_stack_as_the_map_view_does(tmp_path, orders
         for sid, force in forces.items():
             shown = {u: n for u, n in doc["stacks"][sid]["units"].items() if n}
             assert force["units"] == shown, (sid, orders)
-            assert force["leaders"] == doc["stacks"][sid]["leaders"]
+            assert names(force) == doc["stacks"][sid]["leaders"]
+            for ld in force["leaders"]:  # the values the board checks of a ruling read, as the map shows them
+                assert {k: ld[k] for k in LEADER_VALUES} == doc["leaders"][ld["name"]]["values"]
     finally:
         ledger.close()
