@@ -268,6 +268,9 @@ class ReworkBody(BaseModel):
     manual_dice: list[list[int]] | None = Field(
         default=None, description="Dice rolled at the table for the dice the recorded ones do not cover, in draw "
                                   "order (recorded as physical dice)")
+    overrides: dict[str, str] | None = Field(
+        default=None, description="Inputs kept although the board or the map before the ruling contradicts them "
+                                  "(input → reason)")
 
 
 class WhatIfBody(BaseModel):

@@ -284,13 +284,15 @@ class Ledger(Application[UUID]):
         found = self._checked_snapshot(cid)
         return None if found is None else (found[0], found[2])
 
-    def _checked_snapshot(self, cid: UUID) -> tuple[int, CampaignState | None, str | None] | None:
-        """(position, state, None) of the latest snapshot if it checks out, (position, None, why) if not."""
+    def _checked_snapshot(self, cid: UUID, lte: int | None = None
+                          ) -> tuple[int, CampaignState | None, str | None] | None:
+        """(position, state, None) of the latest snapshot (at or before ``lte``) if it checks out, (position,
+        None, why) if not."""
         if self.snapshots is None:
             return None
         position = 0
         try:
-            [snap] = list(self.snapshots.get(cid, desc=True, limit=1)) or [None]
+            [snap] = list(self.snapshots.get(cid, lte=lte, desc=True, limit=1)) or [None]
             if snap is None:
                 return None
             position = snap.originator_version
@@ -309,6 +311,15 @@ class Ledger(Application[UUID]):
         except Exception as e:
             return position, None, str(e) or type(e).__name__
         return position, state, None
+
+    def state_at(self, cid: UUID, position: int) -> CampaignState | None:
+        """The write-side state just after ``position`` (None before the first event): the latest sealed
+        snapshot at or before it, then the events after it up to ``position`` (a snapshot interval at most,
+        where snapshots are kept). For a disputed ruling checked against the map as it stood (rare)."""
+        found = self._checked_snapshot(cid, lte=position)
+        state = found[1] if found is not None else None
+        return self._fold(state, self.events.get(cid, gt=state.version if state is not None else None,
+                                                 lte=position))
 
     def _check_signed_head(self, state: CampaignState) -> None:
         """The head must be one the service signed (one indexed read): an event appended, or a tail rewritten

@@ -101,7 +101,7 @@ def rework_ruling(body: schemas.ReworkBody, cid: CampaignId, position: Annotated
                   response: Response, dry_run: bool = False):
     # The command is built from the path and the body (``build`` validates it as any request body).
     command = cmd.build(cmd.ReworkRuling, position=position, inputs=body.inputs, reason=body.reason,
-                        manual_dice=body.manual_dice)
+                        manual_dice=body.manual_dice, overrides=body.overrides)
     if dry_run:
         response.status_code = status.HTTP_200_OK
         return schemas.Appended.model_validate(ledger.preview(cid, command, actor=actor).to_json())

@@ -23,31 +23,54 @@ def check(d: Draft, c: cmd.RecordRuling, ruleset: str, inputs: Any
           ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
     """(the inputs with what the board filled, the overridden disagreements, the filled {field: value});
     raises on a disagreement the game master did not override, naming the input."""
-    overrides = dict(c.overrides or {})
-    if not isinstance(inputs, dict) or (ruleset, c.procedure) not in board_facts.CHECKS:
+    return check_at(d, d.state, ruleset, c.procedure, c.context.as_dict(), dict(c.overrides or {}), inputs)
+
+
+def check_again(d: Draft, root: Any, recorded: dict[str, Any], overrides: dict[str, str] | None, inputs: Any
+                ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
+    """A ruling resolved again (``ReworkRuling``) checked like a new one, against the map as it stood just
+    before the ruling (``Ledger.state_at``: the state now already holds the ruling's own losses). An input the
+    game master kept against the board when the ruling was recorded stays kept with its reason while it is
+    typed the same; the ruling's place and stacks are as recorded (a name the map no longer has checks nothing)."""
+    before = d.ledger.state_at(d.state.id, root.originator_version - 1)
+    if before is None:
+        return inputs, [], {}
+    kept = {o["field"]: o for o in recorded.get("overridden") or ()}
+    return check_at(d, before, root.ruleset, root.procedure, root.context, dict(overrides or {}), inputs,
+                    prefix="replacement.", kept=kept)
+
+
+def check_at(d: Draft, state: Any, ruleset: str, procedure: str, context: dict[str, Any], overrides: dict[str, str],
+             inputs: Any, prefix: str = "", kept: dict[str, dict[str, Any]] | None = None
+             ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
+    if not isinstance(inputs, dict) or (ruleset, procedure) not in board_facts.CHECKS:
         found, filled = [], {}
     else:
-        at = board_facts.At.of(d.state, d.ledger.scenario(d.state.id), c.context.as_dict(), inputs)
-        _known_names(at)
-        found, inputs, filled = board_facts.compare(at, ruleset, c.procedure)
-    kept, refused = [], []
+        at = board_facts.At.of(state, d.ledger.scenario(state.id), context, inputs)
+        if kept is None:
+            _known_names(at)
+        found, inputs, filled = board_facts.compare(at, ruleset, procedure)
+    overridden, refused = [], []
     for f in found:
+        before = (kept or {}).get(f["field"])
         reason = overrides.pop(f["field"], None)
+        if reason is None and before is not None and before["typed"] == f["typed"]:
+            reason = before["reason"]  # kept when recorded, typed the same again
         if reason is None:
             refused.append(f)
         else:
-            kept.append({"field": f["field"], "typed": f["typed"], "board": f["board"], "reason": reason})
+            overridden.append({"field": f["field"], "typed": f["typed"], "board": f["board"], "reason": reason})
     if refused:
         f, more = refused[0], [r["field"] for r in refused[1:]]
         also = f"; also {', '.join(more)}" if more else ""
         typed = repr(f["typed"]) if isinstance(f["typed"], str) else plain(f["typed"])
         raise InvalidInput(f"{f['field']}: typed {typed}, but the {f['source']} says {f['said']} "
                            f"(keep it with overrides.{f['field']} and a reason{also})",
-                           field=f"inputs.{f['field']}", rule=f"{ruleset}:{c.procedure}")
+                           field=f"{prefix}inputs.{f['field']}", rule=f"{ruleset}:{procedure}")
     if overrides:  # an override of nothing is a mistake worth saying, not a silent no-op
         raise InvalidInput(f"nothing on the board or the map contradicts {', '.join(sorted(overrides))}: "
-                           "no override needed", field=f"overrides.{sorted(overrides)[0]}")
-    return inputs, kept, filled
+                           "no override needed", field=f"{prefix}overrides.{sorted(overrides)[0]}")
+    return inputs, overridden, filled
 
 
 def _known_names(at: board_facts.At) -> None:

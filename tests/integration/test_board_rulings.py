@@ -377,3 +377,68 @@ def test_a_fortress_level_the_game_master_changed_on_the_map_is_the_one_a_siege_
     recorded(ledger, cid, procedure="M21", inputs={"action": "capture"},
              context={"where": "Picardie", "stacks": {"besieger": "ENG-1"}})
     assert ledger.campaign(cid).military["fortresses"] == {"Picardie": 2}
+
+
+# ------------------------------------------------------------------ a ruling resolved again (ReworkRuling)
+
+
+def rework(ledger, cid, position, inputs, **kw):
+    from ledger.domain import commands as cmd
+
+    return ledger.handle(cid, cmd.build(cmd.ReworkRuling, position=position, inputs=inputs, reason="disputed", **kw),
+                         actor=GM).data["ruling"]
+
+
+def test_a_battle_resolved_again_is_checked_against_the_map_before_it_not_as_it_stands_now(ledger, cid):
+    from ledger.domain import commands as cmd
+
+    eng = ld_of(ledger, cid, "ENG-1")
+    battle = ledger.record_ruling(cid, procedure="M19", inputs=BATTLE, context=IN_PICARDIE, actor=GM)
+    at = battle.events[0]["position"]
+    inputs = battle.data["ruling"]["inputs"]
+    # Since the battle, its losses (if any) and two LD of deserters: the map now says less than at the battle.
+    ledger.handle(cid, cmd.ChangeStack(stack="ENG-1", units={"LD": -2}, reason="deserters"), actor=GM)
+    assert inputs["attacker"]["ld"] == eng and ld_of(ledger, cid, "ENG-1") < eng
+    again = rework(ledger, cid, at, {**inputs, "attacker_phasing_not_intercepted": True})
+    assert again["inputs"]["attacker"]["ld"] == eng and "overridden" not in again
+    with pytest.raises(InvalidInput) as info:
+        rework(ledger, cid, at, {**inputs, "attacker": {**inputs["attacker"], "ld": eng + 2}})
+    assert info.value.field == "inputs.attacker.ld" and f"stack ENG-1 has {eng} LD" in info.value.message
+    kept = rework(ledger, cid, at, {**inputs, "attacker": {**inputs["attacker"], "ld": eng + 2}},
+                  overrides={"attacker.ld": "two LD of allies joined"})
+    assert kept["overridden"] == [{"field": "attacker.ld", "typed": eng + 2, "board": eng,
+                                   "reason": "two LD of allies joined"}]
+
+
+def test_an_input_kept_against_the_map_stays_kept_when_the_ruling_is_resolved_again_typed_the_same(ledger, cid):
+    eng = ld_of(ledger, cid, "ENG-1")
+    battle = {**BATTLE, "attacker": {**BATTLE["attacker"], "ld": eng + 3}}
+    first = ledger.record_ruling(cid, procedure="M19", inputs=battle, context=IN_PICARDIE, actor=GM,
+                                 overrides={"attacker.ld": "three LD of Burgundian allies joined"})
+    at = first.events[0]["position"]
+    inputs = first.data["ruling"]["inputs"]
+    again = rework(ledger, cid, at, {**inputs, "attacker_phasing_not_intercepted": True})
+    assert again["overridden"] == [{"field": "attacker.ld", "typed": eng + 3, "board": eng,
+                                    "reason": "three LD of Burgundian allies joined"}]
+    # Typed otherwise, the old reason no longer covers it.
+    with pytest.raises(InvalidInput) as info:
+        rework(ledger, cid, at, {**inputs, "attacker": {**inputs["attacker"], "ld": eng + 4}})
+    assert info.value.field == "inputs.attacker.ld"
+
+
+def test_the_map_before_a_disputed_ruling_is_folded_from_the_snapshot_before_it_not_from_the_start(
+        settings, ledger, cid, monkeypatch):
+    from ledger.domain.campaign import project_campaign
+
+    interval = settings.snapshot_interval
+    while ledger.campaign(cid).version <= 2 * interval + 2:
+        ledger.record_ruling(cid, procedure="M10", inputs={"stack": "ENG-1", "causes": 1},
+                             context={"where": "Picardie"}, actor=GM)
+    read = []
+    get = ledger.events.get
+    monkeypatch.setattr(ledger.events, "get", lambda *a, **kw: read.append(kw) or get(*a, **kw))
+    for position in (interval - 1, interval, interval + 1, 2 * interval + 2):
+        whole = project_campaign(None, get(cid, lte=position))
+        assert ledger.state_at(cid, position).to_dict() == whole.to_dict()
+    # Past the first snapshot, the fold starts at the latest snapshot at or before the position.
+    assert [kw.get("gt") for kw in read] == [None, interval, interval, 2 * interval]
