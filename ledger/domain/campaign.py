@@ -204,7 +204,7 @@ def _rolled(state: CampaignState, event: Any, indices: list[int]) -> CampaignSta
 
 
 #: The events that change where stacks are or what they hold.
-MILITARY = (ev.StackMoved, ev.CorrectionRecorded, *forcelib.FOLLOWED)
+MILITARY = (ev.StackMoved, *forcelib.FOLLOWED)
 
 
 def _stacks(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:

@@ -10,17 +10,25 @@ A few values per stack, never a history read. It starts from ``ScenarioImported`
 commands' events and the effects of recorded rulings the way the map view does (projections/map.py):
 ``ld_lost``/``nd_lost``/``ntd_lost`` on a stack (its id, or a role the ruling's ``context.stacks`` maps to
 one), ``leader_killed``/``leader_captured``, ``fortress_level_changed`` (target, else ``context.where``).
-Corrections are not followed here (the map view follows them): a game master restates the write side with
-a new command (a change of units, a siege ended, a fortress level) or keeps a stale figure with an override.
+A correction is followed when the event it corrects is still the latest that changed each stack, province
+or the wars it changed ("touched": what -> position, "undo": position -> what it changed, as it was before,
+and the event as recorded; one entry per thing at most, so the state stays a few values per stack): the
+values before are put back and the event as the correction restates it (``corrections.replaced``; struck:
+nothing) is applied again, as the map view does when it folds the history again. A correction of an older
+change (something changed since), of a correction, or one whose restated event would change what changed
+since, is not followed: the map view shows it; a game master restates the write side with a map command or
+keeps a stale figure with an override.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from fractions import Fraction
+from types import SimpleNamespace
 from typing import Any
 
 from ledger.domain import events as ev
+from ledger.domain.corrections import replaced
 
 #: A ruling's effects that change a stack's units (the map view applies the same ones).
 LOSSES = {"ld_lost": "LD", "nd_lost": "ND", "ntd_lost": "NTD"}
@@ -28,11 +36,16 @@ LEADER_VALUES = ("fire", "shock", "manoeuvre", "siege")
 #: The events this fold follows.
 FOLLOWED = (ev.ScenarioImported, ev.StackRaised, ev.StackSplit, ev.StacksMerged, ev.StackChanged,
             ev.FortressChanged, ev.WarDeclared, ev.PeaceMade, ev.SiegeStarted, ev.SiegeEnded, ev.ControlChanged,
-            ev.RulingRecorded)
+            ev.RulingRecorded, ev.CorrectionRecorded)
+#: The events a correction may restate whose change of the forces the fold can undo (the others that change
+#: them, raised, split and merged stacks, are structural: ``cmd.REPLACEMENTS``).
+UNDOABLE = ("StackChanged", "FortressChanged", "WarDeclared", "PeaceMade", "SiegeStarted", "SiegeEnded",
+            "ControlChanged", "RulingRecorded")
+PARTS = ("forces", "fortresses", "sieges")
 
 
 def empty() -> dict[str, Any]:
-    return {"forces": {}, "wars": [], "sieges": {}, "fortresses": {}}
+    return {"forces": {}, "wars": [], "sieges": {}, "fortresses": {}, "touched": {}, "undo": {}}
 
 
 def unit_count(value: Any) -> Fraction:
@@ -62,20 +75,101 @@ def names(force: dict[str, Any]) -> list[str]:
 
 
 def apply(m: dict[str, Any], event: Any) -> dict[str, Any]:
-    """The forces, wars, sieges and fortress levels after ``event``."""
+    """The forces, wars, sieges and fortress levels after ``event`` (with what a correction of it needs)."""
+    kind = type(event).__name__
+    if kind == "CorrectionRecorded":
+        return _corrected(m, event.corrects, event.replacement)
+    after = _change(m, kind, event)
+    if after is m:
+        return m
+    if kind == "ScenarioImported":
+        return {**after, "touched": {}, "undo": {}}
+    changed = _diff(m, after)
+    record = None
+    if kind in UNDOABLE:
+        kept = {"context": event.context, "ruling": {"effects": (event.ruling or {}).get("effects")}} \
+            if kind == "RulingRecorded" else event.payload()
+        record = {"kind": kind, "event": kept, "before": {k: _get(m, k) for k in changed}}
+    return _touch(after, m, changed, event.originator_version, record)
+
+
+def _key(part: str, name: str) -> str:
+    return f"{part}:{name}"
+
+
+def _get(m: dict[str, Any], key: str) -> Any:
+    """The value of one thing of the state: a stack's force, a fortress level, a siege, the wars (None: none)."""
+    if key == "wars":
+        return m["wars"]
+    part, name = key.split(":", 1)
+    return (m.get(part) or {}).get(name)
+
+
+def _diff(m: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """What ``after`` changed of ``m``."""
+    found = [_key(p, n) for p in PARTS for n in {*(m.get(p) or {}), *(after.get(p) or {})}
+             if (m.get(p) or {}).get(n) != (after.get(p) or {}).get(n)]
+    return sorted(found) + (["wars"] if m["wars"] != after["wars"] else [])
+
+
+def _touch(after: dict[str, Any], m: dict[str, Any], changed: list[str], position: int,
+           record: dict[str, Any] | None) -> dict[str, Any]:
+    """``changed`` last changed at ``position``: an undo entry of an earlier position that changed any of them
+    can no longer be followed exactly and goes."""
+    touched, undo = dict(m.get("touched") or {}), dict(m.get("undo") or {})
+    for k in changed:
+        old = touched.get(k)
+        if old is not None and old != position:
+            undo.pop(str(old), None)
+        touched[k] = position
+    if record is not None and changed:
+        undo[str(position)] = record
+    return {**after, "touched": touched, "undo": undo}
+
+
+def _corrected(m: dict[str, Any], corrects: int, replacement: Any) -> dict[str, Any]:
+    """A correction of the event at ``corrects``, when it can be followed exactly (see the module's text)."""
+    record = (m.get("undo") or {}).get(str(corrects))
+    if record is None:
+        return m
+    restored = dict(m)
+    for key, value in record["before"].items():
+        if key == "wars":
+            restored["wars"] = value
+            continue
+        part, name = key.split(":", 1)
+        values = dict(restored.get(part) or {})
+        if value is None:
+            values.pop(name, None)
+        else:
+            values[name] = value
+        restored[part] = values
+    standing = replaced(record["event"], replacement)
+    after = restored if standing is None else _change(restored, record["kind"], SimpleNamespace(**standing))
+    changed = set(_diff(restored, after))
+    touched = m.get("touched") or {}
+    if any(touched.get(k, 0) > corrects for k in changed):  # it would change what changed since: not followed
+        return m
+    before = {**{k: _get(restored, k) for k in changed}, **record["before"]}
+    return _touch(after, restored, sorted(before), corrects, {**record, "before": before})
+
+
+def _change(m: dict[str, Any], kind: str, event: Any) -> dict[str, Any]:
+    """The forces, wars, sieges and fortress levels after an event of type ``kind`` (or as a correction
+    restates it: any object with the event's fields)."""
     forces, wars, sieges, fortresses = m["forces"], m["wars"], m["sieges"], m.get("fortresses") or {}
-    if isinstance(event, ev.ScenarioImported):
+    if kind == "ScenarioImported":
         s = event.scenario
         forces = {st["id"]: {"country": st["country"], "units": dict(st.get("units") or {}),
                              "leaders": [leader(x) for x in st.get("leaders") or ()]} for st in s.get("stacks", ())}
-        return {"forces": forces, "wars": [war_key(a, d) for a, d in s.get("wars") or ()], "sieges": {},
+        return {**m, "forces": forces, "wars": [war_key(a, d) for a, d in s.get("wars") or ()], "sieges": {},
                 "fortresses": {}}
-    if isinstance(event, ev.RulingRecorded):
+    if kind == "RulingRecorded":
         forces, fortresses = _ruling_effects(forces, fortresses, event)
-    elif isinstance(event, ev.StackRaised):
+    elif kind == "StackRaised":
         forces = {**forces, event.stack: {"country": event.country, "units": dict(event.units),
                                           "leaders": [leader(x) for x in event.leaders]}}
-    elif isinstance(event, ev.StackSplit):
+    elif kind == "StackSplit":
         old = forces[event.stack]
         left = {u: _plain(unit_count(n) - event.units.get(u, 0)) for u, n in old["units"].items()
                 if unit_count(n) - event.units.get(u, 0) > 0}
@@ -83,7 +177,7 @@ def apply(m: dict[str, Any], event: Any) -> dict[str, Any]:
                                           "leaders": [x for x in old["leaders"] if x["name"] not in event.leaders]},
                   event.new_stack: {"country": event.country, "units": dict(event.units),
                                     "leaders": [x for x in old["leaders"] if x["name"] in event.leaders]}}
-    elif isinstance(event, ev.StacksMerged):
+    elif kind == "StacksMerged":
         kept, gone = forces[event.stack], forces[event.merged]
         units = dict(kept["units"])
         for u, n in gone["units"].items():
@@ -91,27 +185,27 @@ def apply(m: dict[str, Any], event: Any) -> dict[str, Any]:
         forces = {k: v for k, v in forces.items() if k != event.merged}
         forces[event.stack] = {**kept, "units": units, "leaders": [*kept["leaders"], *gone["leaders"]]}
         sieges = {p: sorted({event.stack if b == event.merged else b for b in bs}) for p, bs in sieges.items()}
-    elif isinstance(event, ev.StackChanged):
+    elif kind == "StackChanged":
         old = forces[event.stack]
         units = dict(old["units"])
         for u, n in event.units.items():
             units[u] = _plain(max(unit_count(units.get(u, 0)) + n, Fraction(0)))
         leaders = [x for x in old["leaders"] if x["name"] not in event.departed] + [leader(a) for a in event.arrived]
         forces = {**forces, event.stack: {**old, "units": {u: n for u, n in units.items() if n}, "leaders": leaders}}
-    elif isinstance(event, ev.FortressChanged):
+    elif kind == "FortressChanged":
         fortresses = {**fortresses, event.province: event.level}
-    elif isinstance(event, ev.WarDeclared):
+    elif kind == "WarDeclared":
         wars = [*wars, war_key(event.attackers, event.defenders)]
-    elif isinstance(event, ev.PeaceMade):
+    elif kind == "PeaceMade":
         key = war_key(event.attackers, event.defenders)
         wars = [w for w in wars if w != key]
-    elif isinstance(event, ev.SiegeStarted):
+    elif kind == "SiegeStarted":
         sieges = {**sieges, event.province: sorted(event.besiegers)}
-    elif isinstance(event, (ev.SiegeEnded, ev.ControlChanged)):  # a change of control ends a siege (as on the map)
+    elif kind in ("SiegeEnded", "ControlChanged"):  # a change of control ends a siege (as on the map)
         sieges = {p: b for p, b in sieges.items() if p != event.province}
     else:
         return m
-    return {"forces": forces, "wars": wars, "sieges": sieges, "fortresses": fortresses}
+    return {**m, "forces": forces, "wars": wars, "sieges": sieges, "fortresses": fortresses}
 
 
 def _ruling_effects(forces: dict[str, Any], fortresses: dict[str, int], event: Any

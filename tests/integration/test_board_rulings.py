@@ -442,3 +442,59 @@ def test_the_map_before_a_disputed_ruling_is_folded_from_the_snapshot_before_it_
         assert ledger.state_at(cid, position).to_dict() == whole.to_dict()
     # Past the first snapshot, the fold starts at the latest snapshot at or before the position.
     assert [kw.get("gt") for kw in read] == [None, interval, interval, 2 * interval]
+
+
+# ------------------------------------------------------------------ corrections followed by the write side
+
+
+def correct(ledger, cid, position, replacement):
+    from ledger.domain import commands as cmd
+
+    ledger.handle(cid, cmd.RecordCorrection(corrects=position, reason="disputed", replacement=replacement), actor=GM)
+
+
+def test_a_battles_losses_restated_then_struck_are_what_the_next_ruling_is_checked_against(ledger, cid):
+    eng = ld_of(ledger, cid, "ENG-1")
+    battle = ledger.record_ruling(cid, procedure="M19", inputs=BATTLE, context=IN_PICARDIE, actor=GM)
+    at = battle.events[0]["position"]
+    # The game master restates the battle's effects: ENG-1 lost 2 LD, whatever the ruling said.
+    correct(ledger, cid, at, {"ruling": {"effects": [{"kind": "ld_lost", "target": "attacker", "amount": 2}]}})
+    assert ld_of(ledger, cid, "ENG-1") == eng - 2
+    e = refused(ledger, cid, procedure="M21", inputs={"action": "undermine", "besieger_ld": eng},
+                context={"where": "Picardie", "stacks": {"besieger": "ENG-1"}})
+    assert f"stack ENG-1 has {eng - 2} LD" in e.message
+    correct(ledger, cid, at, None)  # the battle struck: no losses at all
+    assert ld_of(ledger, cid, "ENG-1") == eng
+
+
+def test_a_correction_of_a_change_made_before_the_stacks_latest_is_not_followed(ledger, cid):
+    from ledger.domain import commands as cmd
+
+    eng = ld_of(ledger, cid, "ENG-1")
+    first = ledger.handle(cid, cmd.ChangeStack(stack="ENG-1", units={"LD": -2}, reason="deserters"), actor=GM)
+    ledger.handle(cid, cmd.ChangeStack(stack="ENG-1", units={"LD": -1}, reason="disease"), actor=GM)
+    correct(ledger, cid, first.events[-1]["position"], None)
+    # The map view shows eng - 1; the write side keeps eng - 3 until the game master restates it.
+    assert ld_of(ledger, cid, "ENG-1") == eng - 3
+
+
+def test_a_fortress_level_war_and_siege_corrected_are_put_back_as_the_correction_says(settings, ledger, cid):
+    from ledger.application import Ledger
+    from ledger.domain import commands as cmd
+
+    level = ledger.handle(cid, cmd.ChangeFortress(province="Picardie", level=4, reason="fortified"), actor=GM)
+    correct(ledger, cid, level.events[-1]["position"], {"level": 3})
+    assert ledger.campaign(cid).military["fortresses"] == {"Picardie": 3}
+    correct(ledger, cid, level.events[-1]["position"], None)
+    assert ledger.campaign(cid).military["fortresses"] == {}
+    wars = ledger.campaign(cid).military["wars"]
+    assert wars, "the sample's war"
+    peace = ledger.handle(cid, cmd.MakePeace(attackers=wars[0][0], defenders=wars[0][1], reason="treaty"), actor=GM)
+    assert ledger.campaign(cid).military["wars"] == wars[1:]
+    correct(ledger, cid, peace.events[-1]["position"], None)  # no treaty after all
+    assert ledger.campaign(cid).military["wars"] == wars
+    cold = Ledger(settings)
+    try:  # the corrections folded again from the events: the same state
+        assert cold.campaign(cid).military == ledger.campaign(cid).military
+    finally:
+        cold.close()
