@@ -42,15 +42,21 @@ def command(kind: str, a: str, b: str, n: int) -> cmd.Command:
     return cmd.RaiseStack(stack=a, country="ENG", location="Kent", units={"LD": n})
 
 
+def started(ledger: Ledger):
+    """A new campaign of the sample scenario, its first turn open (a new slug for each example)."""
+    slug = f"c{next(slugs)}"
+    import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)
+    cid = campaign_id(slug)
+    ledger.open_turn(cid, actor=GM)
+    return cid
+
+
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(orders=st.lists(order, max_size=10))
 def test_the_write_side_counts_every_stack_as_the_map_view_does(tmp_path, orders):
     ledger = Ledger(Settings(env="test", data_dir=tmp_path, store="sqlite"))
     try:
-        slug = f"c{next(slugs)}"
-        import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)
-        cid = campaign_id(slug)
-        ledger.open_turn(cid, actor=GM)
+        cid = started(ledger)
         for kind, a, b, n in orders:
             try:  # an open turn refused (the OpenTurn stand-in) or a refused order: nothing appended
                 ledger.handle(cid, command(kind, a, b, n), actor=GM)
@@ -82,10 +88,7 @@ def test_a_correction_of_a_stacks_latest_change_is_followed_by_the_write_side_as
 
     ledger = Ledger(Settings(env="test", data_dir=tmp_path, store="sqlite"))
     try:
-        slug = f"k{next(slugs)}"
-        import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)
-        cid = campaign_id(slug)
-        ledger.open_turn(cid, actor=GM)
+        cid = started(ledger)
         latest = None  # the last units change, while nothing but its corrections came after it
         for kind, a, b, n in orders:
             if kind == "correct":
