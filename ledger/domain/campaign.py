@@ -105,7 +105,8 @@ class CampaignState:
         d["treasury"] = TreasuryLog.from_json(log) if log is not None else None
         d.setdefault("stacks", None)
         d.setdefault("closed_at", None)
-        d.setdefault("military", None)
+        if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
+            d["military"] = None
         return cls(**d)
 
     # -- guards ---------------------------------------------------------------

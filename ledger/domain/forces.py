@@ -48,6 +48,12 @@ def empty() -> dict[str, Any]:
     return {"forces": {}, "wars": [], "sieges": {}, "fortresses": {}, "touched": {}, "undo": {}}
 
 
+def current(m: Any) -> bool:
+    """A state of this shape: one restored from a snapshot of an older one (leaders by name only, before
+    corrections were followed) is folded again from the events instead."""
+    return isinstance(m, dict) and "undo" in m and "touched" in m
+
+
 def unit_count(value: Any) -> Fraction:
     """A stack's count of a unit (an int, or "a/b" after a ruling took half a unit)."""
     return Fraction(str(value)) if value is not None else Fraction(0)

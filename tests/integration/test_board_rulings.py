@@ -319,6 +319,10 @@ def test_the_map_facts_survive_a_cold_load_from_a_snapshot_and_an_older_snapshot
     # A snapshot written before the field existed has no forces: the state is folded from the events again.
     older = CampaignState.from_dict({k: v for k, v in warm.to_dict().items() if k != "military"})
     assert older.military is None
+    # Nor does one of the shape before the two models were one (leaders by name only): it is replayed too.
+    by_name = {"forces": {"ENG-1": {"country": "ENG", "units": {"LD": 6}, "leaders": ["Talbot"]}}, "wars": [],
+               "sieges": {}, "fortresses": {}}
+    assert CampaignState.from_dict({**warm.to_dict(), "military": by_name}).military is None
 
 
 
