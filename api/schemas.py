@@ -268,6 +268,9 @@ class ReworkBody(BaseModel):
     manual_dice: list[list[int]] | None = Field(
         default=None, description="Dice rolled at the table for the dice the recorded ones do not cover, in draw "
                                   "order (recorded as physical dice)")
+    overrides: dict[str, str] | None = Field(
+        default=None, description="Inputs kept although the board or the map before the ruling contradicts them "
+                                  "(input → reason)")
 
 
 class WhatIfBody(BaseModel):
@@ -320,5 +323,8 @@ class RulingPublic(EventPublic):
     summary: str = Field(examples=["M19 Battle at Picardie: ENG wins (major victory)"])
     outcome: list[tuple[str, str]] = Field(examples=[[["winner", "attacker"], ["major victory", "yes"]]])
     effects: list[str] = Field(examples=[["FRA (defender): loses 3 LD"]])
+    board: list[str] = Field(default_factory=list, examples=[[
+        "terrain: typed plain, the board says dense forest; kept by the game master: fought in the clearing"]],
+        description="Inputs kept against the board or the map (with the game master's reason), inputs filled from them")
     corrected_by: list[int] = Field(examples=[[9]], description="Positions of the corrections of this ruling "
                                     "(and of corrections of those) this caller may see, in order")

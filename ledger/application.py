@@ -284,13 +284,15 @@ class Ledger(Application[UUID]):
         found = self._checked_snapshot(cid)
         return None if found is None else (found[0], found[2])
 
-    def _checked_snapshot(self, cid: UUID) -> tuple[int, CampaignState | None, str | None] | None:
-        """(position, state, None) of the latest snapshot if it checks out, (position, None, why) if not."""
+    def _checked_snapshot(self, cid: UUID, lte: int | None = None
+                          ) -> tuple[int, CampaignState | None, str | None] | None:
+        """(position, state, None) of the latest snapshot (at or before ``lte``) if it checks out, (position,
+        None, why) if not."""
         if self.snapshots is None:
             return None
         position = 0
         try:
-            [snap] = list(self.snapshots.get(cid, desc=True, limit=1)) or [None]
+            [snap] = list(self.snapshots.get(cid, lte=lte, desc=True, limit=1)) or [None]
             if snap is None:
                 return None
             position = snap.originator_version
@@ -309,6 +311,15 @@ class Ledger(Application[UUID]):
         except Exception as e:
             return position, None, str(e) or type(e).__name__
         return position, state, None
+
+    def state_at(self, cid: UUID, position: int) -> CampaignState | None:
+        """The write-side state just after ``position`` (None before the first event): the latest sealed
+        snapshot at or before it, then the events after it up to ``position`` (a snapshot interval at most,
+        where snapshots are kept). For a disputed ruling checked against the map as it stood (rare)."""
+        found = self._checked_snapshot(cid, lte=position)
+        state = found[1] if found is not None else None
+        return self._fold(state, self.events.get(cid, gt=state.version if state is not None else None,
+                                                 lte=position))
 
     def _check_signed_head(self, state: CampaignState) -> None:
         """The head must be one the service signed (one indexed read): an event appended, or a tail rewritten
@@ -714,16 +725,32 @@ class Ledger(Application[UUID]):
                    for e in self.history(cid))
         return dicelib.verify_records(str(cid), turn, records)
 
-    def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None
-                  ) -> list[dict[str, Any]]:
+    def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None,
+                  board: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         """Recompute every recorded ruling (and every ruling a correction resolved again) from its inputs and
         dice, or only the one at ``position``; list those that differ. ``checked`` collects the positions
-        recomputed."""
+        recomputed; ``board`` the disagreements of each recorded ruling's inputs with the board and the map
+        state before it (``board_facts.audit``: position, procedure, field, typed, board, overridden), the
+        state folded forward along the one read of the history."""
         from ledger.rules.core import FixedDice
+        from ledger import board_facts
 
         differences = []
-        events = [self.event_at(cid, position)] if position is not None else self.history(cid)
-        for e in events:
+        if position is not None:
+            one = self.event_at(cid, position)  # a position beyond the history says so
+            history = self.events.get(cid, lte=position) if board is not None else [one]
+        else:
+            history = self.history(cid)
+        scenario = self.scenario(cid) if board is not None else None
+        state: CampaignState | None = None
+        for e in history:
+            before, state = state, project_campaign(state, [e]) if board is not None else None
+            if position is not None and e.originator_version != position:
+                continue
+            if board is not None and before is not None and isinstance(e, ev.RulingRecorded):
+                board.extend({"position": e.originator_version, "procedure": e.procedure, **found}
+                             for found in board_facts.audit(before, scenario, e.ruleset, e.procedure, e.ruling,
+                                                              e.context))
             if isinstance(e, ev.RulingRecorded):
                 recorded, ruleset, version = e.ruling, e.ruleset, e.ruleset_version
             elif isinstance(e, ev.CorrectionRecorded) and isinstance(e.replacement, dict) \
@@ -748,7 +775,7 @@ class Ledger(Application[UUID]):
                 differences.append({"position": e.originator_version, "procedure": procedure,
                                     "status": "error", "reason": str(err)})
                 continue
-            for kept in ("carried", "overridden"):  # not computed: the inputs hold the values
+            for kept in ("carried", "overridden", "from_board"):  # not computed: the inputs hold the values
                 if kept in recorded:
                     again[kept] = recorded[kept]
             if canonical_json(again) != canonical_json(recorded):

@@ -46,6 +46,9 @@ class CountryIn(_Strict):
     player: str | None = Field(default=None, max_length=80)
     treasury: int = Field(ge=-100_000, le=100_000, description="Starting treasury, ducats")
     stability: int = Field(ge=-3, le=3)
+    capitals: list[str] = Field(default_factory=list, max_length=20,
+                                description="Its capital provinces (the Hanse has four)")
+    national_provinces: list[str] = Field(default_factory=list, max_length=200)
 
 
 class ProvinceIn(_Strict):
@@ -182,6 +185,11 @@ def _check_references(s: ScenarioIn, marks: dict[tuple, int]) -> None:
             value = getattr(p, fld)
             if value is not None and value not in countries:
                 fail(f"unknown country {value!r} (declared: {', '.join(countries)})", "provinces", i, fld)
+    for i, c in enumerate(s.countries):
+        for key in ("capitals", "national_provinces"):
+            for j, name in enumerate(getattr(c, key)):
+                if names.get(name) != "provinces":
+                    fail(f"unknown province {name!r}", "countries", i, key, j)
     for i, (a, b) in enumerate(s.adjacency):
         for j, name in enumerate((a, b)):
             if name not in names:
@@ -239,6 +247,10 @@ def normalise(s: ScenarioIn) -> dict[str, Any]:
     doc = s.model_dump(mode="json")
     if doc["board"] is None:
         del doc["board"]  # scenarios without a board record exactly what they recorded before the field existed
+    for c in doc["countries"]:  # likewise a country without a capital or national provinces
+        for key in ("capitals", "national_provinces"):
+            if not c[key]:
+                del c[key]
     for p in doc["provinces"]:
         p["controller"] = p["controller"] or p["owner"]
     doc["adjacency"] = sorted(sorted(pair) for pair in doc["adjacency"])

@@ -23,6 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker, RemoveMarker  # noqa: E402
+from ledger import board_facts  # noqa: E402
 from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.rules.core import Die, get_ruleset  # noqa: E402
@@ -68,9 +69,14 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
                        values=tuple(rng.randint(1, sides) for _ in range(count)))
 
     def ruling(procedure: str, inputs: dict, ctx: dict, _n_dice: int = 0) -> None:
-        # Resolve once with seeded dice to learn them, then record them as the table's physical dice.
-        drawn = rules.get(procedure).resolve(inputs, SeededDice()).all_dice()
+        # The random inputs stay: where the board or the map says otherwise, the game master keeps them (the
+        # ledger refuses them otherwise), and what the ledger fills is filled here too, so that resolving
+        # once with seeded dice learns the dice the ledger will use; they are recorded as physical dice.
+        at = board_facts.At.of(ledger.campaign(cid), ledger.scenario(cid), ctx, inputs)
+        found, filled, _ = board_facts.compare(at, "eu", procedure)
+        drawn = rules.get(procedure).resolve(filled, SeededDice()).all_dice()
         ledger.record_ruling(cid, procedure=procedure, inputs=inputs, actor=GM, context=ctx,
+                             overrides={f["field"]: "generated load" for f in found} or None,
                              manual_dice=[list(d.values) for d in drawn] if drawn else None)
 
     while head < events:

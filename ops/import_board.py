@@ -618,8 +618,21 @@ def _scenario_doc(board: dict[str, Any], places: set[str] | None) -> dict[str, A
     majors = [c for c in MAJORS_1492 if places is None or c in owners]
     codes = majors + sorted(owners - set(majors))
     countries = board["countries"]
+    # A capital: the country's own R_COUNTRY_PROVINCE_EU_CAPITALS entry, else the province printed as a capital
+    # it owns (the majors have no entry in that table; their capitals are printed: Ile-de-France, Moskva...).
+    printed = defaultdict(list)
+    for p in provinces:
+        if p["owner"] and board["provinces"].get(p["name"], {}).get("capital"):
+            printed[p["owner"]].append(p["name"])
+
+    def country(c: str) -> dict[str, Any]:
+        listed = [n for n in countries[c]["capitals"] if wanted(n)] or printed[c]
+        return {"code": c, "name": countries[c]["label"], "treasury": 0, "stability": 0,
+                "capitals": listed or None,
+                "national_provinces": [n for n in countries[c]["national_provinces"] if wanted(n)] or None}
+
     return {
-        "countries": [{"code": c, "name": countries[c]["label"], "treasury": 0, "stability": 0} for c in codes],
+        "countries": [country(c) for c in codes],
         "provinces": provinces,
         "sea_zones": seas,
         "adjacency": [[a, b] for a, b, _ in board["borders"] if wanted(a) and wanted(b)],
@@ -642,6 +655,8 @@ def _yaml(header: str, top: dict[str, Any], doc: dict[str, Any]) -> str:
 
 
 def _scalar(v: Any) -> str:
+    if isinstance(v, list):
+        return "[" + ", ".join(_scalar(x) for x in v) + "]"
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, int):
@@ -655,6 +670,8 @@ HEADER_1492 = """\
 # The eight major powers of the 8-player game come first: ENG FRA SPA POR VEN TUR POL RUS, the
 # countries with a period I figure in both of eu8-fast-combat-and-tables.fr.txt's annex E tables
 # "Limite d'achat par tour, et max. de DN par période" and "Recrutement maximum en DT".
+# Capitals: R_COUNTRY_PROVINCE_EU_CAPITALS, else the province printed as a capital the country owns (the
+# majors); national provinces: R_COUNTRY_PROVINCE_EU (none listed for the majors).
 # Not on the board, so not here: treasuries and stabilities (0 until the game master sets them),
 # the inflation box, players, stacks and wars.
 """

@@ -17,7 +17,8 @@ from ledger.rules.explain import explain, label, plain
 
 __all__ = ["plain", "label", "value", "units", "siege_changes", "ers_key", "budget_line", "changes", "effect",
            "outcome_rows", "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words",
-           "formula", "line_code"]
+           "formula", "line_code", "board_notes",
+           "board_disagreement"]
 
 value = plain
 #: Document keys that are bookkeeping, not something a person sees change.
@@ -263,6 +264,25 @@ def budget_changes(before: list[list[Any]], event: Any) -> list[dict[str, Any]]:
              "after": plain(b["to"]) if b["to"] is not None else "struck"} for b in out]
 
 
+def _input(path: str) -> str:
+    """An input's path as words: "attacker.ld" → "attacker ld", "zones[0].difficulty" → "zones 1 difficulty"."""
+    return label(re.sub(r"\[(\d+)\]", lambda m: f" {int(m[1]) + 1}", path).replace(".", " "))
+
+
+def board_disagreement(d: dict[str, Any]) -> str:
+    """One input the board or the map state contradicts: "terrain: typed plain, the board says dense forest"."""
+    return f"{_input(d['field'])}: typed {plain(d.get('typed'))}, the board says {label(plain(d.get('board')))}"
+
+
+def board_notes(doc: dict[str, Any]) -> list[str]:
+    """What the board checks did to a ruling's inputs: kept against the board (with the game master's reason)
+    and filled from the board or the map state."""
+    kept = [f"{board_disagreement(o)}; kept by the game master: {o.get('reason')}" for o in doc.get("overridden") or ()]
+    filled = [f"{_input(k)}: {label(plain(v))}, filled from the board and the map"
+              for k, v in (doc.get("from_board") or {}).items()]
+    return kept + filled
+
+
 def ruling_words(doc: dict[str, Any]) -> dict[str, Any]:
     """A ruling as the page shows it: outcome as rows, effects as sentences, steps with one heading each."""
     ruling = Ruling.model_validate(doc)
@@ -272,7 +292,7 @@ def ruling_words(doc: dict[str, Any]) -> dict[str, Any]:
     inputs = [(k, b) for k, _, b in ruling_diff({"inputs": {}}, {"inputs": model["inputs"]})["inputs"]]
     return {"model": {**model, "steps": steps}, "text": explain(ruling),
             "outcome_rows": outcome_rows(model["outcome"]),
-            "effects": [effect(e) for e in model["effects"]], "inputs": inputs}
+            "effects": [effect(e) for e in model["effects"]], "inputs": inputs, "board": board_notes(doc)}
 
 
 # ------------------------------------------------------------------ ERS formulas

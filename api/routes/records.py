@@ -85,7 +85,8 @@ def get_ruling(cid: CampaignId, position: Annotated[int, Path(ge=1, le=2**53)], 
                 corrected_by.append(e.originator_version)
     shown = words.ruling_words(event.ruling)
     return schemas.RulingPublic(**event_public(event).model_dump(), summary=timeline.summary(timeline.empty(), _record(event)),
-                        outcome=shown["outcome_rows"], effects=shown["effects"], corrected_by=corrected_by)
+                        outcome=shown["outcome_rows"], effects=shown["effects"], board=shown["board"],
+                        corrected_by=corrected_by)
 
 
 def _record(e: Any) -> Record:
@@ -100,7 +101,7 @@ def rework_ruling(body: schemas.ReworkBody, cid: CampaignId, position: Annotated
                   response: Response, dry_run: bool = False):
     # The command is built from the path and the body (``build`` validates it as any request body).
     command = cmd.build(cmd.ReworkRuling, position=position, inputs=body.inputs, reason=body.reason,
-                        manual_dice=body.manual_dice)
+                        manual_dice=body.manual_dice, overrides=body.overrides)
     if dry_run:
         response.status_code = status.HTTP_200_OK
         return schemas.Appended.model_validate(ledger.preview(cid, command, actor=actor).to_json())

@@ -373,8 +373,9 @@ async def rework(request: Request, campaign: str, position: Annotated[int, Path(
         inputs = form_inputs(spec["fields"], form)
         manual = form.get("manual", "").strip()
         physical = [[int(v)] if v.strip().isdigit() else [v.strip()] for v in manual.split(",")] if manual else None
+        kept = form.get("overrides", "").strip()
         command = build(ReworkRuling, position=position, inputs=inputs, reason=form.get("reason", ""),
-                        manual_dice=physical)
+                        manual_dice=physical, overrides=_overrides(kept) or None)
         turn = original.context.get("turn")
         if form.get("action") == "record":
             done = ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
@@ -388,7 +389,7 @@ async def rework(request: Request, campaign: str, position: Annotated[int, Path(
                 "rework": {k: [words.dice_line(d) for d in report.get(k) or ()] for k in ("matched", "drawn", "unused")}}
         posted = [(k, v) for k, v in form.items() if k.startswith("input.")]
         preview = {"position": position, "reason": command.reason, "needs_die": report.get("needs_die"),
-                   "manual": manual, "after_turn_closed": report.get("after_turn_closed"),
+                   "manual": manual, "overrides": kept, "after_turn_closed": report.get("after_turn_closed"),
                    "words": diff, "posted": posted, "fields": rework_form(record, state, inputs)["fields"],
                    "entries": [words.budget_line({**b, "turn": turn}) for b in result.data.get("entries") or ()]}
         return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
@@ -405,6 +406,18 @@ async def rework(request: Request, campaign: str, position: Annotated[int, Path(
         return RedirectResponse(context["redirect"] + "#corrected-original", status_code=303)
     context["form_key"] = secrets.token_urlsafe(12)
     return render(request, "turn.html", context)
+
+
+def _overrides(text: str) -> dict[str, str]:
+    """The inputs a game master keeps against the board, one a line as "defender.ld: why"."""
+    kept = {}
+    for line in filter(None, (x.strip() for x in text.splitlines())):
+        name, sep, why = line.partition(":")
+        if not sep or not name.strip() or not why.strip():
+            raise InvalidInput(f"{line!r}: one input a line, its name, a colon and why (defender.ld: two LD "
+                               "had deserted)", field="overrides")
+        kept[name.strip()] = why.strip()
+    return kept
 
 
 # ------------------------------------------------------------------ the map forms

@@ -107,11 +107,17 @@ def recompute(campaign: str, position: Annotated[Optional[int], typer.Option(
         "--position", help="Only the ruling (or re-resolution) at this position")] = None) -> None:
     """Recompute every recorded ruling (and every ruling a correction resolved again) from its inputs and
     dice; list those that differ, with counts."""
+    from projections.words import board_disagreement
+
     checked: list[int] = []
+    board: list[dict] = []
     with ledger_app() as ledger:
-        diffs = ledger.recompute(cid_of(ledger, campaign), position, checked=checked)
+        diffs = ledger.recompute(cid_of(ledger, campaign), position, checked=checked, board=board)
     for d in diffs:
         out.print(escape(f"position {d['position']} {d['procedure']}: {d['status']} ({d['reason']})"))
+    for b in board:
+        kept = f"; kept by the game master: {b['overridden']}" if b["overridden"] else ""
+        out.print(escape(f"position {b['position']} {b['procedure']}: {board_disagreement(b)} ({b['said']}){kept}"))
     if position is not None and not checked:
         out.print(error_text(f"position {position} is not a ruling", "position"))
         raise typer.Exit(2)
@@ -119,6 +125,10 @@ def recompute(campaign: str, position: Annotated[Optional[int], typer.Option(
     same = len(checked) - sum(counts.values())
     out.print(f"{len(checked)} ruling(s) recomputed: {same} as recorded, {counts['differs']} differ, "
               f"{counts['error']} could not be recomputed, {counts['skipped']} skipped (other ruleset version)")
+    kept = sum(1 for b in board if b["overridden"])
+    out.print(f"against the board and the map: {len(board)} input(s) disagree in "
+              f"{len({b['position'] for b in board})} ruling(s), {kept} kept by the game master with a reason, "
+              f"{len(board) - kept} not")
     if counts["differs"] or counts["error"]:
         raise typer.Exit(1)
 

@@ -22,6 +22,8 @@ def campaign_create(
         "--country", help="Repeat per country, e.g. --country FRA (without --scenario)")] = None,
     scenario: Annotated[Optional[str], typer.Option(
         help="A shipped scenario (eu-1492, sample-real, sample): its board, countries, provinces and stacks")] = None,
+    board: Annotated[Optional[str], typer.Option(
+        help="Without --scenario: the ruleset's board (eu) the rulings are checked against")] = None,
     ruleset: Annotated[str, typer.Option()] = "eu",
     player: Annotated[Optional[list[str]], typer.Option("--player", help="COUNTRY=name")] = None,
     ers_visibility: Annotated[str, typer.Option("--ers-visibility", help="Who sees a treasury entry recorded "
@@ -37,7 +39,7 @@ def campaign_create(
             fail("player", f"{p!r}: COUNTRY=name")
         players[who] = holder
     with ledger_app() as ledger:
-        command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, scenario=scenario,
+        command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, scenario=scenario, board=board,
                         countries=country or [], players=players, settings={"ers_visibility": ers_visibility})
         r = ledger.handle(campaign_id(command.slug), command, actor=Actor(actor, "gm"), idempotency_key=key)
         emit(r.to_json())

@@ -24,6 +24,9 @@ def ruling_record(
     where: Annotated[Optional[str], typer.Option(help="The province or sea zone where it happens")] = None,
     stack: Annotated[Optional[list[str]], typer.Option(
         "--stack", help="A role of the ruling and its stack, ROLE=STACK: attacker=ENG-1 (its effects land there)")] = None,
+    override: Annotated[Optional[list[str]], typer.Option(
+        "--override", help="An input kept although the board or the map contradicts it, FIELD=REASON: "
+                           "attacker.ld=\"Burgundian allies joined\"; repeat")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -33,7 +36,8 @@ def ruling_record(
     context = {k: v for k, v in (("where", where), ("stacks", roles or None)) if v is not None}
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        command = build(RecordRuling, procedure=procedure, inputs=data, context=context)
+        command = build(RecordRuling, procedure=procedure, inputs=data, context=context,
+                        overrides=dict(pair_of(pair, "--override") for pair in override or ()) or None)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
 
 
@@ -64,6 +68,8 @@ def ruling_show(
         out.print(escape(f"  {k}: {x}"))
     for f in shown["effects"]:
         out.print(escape(f"  effect: {f}"))
+    for note in shown["board"]:
+        out.print(escape(f"  against the board: {note}"))
     if explain:
         out.print(escape(shown["text"]))
     chain = {position}
@@ -94,6 +100,9 @@ def ruling_rework(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the difference, record nothing")] = False,
     manual: Annotated[Optional[str], typer.Option(
         help="Dice rolled at the table for the dice the recorded ones do not cover, comma-separated, e.g. 7")] = None,
+    override: Annotated[Optional[list[str]], typer.Option(
+        "--override", help="An input kept although the board or the map contradicts it, FIELD=REASON: "
+                           "attacker.ld=\"Burgundian allies joined\"; repeat")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -110,7 +119,8 @@ def ruling_rework(
         recorded = e.ruling.get("inputs", {}) if isinstance(e, ev.RulingRecorded) else {}
         merged = _merged(recorded, amended)
         physical = [[v] for v in parse_ints(manual, "manual")] if manual else None
-        command = build(ReworkRuling, position=position, inputs=merged, reason=reason, manual_dice=physical)
+        command = build(ReworkRuling, position=position, inputs=merged, reason=reason, manual_dice=physical,
+                        overrides=dict(pair_of(pair, "--override") for pair in override or ()) or None)
         who = Actor(actor, "gm")
         result = ledger.preview(cid, command, actor=who) if dry_run else ledger.handle(
             cid, command, actor=who, idempotency_key=key)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
-from fractions import Fraction
 from typing import Any
 from uuid import NAMESPACE_URL, UUID, uuid5
 
@@ -19,13 +18,13 @@ from ledger import merkle
 from ledger.chain import GENESIS
 from ledger.dice import ruling_dice
 from ledger.domain import events as ev
+from ledger.domain import forces as forcelib
 from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy.sheets import RELEVANT
 from ledger.economy.treasury_log import TreasuryLog
 
-__all__ = ["COUNTRY_RE", "ERS_LINE_RE", "SLUG_RE", "CampaignState", "campaign_id", "project_campaign", "ruling_dice",
-           "unit_count", "war_key"]
+__all__ = ["COUNTRY_RE", "ERS_LINE_RE", "SLUG_RE", "CampaignState", "campaign_id", "project_campaign", "ruling_dice"]
 
 
 def campaign_id(slug: str) -> UUID:
@@ -81,12 +80,11 @@ class CampaignState:
     # that write is the turn's closing receipt (``Ledger.checkpoint(cid, turn=T)``) without reading the history.
     # None: restored from a snapshot older than this field; the application replays the history once.
     closed_at: dict[str, int] | None = field(default_factory=dict)
-    # What the map commands check besides where stacks are (ledger/usecases/map.py): each stack's country,
-    # units and leaders ("forces"), the wars in progress ([attackers, defenders], sorted) and the sieges
-    # (province -> besieging stacks), and the fortress levels the game master changed ("fortresses",
-    # province -> level: the previous level a FortressChanged records). A few strings per stack, never a history read.
+    # The forces on the map (ledger/domain/forces.py): each stack's country, units and leaders with their
+    # values, the wars, the sieges and the changed fortress levels; what the map commands and the board checks
+    # of rulings both read. A few values per stack, never a history read.
     # None: restored from a snapshot older than this field; the application replays the history once.
-    military: dict[str, Any] | None = field(default_factory=lambda: {"forces": {}, "wars": [], "sieges": {}})
+    military: dict[str, Any] | None = field(default_factory=forcelib.empty)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -107,7 +105,8 @@ class CampaignState:
         d["treasury"] = TreasuryLog.from_json(log) if log is not None else None
         d.setdefault("stacks", None)
         d.setdefault("closed_at", None)
-        d.setdefault("military", None)
+        if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
+            d["military"] = None
         return cls(**d)
 
     # -- guards ---------------------------------------------------------------
@@ -183,7 +182,7 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         if state.stacks is not None and not isinstance(event, ev.RulingRecorded):
             state = replace(state, stacks=_stacks(state.stacks, event))
         if state.military is not None:
-            state = replace(state, military=_military(state.military, event))
+            state = replace(state, military=forcelib.apply(state.military, event))
     kind = type(event).__name__
     if kind in RELEVANT and state.treasury is not None:
         state = replace(state, treasury=state.treasury.add(kind, event.originator_version, vars(event)))
@@ -203,42 +202,10 @@ def _rolled(state: CampaignState, event: Any, indices: list[int]) -> CampaignSta
         return replace(state, next_roll=max(indices) + 1)
     rolls = {**state.rolls, dicelib.audience(event.visibility): max(indices) + 1}
     return replace(state, rolls=rolls, next_roll=sum(rolls.values()))
-MILITARY = (ev.ScenarioImported, ev.StackMoved, ev.CorrectionRecorded, ev.StackSplit, ev.StacksMerged,
-            ev.StackChanged, ev.WarDeclared, ev.PeaceMade, ev.SiegeStarted, ev.SiegeEnded, ev.RulingRecorded,
-            ev.ControlChanged, ev.FortressChanged, ev.StackRaised)
-#: A ruling's effects that change a stack's units or leaders (the map view applies the same ones).
-LOSSES = {"ld_lost": "LD", "nd_lost": "ND", "ntd_lost": "NTD"}
 
 
-def unit_count(value: Any) -> Fraction:
-    """A stack's count of a unit (an int, or "a/b" after a ruling took half a unit)."""
-    return Fraction(str(value)) if value is not None else Fraction(0)
-
-
-def _plain(value: Fraction) -> int | str:
-    """A count as stored: an int, or "a/b" for the half units a ruling may take."""
-    return int(value) if value.denominator == 1 else str(value)
-
-
-def _ruling_losses(forces: dict[str, Any], event: Any) -> dict[str, Any]:
-    """Units lost and leaders killed or captured by a ruling's effects, its roles mapped to stacks by its
-    context (``context.stacks``); an effect naming no stack of the map changes nothing here."""
-    roles = (event.context or {}).get("stacks") or {}
-    changed = dict(forces)
-    for e in (event.ruling or {}).get("effects") or ():
-        kind, target = e.get("kind"), e.get("target")
-        if kind in LOSSES:
-            stack = target if target in changed else roles.get(target or "")
-            if stack in changed:
-                units = dict(changed[stack]["units"])
-                unit = LOSSES[kind]
-                units[unit] = _plain(max(unit_count(units.get(unit, 0)) - unit_count(e.get("amount")), Fraction(0)))
-                changed[stack] = {**changed[stack], "units": units}
-        elif kind in ("leader_killed", "leader_captured"):
-            for stack, f in changed.items():
-                if target in f["leaders"]:
-                    changed[stack] = {**f, "leaders": [x for x in f["leaders"] if x != target]}
-    return changed
+#: The events that change where stacks are or what they hold.
+MILITARY = (ev.StackMoved, *forcelib.FOLLOWED)
 
 
 def _stacks(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:
@@ -262,64 +229,6 @@ def _stacks(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:
             if isinstance(place, str):
                 return {**stacks, stack: [place, moved_at, origin]}
     return stacks
-
-
-def war_key(attackers: Iterable[str], defenders: Iterable[str]) -> list[list[str]]:
-    """A war as the state keeps it: its two sides, sorted."""
-    return [sorted(attackers), sorted(defenders)]
-
-
-def _military(m: dict[str, Any], event: Any) -> dict[str, Any]:
-    """The forces, wars and sieges after ``event``. Corrections are not followed here (the map view follows
-    them): a game master restates the write side with a new command (a change of units, a siege ended)."""
-    forces, wars, sieges = m["forces"], m["wars"], m["sieges"]
-    if isinstance(event, ev.RulingRecorded):
-        forces = _ruling_losses(forces, event)
-    elif isinstance(event, ev.ScenarioImported):
-        s = event.scenario
-        forces = {st["id"]: {"country": st["country"], "units": dict(st.get("units") or {}),
-                             "leaders": [ld["name"] for ld in st.get("leaders") or ()]} for st in s.get("stacks", ())}
-        return {"forces": forces, "wars": [war_key(a, d) for a, d in s.get("wars") or ()], "sieges": {}}
-    elif isinstance(event, ev.StackRaised):
-        forces = {**forces, event.stack: {"country": event.country, "units": dict(event.units),
-                                          "leaders": [x["name"] for x in event.leaders]}}
-    elif isinstance(event, ev.StackSplit):
-        old = forces[event.stack]
-        left = {u: _plain(unit_count(n) - event.units.get(u, 0)) for u, n in old["units"].items()
-                if unit_count(n) - event.units.get(u, 0) > 0}
-        forces = {**forces, event.stack: {**old, "units": left,
-                                          "leaders": [x for x in old["leaders"] if x not in event.leaders]},
-                  event.new_stack: {"country": event.country, "units": dict(event.units),
-                                    "leaders": list(event.leaders)}}
-    elif isinstance(event, ev.StacksMerged):
-        kept, gone = forces[event.stack], forces[event.merged]
-        units = dict(kept["units"])
-        for u, n in gone["units"].items():
-            units[u] = _plain(unit_count(units.get(u, 0)) + unit_count(n))
-        forces = {k: v for k, v in forces.items() if k != event.merged}
-        forces[event.stack] = {**kept, "units": units, "leaders": [*kept["leaders"], *gone["leaders"]]}
-        sieges = {p: sorted({event.stack if b == event.merged else b for b in bs}) for p, bs in sieges.items()}
-    elif isinstance(event, ev.StackChanged):
-        old = forces[event.stack]
-        units = dict(old["units"])
-        for u, n in event.units.items():
-            units[u] = _plain(max(unit_count(units.get(u, 0)) + n, Fraction(0)))
-        leaders = [x for x in old["leaders"] if x not in event.departed] + [a["name"] for a in event.arrived]
-        forces = {**forces, event.stack: {**old, "units": {u: n for u, n in units.items() if n}, "leaders": leaders}}
-    elif isinstance(event, ev.FortressChanged):
-        return {**m, "fortresses": {**(m.get("fortresses") or {}), event.province: event.level}}
-    elif isinstance(event, ev.WarDeclared):
-        wars = [*wars, war_key(event.attackers, event.defenders)]
-    elif isinstance(event, ev.PeaceMade):
-        key = war_key(event.attackers, event.defenders)
-        wars = [w for w in wars if w != key]
-    elif isinstance(event, ev.SiegeStarted):
-        sieges = {**sieges, event.province: sorted(event.besiegers)}
-    elif isinstance(event, (ev.SiegeEnded, ev.ControlChanged)):  # a change of control ends a siege (as on the map)
-        sieges = {p: b for p, b in sieges.items() if p != event.province}
-    else:
-        return m
-    return {**m, "forces": forces, "wars": wars, "sieges": sieges}
 
 
 def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:

@@ -165,6 +165,9 @@ class CreateCampaign(Command):
     scenario: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,40}$", examples=["eu-1492"],
                                  description="A scenario shipped with the ledger (ledger/scenarios/NAME.yaml): "
                                              "its countries are the campaign's")
+    board: str | None = Field(default=None, pattern=r"^[a-z][a-z0-9_]{0,30}$", examples=["eu"],
+                              description="Without a scenario: the ruleset's board the rulings are checked "
+                                          "against (its countries must be the board's)")
     countries: list[Country] = Field(default_factory=list, max_length=200, examples=[["ENG", "FRA"]],
                                      description="Required without a scenario (at most 40 then)")
     players: dict[Country, Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
@@ -423,6 +426,9 @@ class RulingReplacement(_Replacement):
 
     inputs: dict[str, Any] | None = None
     effects: list[EffectReplacement] | None = Field(default=None, max_length=200)
+    overrides: dict[Name, Text] | None = Field(
+        default=None, max_length=10, description="With inputs: inputs kept although the board or the map "
+                                                 "contradicts them (input → reason), as when recording a ruling")
 
     @field_validator("inputs")
     @classmethod
@@ -433,6 +439,8 @@ class RulingReplacement(_Replacement):
         super().model_post_init(_context)
         if self.inputs is not None and self.effects is not None:
             raise ValueError("either inputs (resolved again) or effects (restated), not both")
+        if self.overrides is not None and self.inputs is None:
+            raise ValueError("overrides keep inputs resolved again: give the inputs too")
 
 
 #: The replacement of each correctable event type. Every other type is structural (a campaign, a turn, a
@@ -477,6 +485,10 @@ class ReworkRuling(Command):
     position: Position = Field(description="Position of the ruling resolved again")
     inputs: dict[str, Any] = Field(description="The procedure's inputs, all of them (as recorded, amended)")
     reason: Text = Field(examples=["the defender had 6 LD, not 8"])
+    overrides: dict[Name, Text] | None = Field(
+        default=None, max_length=10, examples=[{"defender.ld": "two LD joined from the garrison"}],
+        description="Inputs kept although the board or the map before the ruling contradicts them (input → "
+                    "reason); one kept when the ruling was recorded stays kept while it is typed the same")
     manual_dice: list[list[int]] | None = Field(
         default=None, max_length=20, examples=[[[7]]],
         description="Dice rolled at the table for the dice the recorded ones do not cover, in draw order "

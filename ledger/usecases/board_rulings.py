@@ -1,53 +1,87 @@
-"""Rulings checked against the board: a typed input the printed board contradicts is refused.
+"""Rulings checked against the board and the map state when they are recorded (the table and the facts:
+ledger/board_facts.py, which says what is checked and how).
 
-For now M19 (land battle, eu): the ``terrain`` input against the printed terrain
-of the battle's province (``context.where``), when the campaign's scenario names
-a board. The board says "dense forest" or "sparse forest"; M19 asks which forest
-(eastern, western, northern: its modifiers differ), which the board does not
-say, so any forest fits a forest and only a different kind of ground is refused.
-The game master may keep a contradicted value with a reason
-(``RecordRuling.overrides = {"terrain": "why"}``); the ruling records
-``overridden: [{field, typed, board, reason}]``. Not checked: the ``crossing``
-(river or pass) of M19, which depends on where the attacker came from and
-whether it was intercepted, and M9's ``crossing``, whose entries name no
-provinces (left to the game master; see DECISIONS.md).
+A disagreement the game master did not override is refused naming the input; one kept with a reason is
+recorded in the ruling (``overridden``); an input left out that the board knows is filled (``from_board``).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ledger.board import load_board
+from ledger import board_facts
+from ledger.board import BoardError
 from ledger.domain import commands as cmd
 from ledger.domain.errors import InvalidInput
+from ledger.rules.explain import plain
 
 if TYPE_CHECKING:
     from ledger.application import Draft
 
 
-def _kind(terrain: str) -> str:
-    return "forest" if terrain.endswith("forest") else terrain
+def check(d: Draft, c: cmd.RecordRuling, ruleset: str, inputs: Any
+          ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
+    """(the inputs with what the board filled, the overridden disagreements, the filled {field: value});
+    raises on a disagreement the game master did not override, naming the input."""
+    return check_at(d, d.state, ruleset, c.procedure, c.context.as_dict(), dict(c.overrides or {}), inputs)
 
 
-def check(d: Draft, c: cmd.RecordRuling, ruleset: str, inputs: dict[str, Any]) -> list[dict[str, Any]]:
-    """The overridden contradictions (empty when the inputs agree with the board); raises on the others."""
-    overrides = dict(c.overrides or {})
-    found: list[dict[str, Any]] = []
-    where = c.context.where
-    if ruleset == "eu" and c.procedure == "M19" and where and isinstance(inputs.get("terrain"), str):
-        s = d.ledger.scenario(d.state.id) or {}
-        if s.get("board"):
-            board = load_board(s["board"])
-            place = board.provinces.get(where) or board.rotw.get(where)
-            typed = inputs["terrain"]
-            if place is not None and _kind(typed) != _kind(place.terrain):
-                reason = overrides.pop("terrain", None)
-                if reason is None:
-                    raise InvalidInput(f"terrain {typed!r} contradicts the board: {where} is {place.terrain} "
-                                       "(keep it with overrides.terrain and a reason)", field="inputs.terrain",
-                                       rule="eu:M19")
-                found.append({"field": "terrain", "typed": typed, "board": place.terrain, "reason": reason})
+def check_again(d: Draft, root: Any, recorded: dict[str, Any], overrides: dict[str, str] | None, inputs: Any
+                ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
+    """A ruling resolved again (``ReworkRuling``) checked like a new one, against the map as it stood just
+    before the ruling (``Ledger.state_at``: the state now already holds the ruling's own losses). An input the
+    game master kept against the board when the ruling was recorded stays kept with its reason while it is
+    typed the same; the ruling's place and stacks are as recorded (a name the map no longer has checks nothing)."""
+    before = d.ledger.state_at(d.state.id, root.originator_version - 1)
+    if before is None:
+        return inputs, [], {}
+    kept = {o["field"]: o for o in recorded.get("overridden") or ()}
+    return check_at(d, before, root.ruleset, root.procedure, root.context, dict(overrides or {}), inputs,
+                    prefix="replacement.", kept=kept)
+
+
+def check_at(d: Draft, state: Any, ruleset: str, procedure: str, context: dict[str, Any], overrides: dict[str, str],
+             inputs: Any, prefix: str = "", kept: dict[str, dict[str, Any]] | None = None
+             ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
+    if not isinstance(inputs, dict) or (ruleset, procedure) not in board_facts.CHECKS:
+        found, filled = [], {}
+    else:
+        at = board_facts.At.of(state, d.ledger.scenario(state.id), context, inputs)
+        if kept is None:
+            _known_names(at)
+        found, inputs, filled = board_facts.compare(at, ruleset, procedure)
+    overridden, refused = [], []
+    for f in found:
+        before = (kept or {}).get(f["field"])
+        reason = overrides.pop(f["field"], None)
+        if reason is None and before is not None and before["typed"] == f["typed"]:
+            reason = before["reason"]  # kept when recorded, typed the same again
+        if reason is None:
+            refused.append(f)
+        else:
+            overridden.append({"field": f["field"], "typed": f["typed"], "board": f["board"], "reason": reason})
+    if refused:
+        f, more = refused[0], [r["field"] for r in refused[1:]]
+        also = f"; also {', '.join(more)}" if more else ""
+        typed = repr(f["typed"]) if isinstance(f["typed"], str) else plain(f["typed"])
+        raise InvalidInput(f"{f['field']}: typed {typed}, but the {f['source']} says {f['said']} "
+                           f"(keep it with overrides.{f['field']} and a reason{also})",
+                           field=f"{prefix}inputs.{f['field']}", rule=f"{ruleset}:{procedure}")
     if overrides:  # an override of nothing is a mistake worth saying, not a silent no-op
-        raise InvalidInput(f"nothing on the board contradicts {', '.join(sorted(overrides))}: no override needed",
-                           field=f"overrides.{sorted(overrides)[0]}")
-    return found
+        raise InvalidInput(f"nothing on the board or the map contradicts {', '.join(sorted(overrides))}: "
+                           "no override needed", field=f"{prefix}overrides.{sorted(overrides)[0]}")
+    return inputs, overridden, filled
+
+
+def _known_names(at: board_facts.At) -> None:
+    """A place or a stack the board and the map do not have is an error naming it, never a check skipped."""
+    if at.board is not None and at.where is not None and at.where not in at.board.places:
+        try:
+            at.board.province(at.where)  # its message lists the close names
+        except BoardError as e:
+            raise InvalidInput(e.message.replace("no province", "no place"), field="context.where") from None
+    if at.scenario:
+        for role, sid in at.roles.items():
+            if sid not in at.forces:
+                known = ", ".join(sorted(at.forces)) or "none"
+                raise InvalidInput(f"no stack {sid!r} on the map (stacks: {known})", field=f"context.stacks.{role}")

@@ -6,6 +6,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from ledger import dice as dicelib
+from ledger.board import BoardError, load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
@@ -51,6 +52,8 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
     d.context["turn"] = None
     countries, players = list(c.countries), dict(c.players)
     shipped = scenarios.shipped(c.scenario) if c.scenario is not None else None
+    if c.board is not None or "board" in settings:
+        settings = {**settings, **_board(c, rs.id, shipped is not None)}
     if shipped is not None:
         if shipped.doc["ruleset"] != rs.id:
             raise InvalidInput(f"scenario {c.scenario!r} is for ruleset {shipped.doc['ruleset']!r}, not {rs.id!r}",
@@ -65,12 +68,31 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
           countries=countries, players=players, game_masters=list(c.game_masters or [d.actor.id]),
           settings=settings)
     if shipped is None:
-        return {"id": str(d.state.id), "slug": c.slug}
+        return {"id": str(d.state.id), "slug": c.slug, **({"board": c.board} if c.board else {})}
     # Set up in the same append: a campaign created from a scenario never exists without its map.
     d.add(ev.ScenarioImported, name=shipped.name, source=shipped.source, sha256=shipped.sha256,
           scenario=copy.deepcopy(shipped.doc))
     return {"id": str(d.state.id), "slug": c.slug, "scenario": shipped.name, "board": shipped.doc.get("board"),
             "provinces": len(shipped.doc["provinces"]), "sea_zones": len(shipped.doc["sea_zones"])}
+
+
+def _board(c: cmd.CreateCampaign, ruleset: str, scenario: bool) -> dict[str, str]:
+    """A campaign on a board without a scenario: the board is its ruleset's, each country one of its own.
+    Recorded in the campaign's settings, where the ruling checks read it (ledger/usecases/board_rulings.py)."""
+    if "board" in c.settings:
+        raise InvalidInput("the board is a field of its own, not a setting", field="settings.board")
+    if scenario:
+        raise InvalidInput("the scenario names its board: give either a scenario or a board", field="board")
+    if c.board != ruleset:
+        raise InvalidInput(f"board {c.board!r} is not ruleset {ruleset!r}'s board", field="board")
+    try:
+        board = load_board(c.board)
+    except BoardError as e:
+        raise InvalidInput(e.message, field="board") from None
+    for i, country in enumerate(c.countries):
+        if country not in board.countries:
+            raise InvalidInput(f"country {country!r} is not on board {c.board!r}", field=f"countries[{i}]")
+    return {"board": c.board}
 
 
 @handles(cmd.ImportScenario)

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ledger.board import load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
-from ledger.domain.campaign import unit_count, war_key
+from ledger.domain.forces import names, unit_count, war_key
 from ledger.domain.errors import Forbidden, InvalidInput, StateConflict
 from ledger.usecases.registry import handles
 
@@ -266,7 +266,7 @@ def raise_stack(d: Draft, c: cmd.RaiseStack) -> dict[str, Any]:
 
 def _arrivals(d: Draft, leaders: list[cmd.ArrivingLeader], field: str) -> None:
     """Leaders arriving on the map: none already on it."""
-    on_map = {name for f in _forces(d).values() for name in f["leaders"]}
+    on_map = {name for f in _forces(d).values() for name in names(f)}
     for i, leader in enumerate(leaders):
         if leader.name in on_map or any(x.name == leader.name for x in leaders[:i]):
             raise StateConflict(f"{leader.name} is already on the map", field=f"{field}[{i}].name")
@@ -283,8 +283,8 @@ def split_stack(d: Draft, c: cmd.SplitStack) -> dict[str, Any]:
         if n > unit_count(force["units"].get(unit, 0)):
             raise InvalidInput(f"{c.stack} has {force['units'].get(unit, 0)} {unit}, not {n}", field=f"units.{unit}")
     for i, leader in enumerate(c.leaders):
-        if leader not in force["leaders"]:
-            raise InvalidInput(f"{leader} is not with {c.stack} (leaders: {', '.join(force['leaders']) or 'none'})",
+        if leader not in names(force):
+            raise InvalidInput(f"{leader} is not with {c.stack} (leaders: {', '.join(names(force)) or 'none'})",
                                field=f"leaders[{i}]")
     d.state.require_open_turn()
     d.add(ev.StackSplit, c.visibility.as_dict(), stack=c.stack, new_stack=c.new_stack, country=force["country"],
@@ -307,7 +307,7 @@ def merge_stacks(d: Draft, c: cmd.MergeStacks) -> dict[str, Any]:
     d.state.require_open_turn()
     gone = forces[c.merged]
     d.add(ev.StacksMerged, c.visibility.as_dict(), stack=c.stack, merged=c.merged, location=here,
-          units=dict(gone["units"]), leaders=list(gone["leaders"]), reason=c.reason)
+          units=dict(gone["units"]), leaders=names(gone), reason=c.reason)
     return {"location": here}
 
 
@@ -322,8 +322,8 @@ def change_stack(d: Draft, c: cmd.ChangeStack) -> dict[str, Any]:
                                field=f"units.{unit}")
     _arrivals(d, c.arriving, "arriving")
     for i, name in enumerate(c.departing):
-        if name not in force["leaders"]:
-            raise InvalidInput(f"{name} is not with {c.stack} (leaders: {', '.join(force['leaders']) or 'none'})",
+        if name not in names(force):
+            raise InvalidInput(f"{name} is not with {c.stack} (leaders: {', '.join(names(force)) or 'none'})",
                                field=f"departing[{i}]")
     turn = d.state.require_open_turn()
     d.add(ev.StackChanged, c.visibility.as_dict(), stack=c.stack, units=dict(c.units),

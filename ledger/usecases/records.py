@@ -56,7 +56,7 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
     given, carried = carry(d.state, rs.id, proc, c.inputs)
     # Ruleset options the request leaves out are the campaign's choices (settings rules_options).
     given, options = apply_rules_options(proc, d.state.settings.get("rules_options", {}), given)
-    overridden = board_rulings.check(d, c, rs.id, given)
+    given, overridden, from_board = board_rulings.check(d, c, rs.id, given)
     try:
         ruling = proc.resolve(given, source)
     except RulesError as e:
@@ -72,6 +72,8 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         doc["rules_options"] = options
     if overridden:  # inputs the board contradicts, kept by the game master with a reason
         doc["overridden"] = overridden
+    if from_board:  # inputs left out that the board or the map state supplied
+        doc["from_board"] = from_board
     position = d.add(ev.RulingRecorded, vis, procedure=c.procedure, ruleset=rs.id, ruleset_version=rs.version,
                      ruling=doc)
     # The treasury entries its effects imply, in the same transaction (ledger/economy/entries.py).
@@ -124,7 +126,7 @@ def record_correction(d: Draft, c: cmd.RecordCorrection, manual_dice: list[list[
         rep = cmd.replacement_for(type(root).__name__, c.replacement)
         if isinstance(rep, cmd.RulingReplacement) and rep.inputs is not None:
             doc, report = resolve_again(d, root, standing_ruling(root, later), rep.inputs, c.corrects, vis,
-                                        manual_dice)
+                                        manual_dice, rep.overrides)
             if "needs_die" in report:  # a preview that reached a new die: nothing more to show
                 return {"rework": report, "original": standing_ruling(root, later)}
             replacement = {"ruling": doc, "rework": report}
@@ -155,7 +157,8 @@ def rework_ruling(d: Draft, c: cmd.ReworkRuling) -> dict[str, Any]:
     """
     try:
         return record_correction(d, cmd.RecordCorrection(corrects=c.position, reason=c.reason,
-                                                         replacement={"inputs": c.inputs}), c.manual_dice)
+                                                         replacement={"inputs": c.inputs, "overrides": c.overrides}),
+                                 c.manual_dice)
     except InvalidInput as e:  # name the fields of this command, not of the correction it builds
         if e.field and e.field.startswith("replacement."):
             field = e.field.removeprefix("replacement.")
@@ -249,10 +252,11 @@ class MatchedDice:
 
 
 def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], inputs: dict[str, Any],
-                  corrects: int, vis: dict[str, Any], manual_dice: list[list[int]] | None = None
-                  ) -> tuple[dict[str, Any], dict[str, Any]]:
+                  corrects: int, vis: dict[str, Any], manual_dice: list[list[int]] | None = None,
+                  overrides: dict[str, str] | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The procedure of ``root`` resolved with ``inputs`` and the recorded dice matched by purpose; a new die
-    from ``manual_dice`` (physical), else from the server."""
+    from ``manual_dice`` (physical), else from the server. The inputs are checked against the board and the
+    map before the ruling, as a new ruling's are (``overrides`` keep a disagreement with a reason)."""
     try:
         proc = get_ruleset(root.ruleset).get(root.procedure)
     except RulesError as e:
@@ -267,6 +271,7 @@ def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], i
     # A ruleset option the amended inputs leave out keeps the reading the disputed ruling was recorded with.
     kept = {f: recorded["inputs"][f] for f in proc.options if f not in inputs and f in recorded.get("inputs", {})}
     inputs = {**inputs, **kept} if isinstance(inputs, dict) else inputs
+    inputs, overridden, from_board = board_rulings.check_again(d, root, recorded, overrides, inputs)
     try:
         ruling = proc.resolve(inputs, source)
     except NeedsDie as e:
@@ -288,7 +293,12 @@ def resolve_again(d: Draft, root: ev.RulingRecorded, recorded: dict[str, Any], i
     report = _report(source)
     if late is not None and source.drawn:
         report["after_turn_closed"] = late
-    return ruling.model_dump(mode="json"), report
+    doc = ruling.model_dump(mode="json")
+    if overridden:  # as in record_ruling: inputs the board contradicts, kept with a reason
+        doc["overridden"] = overridden
+    if from_board:
+        doc["from_board"] = from_board
+    return doc, report
 
 
 def _new_countries(recorded: Any, amended: Any, path: str) -> list[tuple[str, str]]:

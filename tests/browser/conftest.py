@@ -46,7 +46,7 @@ ADMIN = "browser-admin-token"
 
 INTERCEPTION = {"interceptor_man": 4, "target_man": 3, "last_campaign": "active", "same_province": True,
                 "target_province_friendly": False, "bad_weather": True}
-M14_CONTEXT = {"phase": "military", "round": "S1", "impulse": "ENG", "where": "Picardie",
+M14_CONTEXT = {"phase": "military", "round": "S1", "impulse": "ENG", "where": "Normandie",
                "stacks": {"interceptor": "FRA-1", "target": "ENG-1"}}
 
 

@@ -30,6 +30,8 @@ def test_the_game_master_resolves_a_battle_again_from_the_form(site, context):
     expect(ld).to_have_value(str(battle.ruling["inputs"]["defender"]["ld"]))
     ld.fill("6")
     page.fill("#rework-form textarea[name=reason]", "FRA had 6 LD at Picardie")
+    # The map said otherwise before the battle: the game master keeps the 6 and says why.
+    page.fill("#rework-overrides", "defender.ld: two LD had joined from the garrison")
     head = site.ledger.campaign(site.cid).version
     page.click("#rework-preview-button")
     preview = page.locator("#rework-preview")
@@ -44,3 +46,4 @@ def test_the_game_master_resolves_a_battle_again_from_the_form(site, context):
     [fix] = [e for e in site.ledger.history(site.cid, after=head) if isinstance(e, ev.CorrectionRecorded)
              and e.corrects == at]
     assert fix.replacement["ruling"]["inputs"]["defender"]["ld"] == 6 and fix.actor["id"] == "gina"
+    assert [k["reason"] for k in fix.replacement["ruling"]["overridden"]] == ["two LD had joined from the garrison"]

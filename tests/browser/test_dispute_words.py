@@ -67,6 +67,7 @@ def test_no_page_of_a_dispute_shows_json_or_a_python_repr(site, context):
     assert_plain_words(page, site, "ruling-step")
     page.fill("#rework-form input[name='input.defender.ld']", "6")
     page.fill("#rework-form textarea[name=reason]", "FRA had 6 LD")
+    page.fill("#rework-overrides", "defender.ld: two LD had joined from the garrison")  # the map said otherwise
     page.click("#rework-preview-button")
     expect(page.locator("#rework-preview")).to_contain_text("defender ld")
     assert_plain_words(page, site, "rework-preview")

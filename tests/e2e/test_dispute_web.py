@@ -105,6 +105,11 @@ def test_a_ruling_is_resolved_again_from_the_form_and_recorded_in_one_click(sett
         form["input.defender.ld"] = str(battle.ruling["inputs"]["defender"]["ld"] - 2)
         csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
         head = disputed.campaign(CID).version
+        # The map said otherwise before the battle: refused, naming the input, until the game master says why.
+        refused = c.post(f"/ui/campaigns/sample/rulings/{battle.originator_version}/rework",
+                         data={**form, "csrf": csrf, "reason": "FRA had 2 LD fewer", "action": "preview"})
+        assert refused.status_code == 422 and "defender.ld" in refused.text and "the map says" in refused.text
+        form["overrides"] = "defender.ld: two LD had deserted before the battle"
         preview = c.post(f"/ui/campaigns/sample/rulings/{battle.originator_version}/rework",
                          data={**form, "csrf": csrf, "reason": "FRA had 2 LD fewer", "action": "preview"})
         assert preview.status_code == 200, preview.text[:2000]
@@ -119,6 +124,8 @@ def test_a_ruling_is_resolved_again_from_the_form_and_recorded_in_one_click(sett
         [corr] = [e for e in disputed.history(CID, after=head) if isinstance(e, ev.CorrectionRecorded)
                   and e.corrects == battle.originator_version]
         assert corr.replacement["ruling"]["inputs"]["defender"]["ld"] == battle.ruling["inputs"]["defender"]["ld"] - 2
+        [kept] = corr.replacement["ruling"]["overridden"]
+        assert (kept["field"], kept["reason"]) == ("defender.ld", "two LD had deserted before the battle")
         shown = c.get(done.headers["location"])
         assert shown.status_code == 200 and "FRA had 2 LD fewer" in shown.text
         assert disputed.recompute(CID) == []
@@ -155,13 +162,19 @@ def test_over_http_a_ruling_is_previewed_then_resolved_again_and_says_who_correc
         bad = c.post(f"/campaigns/sample/rulings/{at}/rework", headers=auth,
                      json={"inputs": {**inputs, "terrain": "lots"}, "reason": "x"})
         assert bad.status_code == 422 and bad.json()["error"]["field"] == "inputs.terrain", bad.text
-        assert bad.json()["error"]["message"].startswith("inputs.terrain: "), bad.text
+        # Checked against the board as a new ruling is: Picardie is plain.
+        assert bad.json()["error"]["message"].startswith("terrain: typed 'lots', but the board says"), bad.text
         assert disputed.campaign(CID).version == head
+        unsaid = c.post(f"/campaigns/sample/rulings/{at}/rework?dry_run=true", headers=auth,
+                        json={"inputs": inputs, "reason": "6 LD"})
+        assert unsaid.status_code == 422 and unsaid.json()["error"]["field"] == "inputs.defender.ld", unsaid.text
+        kept = {"defender.ld": "two LD had deserted"}
         dry = c.post(f"/campaigns/sample/rulings/{at}/rework?dry_run=true", headers=auth,
-                     json={"inputs": inputs, "reason": "6 LD"})
+                     json={"inputs": inputs, "reason": "6 LD", "overrides": kept})
         assert dry.status_code == 200 and dry.json()["data"]["rework"]["matched"]
         assert disputed.campaign(CID).version == head
-        done = c.post(f"/campaigns/sample/rulings/{at}/rework", headers=auth, json={"inputs": inputs, "reason": "6 LD"})
+        done = c.post(f"/campaigns/sample/rulings/{at}/rework", headers=auth,
+                      json={"inputs": inputs, "reason": "6 LD", "overrides": kept})
         assert done.status_code == 201, done.text
         corr = next(e["position"] for e in done.json()["events"] if e["type"] == "CorrectionRecorded")
         shown = c.get(f"/campaigns/sample/rulings/{at}", headers=auth).json()

@@ -149,7 +149,7 @@ def test_a_player_never_sees_a_correction_wider_than_the_event(ledger):
 
 M19_INPUTS = {
     "attacker": {"technology": "MUS", "ld": 6, "army_class": "iv", "class_size": 2, "leader_man": 3, "country": "ENG"},
-    "defender": {"technology": "MED", "ld": 8, "army_class": "iv", "class_size": 2, "leader_man": 4, "country": "FRA"},
+    "defender": {"technology": "MED", "ld": 5, "army_class": "iv", "class_size": 2, "leader_man": 4, "country": "FRA"},
     "terrain": "plain", "period": 2, "attacker_phasing_not_intercepted": False}
 
 
@@ -167,11 +167,15 @@ def test_a_battle_resolved_again_reuses_its_dice_by_purpose_and_recomputes(ledge
     at = battle.events[0]["position"]
     original = ledger.event_at(cid, at).ruling
     amended = {**M19_INPUTS, "defender": {**M19_INPUTS["defender"], "ld": 6}}
-    preview = ledger.preview(cid, cmd.build(cmd.ReworkRuling, position=at, inputs=amended, reason="6 LD"), actor=GM)
+    # The map said 5 LD for FRA-1 before the battle: 6 is kept by the game master with a reason.
+    kept = {"defender.ld": "a garrison LD joined the defence"}
+    preview = ledger.preview(cid, cmd.build(cmd.ReworkRuling, position=at, inputs=amended, reason="6 LD",
+                                            overrides=kept), actor=GM)
     assert preview.events == () or all(e["type"] != "DiceRolled" for e in preview.events)
     version = ledger.campaign(cid).version
     assert ledger.campaign(cid).version == version
-    done = ledger.handle(cid, cmd.build(cmd.ReworkRuling, position=at, inputs=amended, reason="6 LD"), actor=GM)
+    done = ledger.handle(cid, cmd.build(cmd.ReworkRuling, position=at, inputs=amended, reason="6 LD",
+                                        overrides=kept), actor=GM)
     report = done.data["rework"]
     matched = [(d["purpose"], tuple(d["values"])) for d in report["matched"]]
     recorded = dict(_dice_purposes(original))
@@ -290,11 +294,16 @@ def test_the_command_line_shows_settles_and_recomputes_a_dispute(settings, ledge
     ledger.close()
     shown = run(settings, "ruling", "show", "sample", str(battle))
     assert shown.exit_code == 0 and "loses" in shown.output and "{'" not in shown.output, shown.output
+    # The map says FRA-1 had 8 LD before the battle: resolved again with 6, the game master says why.
+    refused = run(settings, "ruling", "rework", "sample", str(battle), "--inputs", '{"defender": {"ld": 6}}',
+                  "--reason", "6 LD", "--dry-run")
+    assert refused.exit_code == 2 and "overrides.defender.ld" in refused.output, refused.output
+    kept = ("--override", "defender.ld=two LD had deserted")
     dry = run(settings, "ruling", "rework", "sample", str(battle), "--inputs", '{"defender": {"ld": 6}}',
-              "--reason", "6 LD", "--dry-run")
+              "--reason", "6 LD", "--dry-run", *kept)
     assert dry.exit_code == 0 and "recorded die reused" in dry.output and "nothing recorded" in dry.output, dry.output
     done = run(settings, "ruling", "rework", "sample", str(battle), "--inputs", '{"defender": {"ld": 6}}',
-               "--reason", "6 LD")
+               "--reason", "6 LD", *kept)
     assert done.exit_code == 0 and "recorded at position" in done.output, done.output
     shown = run(settings, "ruling", "show", "sample", str(battle))
     assert "resolved again" in shown.output and "defender ld: 8 → 6" in shown.output, shown.output

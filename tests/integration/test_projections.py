@@ -191,7 +191,12 @@ def play(ledger, cid, commands, data):
                                  context={"where": "Picardie", "stacks": {"interceptor": "FRA-1", "target": "ENG-1"}},
                                  actor=GM)
         elif c == "m19":
-            ledger.record_ruling(cid, procedure="M19", inputs={
+            # The same battle each time: where the map's stacks have shrunk since, the game master keeps the LD.
+            forces = ledger.campaign(cid).military["forces"]
+            kept = {f"{side}.ld": "the same battle again" for side, sid, ld in (("attacker", "ENG-1", 6),
+                                                                              ("defender", "FRA-1", 8))
+                    if forces[sid]["units"]["LD"] != ld}
+            ledger.record_ruling(cid, procedure="M19", overrides=kept or None, inputs={
                 "attacker": {"technology": "MUS", "ld": 6, "army_class": "iv", "class_size": 2, "leader_man": 3,
                              "country": "ENG"},
                 "defender": {"technology": "MED", "ld": 8, "army_class": "iv", "class_size": 2, "leader_man": 4,
