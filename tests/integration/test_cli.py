@@ -98,7 +98,7 @@ def test_a_correction_and_a_rework_are_typed_field_by_field_without_json(setting
     [battle] = positions_of(ledger, cid, "RulingRecorded", "M19")
     ledger.close()
     dry = run(settings, "ruling", "rework", "sample", str(battle), "--input", "defender.ld=6", "--reason", "6 LD",
-              "--dry-run")
+              "--override", "defender.ld=two LD had deserted", "--dry-run")
     assert dry.exit_code == 0 and "recorded die reused" in dry.output, dry.output
     nothing = run(settings, "ruling", "rework", "sample", str(battle), "--reason", "6 LD")
     assert nothing.exit_code == 2 and "[inputs]" in nothing.output, nothing.output
