@@ -311,7 +311,7 @@ def schema_fields(schema: dict[str, Any], node: dict[str, Any], values: Any, pre
             shown = "" if value is None else str(value)
         hint = {"list": "separated by commas", "counts": "NAME=NUMBER, separated by commas (LD=2, CAV=-1)"}
         yield {"name": path, "label": words.label(path.replace(".", " ")), "kind": kind, "choices": choices,
-               "value": shown, "nullable": bool(prop.get("nullable")),
+               "value": shown, "nullable": bool(prop.get("nullable")), "default": prop.get("default"),
                "optional": bool(prop.get("nullable")) or name not in (node.get("required") or ()),
                "help": prop.get("description") or hint.get(kind, "")}
 
