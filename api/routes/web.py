@@ -519,7 +519,7 @@ async def new_ruling(request: Request, campaign: str, form: FormDep):
             context = await run_in_threadpool(_ruling_page, ledger, actor, cid, form.get("procedure") or None, form)
         except LedgerError:  # an unknown procedure: the list again, the error beside it
             context = await run_in_threadpool(_ruling_page, ledger, actor, cid, None, form)
-        field = ruling_form.error_field(exc.field)
+        field = ruling_form.error_field(exc.field, form)
         context["failed"] = {"field": field, "message": exc.message, "placed": ruling_form.placed(field, context["fields"]),
                              "keep": ruling_form.keepable(field, exc.message)}
         return render(request, "ruling_new.html", context, status=exc.status)

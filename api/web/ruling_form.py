@@ -99,14 +99,17 @@ def command_of(form: dict[str, str], proc: Procedure) -> cmd.RecordRuling:
                      visibility=visibility_of(form))
 
 
-def error_field(field: str | None) -> str:
+def error_field(field: str | None, form: dict[str, str]) -> str:
     """The form field an error names: ``inputs.attacker.ld`` → ``input.attacker.ld``, ``context.where`` →
-    ``where``, ``context.stacks...`` → ``stacks``, ``manual_dice[0]`` → ``manual_dice``."""
+    ``where``, ``context.stacks.attacker`` → the stack of the row whose role is attacker, ``manual_dice[0]``
+    → ``manual_dice``."""
     field = field or ""
     if field.startswith("inputs."):
         return "input." + field[len("inputs."):]
     if field.startswith("context.stacks"):
-        return "stacks"
+        role = field[len("context.stacks."):]
+        return next((f"stack.{i}" for i in range(STACK_ROWS) if (form.get(f"role.{i}") or "").strip() == role),
+                    "stacks")
     if field.startswith("context."):
         return field[len("context."):]
     return field.split("[")[0]
