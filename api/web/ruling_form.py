@@ -54,15 +54,15 @@ def roles(proc: Procedure) -> list[str]:
 
 
 def stacks_of(form: dict[str, str]) -> dict[str, str]:
-    """The "role → stack" rows filled in; a stack without its role (or the reverse) is a 422 naming the row."""
+    """The "role → stack" rows with a stack chosen (a role alone is the form's suggestion, left unused); a
+    stack without its role is a 422 naming the row."""
     out: dict[str, str] = {}
     for i in range(STACK_ROWS):
         role, stack = (form.get(f"role.{i}") or "").strip(), (form.get(f"stack.{i}") or "").strip()
-        if role and stack:
+        if stack and not role:
+            raise InvalidInput(f"say which role {stack} plays (attacker, defender...)", field=f"role.{i}")
+        if stack:
             out[role] = stack
-        elif role or stack:
-            raise InvalidInput("name both the role and the stack that plays it (or neither)",
-                               field=f"role.{i}" if stack else f"stack.{i}")
     return out
 
 

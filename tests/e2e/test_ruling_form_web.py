@@ -116,8 +116,8 @@ def test_a_place_or_a_stack_not_on_the_map_is_named_beside_its_field(settings, s
     before = sample.campaign(CID).version
     r = c.post(NEW, data={**BATTLE, "where": "Atlantis", "procedure": "M19", "csrf": csrf})
     assert r.status_code == 422 and 'id="error-where"' in r.text and "Atlantis" in words_of(r.text)
-    r = c.post(NEW, data={**BATTLE, "stack.1": "", "procedure": "M19", "csrf": csrf})
-    assert r.status_code == 422 and 'id="error-stack.1"' in r.text
+    r = c.post(NEW, data={**BATTLE, "role.1": "", "procedure": "M19", "csrf": csrf})
+    assert r.status_code == 422 and 'id="error-role.1"' in r.text and "FRA-1" in words_of(r.text)
     r = c.post(NEW, data={**BATTLE, "stack.1": "FRA-99", "procedure": "M19", "csrf": csrf})  # not on the map
     assert r.status_code == 422 and 'id="error-stack.1"' in r.text and "FRA-99" in words_of(r.text)
     assert sample.campaign(CID).version == before
