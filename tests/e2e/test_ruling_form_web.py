@@ -59,14 +59,15 @@ def test_the_procedures_are_listed_by_code_and_title_and_m19_has_its_inputs_as_f
     assert 'type="checkbox" name="input.rotw"' in page
     assert '<option value="Caux">' in page and '<option value="ENG-1">ENG-1 (ENG, in ' in page
     assert 'value="attacker"' in page and 'value="defender"' in page  # the procedure's own sides as roles
-    assert "JSON" not in words_of(page).replace("leader readings", "")
+    assert "JSON" not in words_of(page) and 'name="input.leader_readings.attacker"' in page  # a select, not JSON
 
 
 def test_an_m19_battle_recorded_with_the_form_and_server_dice_is_at_the_head_with_its_inputs(settings, sample):
     c, _ = logged_in(settings, sample)
     csrf = csrf_of(c.get(NEW, params={"procedure": "M19"}).text)
     before = sample.campaign(CID).version
-    r = c.post(NEW, data={**BATTLE, "procedure": "M19", "csrf": csrf, "key": "battle-1"}, follow_redirects=False)
+    posted = {**BATTLE, "procedure": "M19", "csrf": csrf, "key": "battle-1", "input.leader_readings.defender": "wounded"}
+    r = c.post(NEW, data=posted, follow_redirects=False)
     assert r.status_code == 303, words_of(r.text)[:2000]
     [ruling] = [e for e in sample.history(CID, after=before) if isinstance(e, ev.RulingRecorded)]
     assert r.headers["location"] == f"/ui/campaigns/sample/turns/2?position={ruling.originator_version}#ruling"
@@ -74,13 +75,14 @@ def test_an_m19_battle_recorded_with_the_form_and_server_dice_is_at_the_head_wit
     inputs = ruling.ruling["inputs"]
     assert (inputs["attacker"]["ld"], inputs["attacker"]["technology"], inputs["defender"]["leader_man"],
             inputs["terrain"], inputs["period"]) == (5, "MUS", 4, "plain", 2)
-    assert inputs["attacker_phasing_not_intercepted"] is False
+    assert inputs["attacker_phasing_not_intercepted"] is False and inputs["attacker"]["has_army"] is True
+    assert inputs["leader_readings"] == {"defender": "wounded"}  # a reading per side, chosen rather than typed
     assert ruling.context["where"] == "Caux" and ruling.context["stacks"] == {"attacker": "ENG-1",
                                                                             "defender": "FRA-1"}
     dice = [d for s in ruling.ruling.get("steps", []) for d in s.get("dice", [])] + ruling.ruling.get("dice", [])
     assert dice and not any(d.get("manual") for d in dice)  # the server rolled them
     # A double submit (the same form key) records once.
-    again = c.post(NEW, data={**BATTLE, "procedure": "M19", "csrf": csrf, "key": "battle-1"}, follow_redirects=False)
+    again = c.post(NEW, data=posted, follow_redirects=False)
     assert again.status_code == 303 and sample.campaign(CID).version == ruling.originator_version
     page = c.get(r.headers["location"])
     shown = words_of(page.text)
