@@ -182,3 +182,34 @@ def test_the_form_without_its_csrf_token_is_refused(settings, sample):
     before = sample.campaign(CID).version
     r = c.post(NEW, data={**BATTLE, "procedure": "M19"})
     assert r.status_code == 403 and sample.campaign(CID).version == before
+
+
+def test_every_procedure_of_the_ruleset_has_a_form_with_a_field_for_each_input(settings, sample):
+    from api.web.turn_view import schema_fields
+    from ledger.rules.core import get_ruleset
+
+    c, _ = logged_in(settings, sample)
+    for proc in get_ruleset("eu").procedures.values():
+        page = c.get(NEW, params={"procedure": proc.code})
+        assert page.status_code == 200 and 'id="ruling-form"' in page.text, proc.code
+        schema = proc.input_schema()
+        for f in schema_fields(schema, schema, {}, ""):
+            assert f'name="input.{f["name"]}"' in page.text, (proc.code, f["name"])
+    r = c.get(NEW, params={"procedure": "M99"})
+    assert r.status_code == 422 and "M99" in words_of(r.text)
+
+
+def test_the_api_refuses_a_ruling_whose_place_or_stack_is_not_on_the_map(settings, sample):
+    """The check is the use case's: the API and the CLI get it too, not only the form."""
+    from tests.e2e.test_commands_http import client
+
+    inputs = {"attacker": {"technology": "MUS", "ld": 5, "army_class": "iv", "class_size": 2},
+              "defender": {"technology": "MED", "ld": 5, "army_class": "iv", "class_size": 2},
+              "terrain": "plain", "period": 2}
+    before = sample.campaign(CID).version
+    with client(settings, sample) as http:
+        for context, field in (({"where": "Atlantis"}, "context.where"),
+                               ({"where": "Caux", "stacks": {"defender": "FRA-99"}}, "context.stacks.defender")):
+            r = http.post("/campaigns/sample/rulings", json={"procedure": "M19", "inputs": inputs, "context": context})
+            assert r.status_code == 422 and r.json()["error"]["field"] == field, r.text
+    assert sample.campaign(CID).version == before
