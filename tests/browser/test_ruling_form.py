@@ -63,18 +63,22 @@ def test_the_game_master_records_a_battle_from_the_form_and_reads_it_in_words(si
         assert repr_ not in shown, repr_
 
 
-def test_a_refused_input_is_shown_beside_its_field_with_what_was_typed(site, context):
-    page = login(context, site, site.gm, "/ui/campaigns/sample/rulings/new?procedure=M19")
-    form = page.locator("#ruling-form")
-    for side, (country, technology, ld, leader) in SIDES.items():
+def fill_battle(form, where: str) -> None:
+    for side, (_, technology, ld, _) in SIDES.items():
         form.locator(f"[name='input.{side}.technology']").select_option(technology)
         form.locator(f"[name='input.{side}.ld']").fill(ld)
         form.locator(f"[name='input.{side}.army_class']").select_option("iv")
         form.locator(f"[name='input.{side}.class_size']").fill("2")
     form.locator("[name='input.terrain']").select_option("plain")
     form.locator("[name='input.period']").fill("2")
-    form.locator("[name='where']").fill("Atlantis")  # no such place on the board
+    form.locator("[name='where']").fill(where)
     form.locator("[name='where']").press("Tab")
+
+
+def test_a_refused_input_is_shown_beside_its_field_with_what_was_typed(site, context):
+    page = login(context, site, site.gm, "/ui/campaigns/sample/rulings/new?procedure=M19")
+    form = page.locator("#ruling-form")
+    fill_battle(form, "Atlantis")  # no such place on the board
     head = site.ledger.campaign(site.cid).version
     form.locator("#record-ruling").click()
     error = page.locator("#error-where")
@@ -83,3 +87,22 @@ def test_a_refused_input_is_shown_beside_its_field_with_what_was_typed(site, con
     expect(page.locator("#ruling-form [name='input.attacker.ld']")).to_have_value("5")
     site.shot(page, "ruling-form-error")
     assert site.ledger.campaign(site.cid).version == head
+
+
+def test_the_game_master_keeps_a_terrain_the_board_contradicts_with_a_reason(site, context):
+    """Normandie is dense forest on the board: "plain" is refused beside the terrain, and kept once ticked
+    with a reason (DECISIONS.md, M19's terrain), recorded in the ruling."""
+    page = login(context, site, site.gm, "/ui/campaigns/sample/rulings/new?procedure=M19")
+    fill_battle(page.locator("#ruling-form"), "Normandie")
+    head = site.ledger.campaign(site.cid).version
+    page.locator("#record-ruling").click()
+    expect(page.locator("[id='error-input.terrain']")).to_contain_text("dense_forest")
+    keep = page.locator("#keep-terrain")
+    expect(keep).to_contain_text("keep my value")
+    keep.locator("input[type=checkbox]").check()
+    keep.locator("input[type=text]").fill("the battle was fought in the clearing")
+    site.shot(page, "ruling-form-keep")
+    page.locator("#record-ruling").click()
+    page.wait_for_url(re.compile(r"/ui/campaigns/sample/turns/\d+\?position=\d+#ruling$"))
+    [ruling] = [e for e in site.ledger.history(site.cid, after=head) if isinstance(e, ev.RulingRecorded)]
+    assert ruling.ruling["overridden"][0]["reason"] == "the battle was fought in the clearing"
