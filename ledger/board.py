@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from types import MappingProxyType
-from typing import Any, Literal, Mapping
+from typing import Any, Iterable, Literal, Mapping
 
 from ledger.domain.errors import InvalidInput
 
@@ -138,13 +138,18 @@ class Board:
         return self.borders.get(frozenset((a, b)))
 
 
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """"; did you mean 'Picardie'?" for a misspelt name (the closest known ones), else ""."""
+    close = difflib.get_close_matches(name, list(known), n=4, cutoff=0.6)
+    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+
+
 def _lookup(table: Mapping[str, Any], name: str, fld: str) -> Any:
     try:
         return table[name]
     except KeyError:
-        close = difflib.get_close_matches(name, list(table), n=4, cutoff=0.6)
-        hint = f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise BoardError(f"no {fld.replace('_', ' ')} {name!r} on the board{hint}", field=fld) from None
+        raise BoardError(f"no {fld.replace('_', ' ')} {name!r} on the board{did_you_mean(name, table)}",
+                         field=fld) from None
 
 
 def _read(ruleset: str, file: str) -> Any:

@@ -7,7 +7,7 @@ in-place stepping. Who is calling is resolved exactly as for the API
 form sets when there is no Authorization header; local development without a
 token acts as admin from loopback), and what is shown is filtered by
 ``ledger.access.can_see`` like every read route. The writes, a correction and
-the map forms (api/web/map_forms.py), pass the same permission checks as their
+the map forms (api/web/map_forms.py) and a new ruling (api/web/ruling_form.py), pass the same permission checks as their
 API routes (``Permit("record_correction")``, ``Permit("move_stack")``...) and a
 CSRF token (a random
 ``ledger_csrf`` cookie, SameSite=Strict, and the form's token HMAC(that cookie, the login cookie): bound to
@@ -37,13 +37,14 @@ from api.security import TOKEN_COOKIE, Caller
 from projections import whatif, words
 from projections.records import Record
 from api.readpath import reads_of
-from api.web import map_forms
+from api.routes.records import player_dice
+from api.web import map_forms, ruling_form
 from api.web.ers_view import ers_view
 from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
 from ledger import tokens
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
-from ledger.domain.commands import PublishSheets, RecordCorrection, ReworkRuling, build
+from ledger.domain.commands import PublishSheets, RecordCorrection, RecordRuling, ReworkRuling, build
 from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerError, Unauthorized
 
 WEB = FilePath(__file__).resolve().parent.parent / "web"
@@ -472,3 +473,68 @@ async def map_form(request: Request, campaign: str, name: str, form: FormDep):
         return render(request, "map.html", context, status=exc.status)
     turn = ledger.event_at(cid, at).context.get("turn") or 0
     return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={at}", status_code=303)
+
+
+# ------------------------------------------------------------------ a new ruling
+
+
+def _ruling_page(ledger: Ledger, actor: Actor, cid: UUID, code: str | None, posted: dict[str, str] | None = None
+                 ) -> dict[str, Any]:
+    state = ledger.campaign(cid)
+    proc = ruling_form.procedure(state.ruleset, code) if code else None
+    return {"c": campaign_public(state), "procedures": ruling_form.procedures(state.ruleset), "proc": proc,
+            "fields": ruling_form.fields(proc, posted) if proc else [], "roles": ruling_form.roles(proc) if proc else [],
+            "rows": range(ruling_form.STACK_ROWS), "o": map_forms.options(ledger, state, actor),
+            "posted": posted or {}, "failed": None, "key": secrets.token_urlsafe(12),
+            "gm": actor.role != "player"}
+
+
+@router.get("/campaigns/{campaign}/rulings/new", response_class=HTMLResponse)
+async def new_ruling_page(request: Request, campaign: str,
+                          procedure: Annotated[str | None, Query(max_length=20)] = None):
+    """Choose a procedure, then its form: the inputs from its input schema, where, which stacks, the dice."""
+    ledger = _ledger(request)
+    try:
+        actor, cid = await _reader(request, campaign)
+        await _maybe(deps._Permit("record_ruling")(request, actor, ledger))  # as POST /campaigns/{id}/rulings
+        context = await run_in_threadpool(_ruling_page, ledger, actor, cid, procedure or None)
+    except LedgerError as exc:
+        return _error(request, exc)
+    return render(request, "ruling_new.html", context)
+
+
+@router.post("/campaigns/{campaign}/rulings/new")
+async def new_ruling(request: Request, campaign: str, form: FormDep):
+    """The new-ruling form posted: ``RecordRuling`` through the API route's permission and ``Ledger.handle``;
+    then the turn page at the ruling (its explanation and the map), or the form again with what was typed and
+    the error beside the field it names."""
+    ledger = _ledger(request)
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+        await _maybe(deps._Permit("record_ruling")(request, actor, ledger))
+    except LedgerError as exc:
+        return _error(request, exc)
+
+    def work() -> int:
+        proc = ruling_form.procedure(ledger.campaign(cid).ruleset, form.get("procedure", ""))
+        command: RecordRuling = ruling_form.command_of(form, proc)
+        player_dice(actor, command.visibility, command.manual_dice is not None)  # the API route's own check
+        done = ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
+        return next(e["position"] for e in done.events if e["type"] == "RulingRecorded")
+
+    try:
+        at = await run_in_threadpool(work)
+    except Unauthorized as exc:
+        return _error(request, exc)
+    except LedgerError as exc:
+        try:
+            context = await run_in_threadpool(_ruling_page, ledger, actor, cid, form.get("procedure") or None, form)
+        except LedgerError:  # an unknown procedure: the list again, the error beside it
+            context = await run_in_threadpool(_ruling_page, ledger, actor, cid, None, form)
+        field = ruling_form.error_field(exc.field, form)
+        context["failed"] = {"field": field, "message": exc.message, "placed": ruling_form.placed(field, context["fields"]),
+                             "keep": ruling_form.keepable(field, exc)}
+        return render(request, "ruling_new.html", context, status=exc.status)
+    turn = ledger.event_at(cid, at).context.get("turn") or 0
+    return RedirectResponse(f"/ui/campaigns/{campaign}/turns/{turn}?position={at}#ruling", status_code=303)

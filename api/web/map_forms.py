@@ -81,7 +81,8 @@ def _units(form: dict[str, str]) -> dict[str, int]:
     return {u: n for u in cmd.UNIT_TYPES if (n := _int(form, f"units.{u}")) is not None}
 
 
-def _visibility(form: dict[str, str]) -> dict[str, Any]:
+def visibility_of(form: dict[str, str]) -> dict[str, Any]:
+    """The visibility a form posted: everyone, the game masters, or the countries it names."""
     scope = form.get("visibility", "public")
     if scope == "countries":
         return {"scope": scope, "countries": [c.strip() for c in form.get("visibility.countries", "").split(",")
@@ -109,7 +110,7 @@ def command_of(name: str, form: dict[str, str], state: CampaignState) -> cmd.Com
     if "units" in kind.model_fields:
         fields["units"] = _units(form)
     if "visibility" in kind.model_fields:
-        fields["visibility"] = _visibility(form)
+        fields["visibility"] = visibility_of(form)
     if name == "move":
         if "origin" not in fields and fields.get("stack") in (state.stacks or {}):
             fields["origin"] = state.stacks[fields["stack"]][0]  # where the stack is: the form need not say

@@ -294,6 +294,11 @@ def schema_fields(schema: dict[str, Any], node: dict[str, Any], values: Any, pre
         if prop.get("type") == "object" and prop.get("properties"):
             yield from schema_fields(schema, prop, value or {}, path)
             continue
+        keys, extra = _resolve(schema, prop.get("propertyNames") or {}), _resolve(schema, prop.get("additionalProperties") or {})
+        if prop.get("type") == "object" and keys.get("enum") and isinstance(extra, dict) and extra.get("enum"):
+            # A reading per named key (M19's leader test of each side): one optional choice each, not JSON.
+            yield from schema_fields(schema, {"properties": {str(k): extra for k in keys["enum"]}}, value or {}, path)
+            continue
         kind = ("choice" if "enum" in prop else "bool" if prop.get("type") == "boolean"
                 else "int" if prop.get("type") == "integer" else "number" if prop.get("type") == "number"
                 else "text" if prop.get("type") == "string" else _plain_kind(schema, prop) or "json")
@@ -311,7 +316,7 @@ def schema_fields(schema: dict[str, Any], node: dict[str, Any], values: Any, pre
             shown = "" if value is None else str(value)
         hint = {"list": "separated by commas", "counts": "NAME=NUMBER, separated by commas (LD=2, CAV=-1)"}
         yield {"name": path, "label": words.label(path.replace(".", " ")), "kind": kind, "choices": choices,
-               "value": shown, "nullable": bool(prop.get("nullable")),
+               "value": shown, "nullable": bool(prop.get("nullable")), "default": prop.get("default"),
                "optional": bool(prop.get("nullable")) or name not in (node.get("required") or ()),
                "help": prop.get("description") or hint.get(kind, "")}
 

@@ -12,7 +12,7 @@ from rich.table import Table
 from ledger.cli.base import cid_of, emit, err, error_text, escape, fail, ledger_app, out, parse_ints, parse_json
 from ledger.domain import events as ev
 from ledger.domain.campaign import campaign_id
-from ledger.rules.core import FixedDice, RulesError, get_ruleset
+from ledger.rules.core import FixedDice, RulesError, get_ruleset, procedure_order
 
 
 def events(campaign: str, after: int = 0, limit: Optional[int] = None,
@@ -133,10 +133,6 @@ def recompute(campaign: str, position: Annotated[Optional[int], typer.Option(
         raise typer.Exit(1)
 
 
-def _order(code: str) -> tuple[str, int]:
-    return code[0], int("0" + "".join(filter(str.isdigit, code)))
-
-
 def procedures(ruleset: str,
                code: Annotated[Optional[str], typer.Argument(help="Only this procedure (e.g. M14)")] = None,
                schemas: Annotated[bool, typer.Option("--schemas/--no-schemas")] = True,
@@ -148,7 +144,7 @@ def procedures(ruleset: str,
         rs = get_ruleset(ruleset)
     except RulesError as e:
         fail(None, str(e))
-    ordered = sorted(rs.procedures.values(), key=lambda p: _order(p.code))
+    ordered = sorted(rs.procedures.values(), key=lambda p: procedure_order(p.code))
     if code is not None:
         try:
             ordered = [rs.get(code.upper())]

@@ -19,6 +19,11 @@ class InvalidInput(LedgerError):
     status = 422
 
 
+class ContradictsBoard(InvalidInput):
+    """A typed input the board or the map contradicts: a game master may keep it with a reason (``overrides``),
+    which no wrong type or missing value allows."""
+
+
 class CampaignNotFound(LedgerError):
     status = 404
 

@@ -372,6 +372,11 @@ def import_procedure_modules(package: str, path: Iterable[str]) -> None:
             importlib.import_module(f"{package}.{module.name}")
 
 
+def procedure_order(code: str) -> tuple[str, int]:
+    """A procedure code's place in a listing: by letter, then by number (M9 before M13), as INDEX.md lists them."""
+    return code[0], int("0" + "".join(filter(str.isdigit, code)))
+
+
 def get_ruleset(ruleset_id: str) -> Ruleset:
     """The ruleset by id, with every procedure module of its package imported."""
     if ruleset_id not in _LOADED:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ledger import board_facts
 from ledger.board import BoardError
 from ledger.domain import commands as cmd
-from ledger.domain.errors import InvalidInput
+from ledger.domain.errors import ContradictsBoard, InvalidInput
 from ledger.rules.explain import plain
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def check_at(d: Draft, state: Any, ruleset: str, procedure: str, context: dict[s
         f, more = refused[0], [r["field"] for r in refused[1:]]
         also = f"; also {', '.join(more)}" if more else ""
         typed = repr(f["typed"]) if isinstance(f["typed"], str) else plain(f["typed"])
-        raise InvalidInput(f"{f['field']}: typed {typed}, but the {f['source']} says {f['said']} "
+        raise ContradictsBoard(f"{f['field']}: typed {typed}, but the {f['source']} says {f['said']} "
                            f"(keep it with overrides.{f['field']} and a reason{also})",
                            field=f"{prefix}inputs.{f['field']}", rule=f"{ruleset}:{procedure}")
     if overrides:  # an override of nothing is a mistake worth saying, not a silent no-op

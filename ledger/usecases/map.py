@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ledger.board import load_board
+from ledger.board import did_you_mean, load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.forces import names, unit_count, war_key
@@ -44,7 +44,7 @@ def scenario(d: Draft) -> dict[str, Any]:
 
 def _require(value: str, known: set[str], what: str, field: str) -> None:
     if value not in known:
-        raise InvalidInput(f"unknown {what} {value!r}", field=field)
+        raise InvalidInput(f"unknown {what} {value!r}{did_you_mean(value, known)}", field=field)
 
 
 def _places(s: dict[str, Any]) -> set[str]:
@@ -215,6 +215,20 @@ def check_names(d: Draft, kind: str, fields: dict[str, Any], prefix: str = "") -
         elif name in _NAMED:  # controller, owner, previous, attackers, defenders
             for fld, country in listed:
                 _require(country, _countries(s), "country", prefix + fld)
+
+
+def check_ruling_context(d: Draft, context: cmd.Context) -> None:
+    """Where a ruling happens and the stacks its roles name, checked against the campaign's scenario (a 422
+    naming ``context.where`` or ``context.stacks.<role>``): the map places the ruling's effects with them, so
+    a misspelt name would leave them unplaced. A campaign without a scenario has no map to check against."""
+    if (context.where is None and not context.stacks) or d.ledger.scenario(d.state.id) is None:
+        return
+    s = scenario(d)
+    if context.where is not None:
+        _require(context.where, _places(s), "province or sea zone", "context.where")
+    for role, stack in (context.stacks or {}).items():
+        _require(stack, {st["id"] for st in s["stacks"]} | set(d.state.stacks or {}), "stack",
+                 f"context.stacks.{role}")
 
 
 _NAMED = frozenset({"stack", "origin", "destination", "path", "province", "controller", "owner", "previous",

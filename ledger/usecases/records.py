@@ -56,6 +56,7 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
     given, carried = carry(d.state, rs.id, proc, c.inputs)
     # Ruleset options the request leaves out are the campaign's choices (settings rules_options).
     given, options = apply_rules_options(proc, d.state.settings.get("rules_options", {}), given)
+    map_usecases.check_ruling_context(d, c.context)  # any procedure: its place and stacks exist
     given, overridden, from_board = board_rulings.check(d, c, rs.id, given)
     try:
         ruling = proc.resolve(given, source)
