@@ -1,6 +1,6 @@
 """Drill: N rolls, each POSTed twice with one Idempotency-Key, half of the pairs at the same instant.
 
-    python ops/drills/idempotency.py            # N = 100, throwaway PostgreSQL, `ledger serve --workers 2`
+    python ops/drills/idempotency.py            # N = 1,000, throwaway PostgreSQL, `ledger serve --workers 2`
     python ops/drills/idempotency.py --short    # N = 20
 
 Sequential pairs: the second answer must be the first, byte for byte. Simultaneous pairs (two threads
@@ -25,7 +25,7 @@ from _harness import AUTH, Service, Store, create_campaign, figure, history, par
 
 def main() -> int:
     args = parser(__doc__).parse_args()
-    n = 20 if args.short else 100
+    n = 20 if args.short else 1000  # the issue's size: 1,000 POSTs each sent twice
     mismatched, statuses = [], Counter()
     with Store(args.store) as store:
         service = Service(store.env(), workers=args.workers).start()

@@ -1,6 +1,6 @@
 """Drill: kill -9 of an API worker and of the projection follower, K times, under write load.
 
-    python ops/drills/kill9.py            # K = 5, throwaway PostgreSQL, `ledger serve --workers 2`, 4 writers
+    python ops/drills/kill9.py            # K = 10, throwaway PostgreSQL, `ledger serve --workers 2`, 4 writers
     python ops/drills/kill9.py --short    # K = 2
 
 Each round kills one uvicorn worker (uvicorn's master starts another) and then the follower (`ledger serve`
@@ -27,7 +27,7 @@ from _load import Load  # noqa: E402
 
 def main() -> int:
     args = parser(__doc__).parse_args()
-    rounds = 2 if args.short else 5
+    rounds = 2 if args.short else 10  # the issue's size: kill -9 x 10
     rng = random.Random(16)
     follower_restarts, worker_kills = [], 0
     with Store(args.store) as store:

@@ -1,6 +1,6 @@
 """Drill: 16 concurrent writers x N server rolls on ONE campaign, through `ledger serve --workers 2`.
 
-    python ops/drills/writers.py            # N = 50 (800 events), throwaway PostgreSQL
+    python ops/drills/writers.py            # N = 1,000 (16,000 events), throwaway PostgreSQL
     python ops/drills/writers.py --short    # N = 8
     python ops/drills/writers.py --store sqlite
 
@@ -28,7 +28,7 @@ WRITERS = 16
 
 def main() -> int:
     args = parser(__doc__).parse_args()
-    n = 8 if args.short else 50
+    n = 8 if args.short else 1000  # the issue's size: 16 x 1,000 events
     with Store(args.store) as store:
         service = Service(store.env(), workers=args.workers).start()
         try:

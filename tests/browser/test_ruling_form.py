@@ -20,7 +20,8 @@ except ImportError:
 
 pytestmark = pytest.mark.browser
 
-SIDES = {"attacker": ("ENG", "MUS", "5", "3"), "defender": ("FRA", "MED", "4", "4")}
+#: The sides as the map has them at the head: ENG-1 with 6 LD under Talbot, FRA-1 with 5 LD under La Trémoille.
+SIDES = {"attacker": ("ENG", "MUS", "6", "3"), "defender": ("FRA", "MED", "5", "4")}
 
 
 def test_the_game_master_records_a_battle_from_the_form_and_reads_it_in_words(site, context):
@@ -84,7 +85,7 @@ def test_a_refused_input_is_shown_beside_its_field_with_what_was_typed(site, con
     error = page.locator("#error-where")
     expect(error).to_contain_text("Atlantis")
     expect(page.locator("#ruling-form [name='where']")).to_have_value("Atlantis")
-    expect(page.locator("#ruling-form [name='input.attacker.ld']")).to_have_value("5")
+    expect(page.locator("#ruling-form [name='input.attacker.ld']")).to_have_value("6")
     site.shot(page, "ruling-form-error")
     assert site.ledger.campaign(site.cid).version == head
 
