@@ -31,7 +31,7 @@ class CampaignPublic(BaseModel):
     slug: str = Field(examples=["europa-1492"])
     name: str = Field(examples=["Europa 1492"])
     ruleset: str = Field(examples=["eu"])
-    ruleset_version: str = Field(examples=["2016.1"])
+    ruleset_version: str = Field(examples=["2016.2"])
     countries: list[str] = Field(examples=[["ENG", "FRA"]])
     players: dict[str, str] = Field(examples=[{"FRA": "bruno"}])
     game_masters: list[str] = Field(examples=[["gina"]])
