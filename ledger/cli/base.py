@@ -30,7 +30,7 @@ from ledger.application import Ledger
 from ledger.config import Settings
 from ledger.domain.actors import Actor
 from ledger.domain.campaign import campaign_id
-from ledger.domain.errors import CampaignNotFound, LedgerError
+from ledger.domain.errors import CampaignNotFound, ContradictsBoard, LedgerError
 from ledger.rules.core import RulesError
 
 __all__ = ["Actor", "ActorOpt", "KeyOpt", "cid_of", "dotted", "emit", "err", "error_text", "escape", "fail", "in_words",
@@ -77,7 +77,10 @@ def ledger_app() -> Iterator[Ledger]:
     try:
         yield ledger
     except (LedgerError, RulesError) as e:
-        err.print(error_text(str(e), getattr(e, "field", None)))
+        hint = ""
+        if isinstance(e, ContradictsBoard) and e.field and "inputs." in e.field:
+            hint = f'; here: --override {e.field.split("inputs.", 1)[1]}="why you keep it"'
+        err.print(error_text(f"{e}{hint}", getattr(e, "field", None)))
         raise typer.Exit(2) from None
     finally:
         _running.reset(running)

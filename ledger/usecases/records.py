@@ -163,7 +163,7 @@ def rework_ruling(d: Draft, c: cmd.ReworkRuling) -> dict[str, Any]:
     except InvalidInput as e:  # name the fields of this command, not of the correction it builds
         if e.field and e.field.startswith("replacement."):
             field = e.field.removeprefix("replacement.")
-            raise InvalidInput(e.message.removeprefix("replacement."), field=field, rule=e.rule) from None
+            raise type(e)(e.message.removeprefix("replacement."), field=field, rule=e.rule) from None
         raise
 
 

@@ -100,6 +100,10 @@ def test_a_correction_and_a_rework_are_typed_field_by_field_without_json(setting
     dry = run(settings, "ruling", "rework", "sample", str(battle), "--input", "defender.ld=6", "--reason", "6 LD",
               "--override", "defender.ld=two LD had deserted", "--dry-run")
     assert dry.exit_code == 0 and "recorded die reused" in dry.output, dry.output
+    refused = run(settings, "ruling", "rework", "sample", str(battle), "--input", "defender.ld=6", "--reason", "6 LD",
+                  "--dry-run")
+    assert refused.exit_code == 2 and "the map says" in refused.output, refused.output
+    assert '--override defender.ld="why you keep it"' in refused.output
     nothing = run(settings, "ruling", "rework", "sample", str(battle), "--reason", "6 LD")
     assert nothing.exit_code == 2 and "[inputs]" in nothing.output, nothing.output
     entry = run(settings, "treasury", "sample", "FRA", "A9", "35", "--reason", "raid on Navarra")
