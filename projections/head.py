@@ -416,11 +416,16 @@ class Reader:
             rows = [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
                      "context": orjson.loads(r["context"]), "visibility": orjson.loads(r["visibility"])}
                     for r in cur.fetchall()]
-        late = [r for r in tail(self.ledger, cid, reached, min(upto, state.version))
-                if place in timeline_model.places(r)]
-        if late:
+        late = tail(self.ledger, cid, reached, min(upto, state.version))
+        if any(place in timeline_model.places(r) for r in late):
+            # Every tail event goes through ``row``: a scenario or a split there names the stacks' countries.
             _, stored = stored_doc(db, cid, timeline_model.NAME)
             doc = orjson.loads(stored) if stored else timeline_model.empty()
-            rows = [timeline_model.row(doc, r) for r in late][::-1] + rows
+            newer = []
+            for r in late:
+                row = timeline_model.row(doc, r)
+                if place in timeline_model.places(r):
+                    newer.append(row)
+            rows = newer[::-1] + rows
         return [r for r in rows if can_see(actor, {"visibility": r["visibility"], "position": r["position"]},
                                            revealed)]

@@ -99,3 +99,18 @@ def test_the_turn_pages_map_links_every_province_to_its_page(gm_client):
     assert names == doc_places and {"Picardie", "Caux", "Normandie", "Kent"} <= names
     assert f'href="/campaigns/{CID}/map.svg?at={n}">open the picture<' in page
 
+
+
+def test_a_places_history_reads_the_same_from_the_index_as_from_the_events_the_views_have_not_reached(sample):  # noqa: F811
+    from projections import replay
+    from projections.runner import Projector
+    from api.web.turn_view import reader_of
+
+    reader, state = reader_of(sample), sample.campaign(CID)
+    assert replay.places(reader.db, CID) == []  # no projector ran: every event is the tail
+    from_events = reader.place_history(CID, GM, state, "Picardie", state.version)
+    Projector(sample).catch_up()
+    assert ("Picardie", from_events[0]["position"]) in replay.places(reader.db, CID)
+    from_index = reader.place_history(CID, GM, state, "Picardie", state.version)
+    assert [(r["position"], r["summary"]) for r in from_index] == [(r["position"], r["summary"]) for r in from_events]
+    assert len(from_index) == 6
