@@ -162,6 +162,8 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         out.append(f'<pattern id="hatch-{escape(owner)}" width="8" height="8" patternUnits="userSpaceOnUse" '
                    f'patternTransform="rotate(45)"><rect width="3" height="8" fill="{colour(owner)}"/></pattern>')
     out.append("</defs>")
+    if link is not None:  # a click on a marker, a siege ring or a path goes through to the place below
+        out.append("<style>.markers, .siege, .moved-path { pointer-events: none }</style>")
     out.append(f'<rect width="100%" height="{height:.0f}" fill="#f7f7f2"/>')
 
     # Places: the scenario's first, so the whole-board background never covers them.
@@ -192,10 +194,11 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
             continue
         x, y = centre[name]
         p = places[name]
-        out.append(f'<text class="label" x="{(x - minx) * k:.1f}" y="{(maxy - y) * k - font:.1f}" '
+        out.append((f'<a class="place-link" href="{escape(link(name))}">' if link is not None else "")
+                   + f'<text class="label" x="{(x - minx) * k:.1f}" y="{(maxy - y) * k - font:.1f}" '
                    f'font-size="{font:.0f}" text-anchor="middle" fill="#222">{escape(name)}'
                    + (f' <tspan font-size="{font * 0.8:.0f}">F{p["fortress"]}</tspan>' if p.get("fortress") else "")
-                   + "</text>")
+                   + "</text>" + ("</a>" if link is not None else ""))
         if p.get("markers"):
             out.append(f'<text class="markers" x="{(x - minx) * k:.1f}" y="{(maxy - y) * k + font * 2.6:.1f}" '
                        f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#8a1c1c">'
@@ -230,6 +233,8 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         strength = sum(int(v) for v in units.values() if isinstance(v, int | float))
         naval = bool(units) and set(units) <= NAVAL
         cls = "stack" + (" moved" if sid == moved else "")
+        if link is not None:  # a counter opens the place it stands in
+            out.append(f'<a class="place-link" href="{escape(link(loc))}">')
         out.append(f'<g class="{cls}" data-stack="{escape(sid)}" data-location="{escape(loc)}" '
                    f'data-country="{escape(st.get("country") or "")}"><title>{escape(_stack_tip(sid, st))}</title>'
                    f'<rect x="{cx:.1f}" y="{cy:.1f}" width="{size:.0f}" height="{size:.0f}" rx="{3 if naval else 1}" '
@@ -239,7 +244,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
                    f'text-anchor="middle" fill="#fff">{escape(sid)}</text>'
                    f'<text class="strength" x="{cx + size / 2:.1f}" y="{cy + size * 0.85:.1f}" '
                    f'font-size="{size * 0.36:.0f}" font-weight="bold" text-anchor="middle" fill="#fff">'
-                   f'{strength}{"⚓" if naval else ""}</text></g>')
+                   f'{strength}{"⚓" if naval else ""}</text></g>' + ("</a>" if link is not None else ""))
 
     y0 = height + 18
     x0 = 10.0
