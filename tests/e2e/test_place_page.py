@@ -8,10 +8,13 @@ import re
 
 import pytest
 
+from api.web.turn_view import reader_of
 from ledger import tokens
 from ledger.application import visibility
-from ledger.domain.commands import MoveStack
+from ledger.domain.commands import MoveStack, PlaceMarker, RemoveMarker
 from ledger.sample import GM
+from projections import replay
+from projections.runner import Projector
 from tests.e2e.test_web import ADMIN, CID, client, log_in, sample  # noqa: F401  (the sample fixture)
 
 
@@ -101,11 +104,7 @@ def test_the_turn_pages_map_links_every_province_to_its_page(gm_client):
 
 
 
-def test_a_places_history_reads_the_same_from_the_index_as_from_the_events_the_views_have_not_reached(sample):  # noqa: F811
-    from projections import replay
-    from projections.runner import Projector
-    from api.web.turn_view import reader_of
-
+def test_the_history_reads_the_same_from_the_index_as_from_events_not_yet_projected(sample):  # noqa: F811
     reader, state = reader_of(sample), sample.campaign(CID)
     assert replay.places(reader.db, CID) == []  # no projector ran: every event is the tail
     from_events = reader.place_history(CID, GM, state, "Picardie", state.version)
@@ -114,3 +113,19 @@ def test_a_places_history_reads_the_same_from_the_index_as_from_the_events_the_v
     from_index = reader.place_history(CID, GM, state, "Picardie", state.version)
     assert [(r["position"], r["summary"]) for r in from_index] == [(r["position"], r["summary"]) for r in from_events]
     assert len(from_index) == 6
+
+
+def test_a_long_history_is_paged_newest_first_25_a_page(sample, gm_client):  # noqa: F811
+    for i in range(15):  # 30 more events at Picardie: 36 in all
+        sample.submit(CID, RemoveMarker, province="Picardie", marker="Pillage-", reason=f"foraged out {i}", actor=GM)
+        sample.submit(CID, PlaceMarker, province="Picardie", marker="Pillage-", reason=f"foraged {i}", actor=GM)
+    head = sample.campaign(CID).version
+    first = gm_client.get("/ui/campaigns/sample/places/Picardie").text
+    second = gm_client.get(f"/ui/campaigns/sample/places/Picardie?at={head}&page=2").text
+    assert history_positions(first) == list(range(head, head - 25, -1))
+    assert "Page 1 of 2" in first and f'href="?at={head}&amp;page=2"' in first
+    older = history_positions(second)
+    # The last 5 of the 30 new events, then the sample turn's 6 (control, marker, retreat, battle, interception,
+    # landing), still newest first.
+    assert older[:5] == list(range(head - 25, head - 30, -1)) and len(older) == 11 and "Page 2 of 2" in second
+    assert older[5:] == sorted(older[5:], reverse=True) and older[5] < head - 29
