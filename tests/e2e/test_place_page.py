@@ -88,6 +88,8 @@ def test_an_unknown_place_is_a_404_naming_it_and_the_closest_names(gm_client):
     r = gm_client.get("/ui/campaigns/sample/places/Picardy")
     assert r.status_code == 404
     assert "Picardy" in r.text and "Picardie" in r.text
+    beyond = gm_client.get("/ui/campaigns/sample/places/Picardie?at=100000")
+    assert beyond.status_code == 422 and "position 100000 is not in the campaign" in beyond.text
 
 
 def test_the_turn_pages_map_links_every_province_to_its_page(gm_client):
