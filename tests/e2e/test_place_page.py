@@ -103,6 +103,9 @@ def test_the_turn_pages_map_links_every_province_to_its_page(gm_client):
     doc_places = set(re.findall(r'data-name="([^"]+)"', svg))
     assert names == doc_places and {"Picardie", "Caux", "Normandie", "Kent"} <= names
     assert f'href="/campaigns/{CID}/map.svg?at={n}">open the picture<' in page
+    # The provinces' table under the map links each name to its page too.
+    table = page[page.index('id="provinces"'):]
+    assert f'<a href="/ui/campaigns/sample/places/Picardie?at={n}">Picardie</a>' in table
 
 
 
