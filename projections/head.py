@@ -398,3 +398,34 @@ class Reader:
             if r.turn is not None:
                 add(r.turn, r.position, r.position, 1)
         return [out[k] for k in sorted(out)]
+
+    def place_history(self, cid: UUID, actor: Actor, state: CampaignState, place: str, upto: int
+                      ) -> list[dict[str, Any]]:
+        """The events at positions 1..upto that touched ``place`` (``timeline.places``) the caller may see,
+        newest first, as timeline rows: the ``proj_places`` index joined to the timeline rows, plus the tail
+        the runner has not reached. Only this place's rows are read, never the campaign's history."""
+        db, revealed = self.db, frozenset(state.revealed)
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
+                        (str(cid),))
+            reached = int(cur.fetchone()["p"])
+            cur.execute(db.sql("SELECT t.position, t.turn, t.type, t.summary, t.context, t.visibility "
+                               "FROM {proj_places} p JOIN {proj_timeline} t ON t.campaign = p.campaign "
+                               "AND t.position = p.position WHERE p.campaign = ? AND p.place = ? "
+                               "AND p.position <= ? ORDER BY p.position DESC"), (str(cid), place, upto))
+            rows = [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
+                     "context": orjson.loads(r["context"]), "visibility": orjson.loads(r["visibility"])}
+                    for r in cur.fetchall()]
+        late = tail(self.ledger, cid, reached, min(upto, state.version))
+        if any(place in timeline_model.places(r) for r in late):
+            # Every tail event goes through ``row``: a scenario or a split there names the stacks' countries.
+            _, stored = stored_doc(db, cid, timeline_model.NAME)
+            doc = orjson.loads(stored) if stored else timeline_model.empty()
+            newer = []
+            for r in late:
+                row = timeline_model.row(doc, r)
+                if place in timeline_model.places(r):
+                    newer.append(row)
+            rows = newer[::-1] + rows
+        return [r for r in rows if can_see(actor, {"visibility": r["visibility"], "position": r["position"]},
+                                           revealed)]

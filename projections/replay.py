@@ -120,6 +120,14 @@ def timeline(db: ViewDB, cid: UUID, turn: int | None = None, gt: int = 0, lte: i
                 for r in cur.fetchall()]
 
 
+def places(db: ViewDB, cid: UUID) -> list[tuple[str, int]]:
+    """The ``proj_places`` index of a campaign: (place, position) pairs, in order (a rebuild's check)."""
+    with db.reading() as cur:
+        cur.execute(db.sql("SELECT place, position FROM {proj_places} WHERE campaign = ? ORDER BY place, position"),
+                    (str(cid),))
+        return [(r["place"], int(r["position"])) for r in cur.fetchall()]
+
+
 def timeline_rows(records: list[Record]) -> list[dict[str, Any]]:
     """Timeline rows computed directly from records (rebuild-free, used by replay tools)."""
     doc = timeline_model.empty()

@@ -25,7 +25,7 @@ from eventsourcing.postgres import PostgresDatastore
 from ledger.store.roles import have_tables
 
 DOC_TABLES = ("proj_docs", "proj_checkpoints")
-VIEW_TABLES = ("proj_tracking", "proj_docs", "proj_checkpoints", "proj_timeline", "proj_awards")
+VIEW_TABLES = ("proj_tracking", "proj_docs", "proj_checkpoints", "proj_timeline", "proj_awards", "proj_places")
 
 
 class TrackingConflict(Exception):
@@ -49,7 +49,7 @@ class ViewDB:
     def sql(self, text: str) -> str:
         """Statements are written with ``?`` and table names in braces: ``{proj_docs}``."""
         names = {n: self.t(n) for n in ("proj_tracking", "proj_docs", "proj_checkpoints", "proj_timeline",
-                                        "proj_awards", "events")}
+                                        "proj_awards", "proj_places", "events")}
         names["events"] = self.t(self.events_table)
         text = text.format(**names)
         return text.replace("?", "%s") if self.postgres else text
@@ -87,6 +87,10 @@ class ViewDB:
             f"CREATE TABLE IF NOT EXISTS {{proj_awards}} (campaign text NOT NULL, position {big} NOT NULL, "
             "effect integer NOT NULL, country text NOT NULL, turn integer, points text NOT NULL, "
             "reason text NOT NULL, PRIMARY KEY (campaign, position, effect))",
+            # The places an event touched (projections.timeline.places), written with its timeline row: a
+            # place's history is an index range, not a scan of the campaign's events.
+            f"CREATE TABLE IF NOT EXISTS {{proj_places}} (campaign text NOT NULL, place text NOT NULL, "
+            f"position {big} NOT NULL, PRIMARY KEY (campaign, place, position))",
         ]
         with self.transaction() as cur:
             if self.postgres:

@@ -18,11 +18,14 @@ others, so one country keeps its colour from one position to the next.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from html import escape
 from typing import Any
 
 from ledger.board import BoardError, load_geometry
+from projections import read
 from projections.records import Record
+from projections.timeline import PLACE_EFFECTS
 
 #: A scenario with at most this many places is drawn alone, fitted; a larger one on the whole board.
 SMALL = 80
@@ -104,14 +107,15 @@ def _changes(record: Record | None) -> tuple[list[str], set[str], str | None]:
     if record.type == "RulingRecorded":
         where = (record.context or {}).get("where")
         places = {e["target"] for e in (d.get("ruling") or {}).get("effects") or ()
-                  if e.get("kind") in ("control_changed", "marker_placed", "marker_removed", "marker_flipped")
-                  and isinstance(e.get("target"), str)}
+                  if e.get("kind") in PLACE_EFFECTS and isinstance(e.get("target"), str)}
         return [], places | ({where} if where else set()), None
     return [], set(), None
 
 
 def render(doc: dict[str, Any], record: Record | None = None, *, board: str | None = None,
-           title: str = "") -> str:
+           title: str = "", link: Callable[[str], str] | None = None) -> str:
+    """``link``: the address of a place's page, given its name; each place's shape is then a link to it (the
+    web page's map), else the picture links nowhere (``map.svg``, byte-stable)."""
     places: dict[str, Any] = doc.get("provinces") or {}
     polygons = _polygons(board)
     # Without a board the names may still be the EU board's (the Channel sample before it named one): drawn
@@ -146,9 +150,10 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
 
     centre = {n: inside(_centroid(_main(m))) for n, m in drawn.items()}
     legend_h = 78.0 + (18.0 if missing else 0.0)
+    role = "" if link else ' role="img"'  # a picture of links is not one image to assistive technology
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height + legend_h:.0f}" '
            f'width="{width:.0f}" height="{height + legend_h:.0f}" font-family="sans-serif" '
-           f'data-position="{doc.get("position", 0)}" role="img">',
+           f'data-position="{doc.get("position", 0)}"{role}>',
            f"<title>{escape(title or 'Map')} as of position {doc.get('position', 0)}</title>", "<defs>",
            f'<marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" '
            f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{HIGHLIGHT}"/></marker>']
@@ -157,6 +162,8 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         out.append(f'<pattern id="hatch-{escape(owner)}" width="8" height="8" patternUnits="userSpaceOnUse" '
                    f'patternTransform="rotate(45)"><rect width="3" height="8" fill="{colour(owner)}"/></pattern>')
     out.append("</defs>")
+    if link is not None:  # a click on a marker, a siege ring or a path goes through to the place below
+        out.append("<style>.markers, .siege, .moved-path { pointer-events: none }</style>")
     out.append(f'<rect width="100%" height="{height:.0f}" fill="#f7f7f2"/>')
 
     # Places: the scenario's first, so the whole-board background never covers them.
@@ -169,6 +176,8 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         attrs = (f' data-name="{escape(name)}" data-kind="{kind}"'
                  + (f' data-owner="{escape(p.get("owner") or "")}" data-controller="{escape(p.get("controller") or "")}"'
                     if p and not sea else ""))
+        if link is not None:
+            out.append(f'<a class="place-link" href="{escape(link(name))}">')
         out.append(f'<g class="{cls}"{attrs}><title>{escape(_tooltip(name, p))}</title>')
         out.append(f'<path d="{d_of(drawn[name])}" fill="{fill}" fill-opacity="{0.35 if p is None else 1}" '
                    f'stroke="#555" stroke-width="{0.6 if small else 0.3}"/>')
@@ -178,17 +187,18 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         if name in highlighted:
             out.append(f'<path class="highlight" d="{d_of(drawn[name])}" fill="none" stroke="{HIGHLIGHT}" '
                        f'stroke-width="{4 if small else 2}"/>')
-        out.append("</g>")
+        out.append("</g></a>" if link is not None else "</g>")
 
     for name in places:  # labels above every polygon
         if name not in centre:
             continue
         x, y = centre[name]
         p = places[name]
-        out.append(f'<text class="label" x="{(x - minx) * k:.1f}" y="{(maxy - y) * k - font:.1f}" '
+        out.append((f'<a class="place-link" href="{escape(link(name))}">' if link is not None else "")
+                   + f'<text class="label" x="{(x - minx) * k:.1f}" y="{(maxy - y) * k - font:.1f}" '
                    f'font-size="{font:.0f}" text-anchor="middle" fill="#222">{escape(name)}'
                    + (f' <tspan font-size="{font * 0.8:.0f}">F{p["fortress"]}</tspan>' if p.get("fortress") else "")
-                   + "</text>")
+                   + "</text>" + ("</a>" if link is not None else ""))
         if p.get("markers"):
             out.append(f'<text class="markers" x="{(x - minx) * k:.1f}" y="{(maxy - y) * k + font * 2.6:.1f}" '
                        f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#8a1c1c">'
@@ -223,6 +233,8 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         strength = sum(int(v) for v in units.values() if isinstance(v, int | float))
         naval = bool(units) and set(units) <= NAVAL
         cls = "stack" + (" moved" if sid == moved else "")
+        if link is not None:  # a counter opens the place it stands in
+            out.append(f'<a class="place-link" href="{escape(link(loc))}">')
         out.append(f'<g class="{cls}" data-stack="{escape(sid)}" data-location="{escape(loc)}" '
                    f'data-country="{escape(st.get("country") or "")}"><title>{escape(_stack_tip(sid, st))}</title>'
                    f'<rect x="{cx:.1f}" y="{cy:.1f}" width="{size:.0f}" height="{size:.0f}" rx="{3 if naval else 1}" '
@@ -232,7 +244,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
                    f'text-anchor="middle" fill="#fff">{escape(sid)}</text>'
                    f'<text class="strength" x="{cx + size / 2:.1f}" y="{cy + size * 0.85:.1f}" '
                    f'font-size="{size * 0.36:.0f}" font-weight="bold" text-anchor="middle" fill="#fff">'
-                   f'{strength}{"⚓" if naval else ""}</text></g>')
+                   f'{strength}{"⚓" if naval else ""}</text></g>' + ("</a>" if link is not None else ""))
 
     y0 = height + 18
     x0 = 10.0
@@ -250,6 +262,15 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
                    f'{escape(shown)}</text>')
     out.append("</g></svg>")
     return "\n".join(out)
+
+
+def picture(ledger: Any, cid: Any, actor: Any, state: Any, doc: dict[str, Any], n: int,
+            link: Callable[[str], str] | None = None) -> str:
+    """The map document ``doc`` as of position ``n`` drawn for ``actor``: the event at ``n`` is highlighted only
+    when the caller may see it (a hidden move stays hidden), on the campaign's board."""
+    [record, *_] = (read.visible_records(ledger, cid, actor, state.revealed, n - 1, n) if n else []) or [None]
+    board = (ledger.scenario(cid) or {}).get("board")
+    return render(doc, record, board=board, title=state.name, link=link)
 
 
 def _is_sea(name: str, board: str | None) -> bool:

@@ -175,3 +175,30 @@ def row(doc: dict[str, Any], r: Record) -> dict[str, Any]:
     ctx = r.context
     return {"position": r.position, "turn": ctx.get("turn"), "type": r.type, "summary": summary(doc, r, ctx),
             "context": ctx, "visibility": r.data.get("visibility") or {"scope": "public"}}
+
+
+#: Events naming one province (``province``) or the place a stack is (``location``).
+_PROVINCE = frozenset({"ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved", "FortressChanged",
+                       "SiegeStarted", "SiegeEnded"})
+_LOCATION = frozenset({"StackRaised", "StackSplit", "StacksMerged", "StackChanged"})
+#: Ruling effects that act on a place (their ``target``), as the map applies them.
+PLACE_EFFECTS = frozenset({"control_changed", "marker_placed", "marker_removed", "marker_flipped"})
+
+
+def places(r: Record, ctx: dict[str, Any] | None = None) -> list[str]:
+    """The places an event touched, each once: a move's whole path, the province a change names, where a stack
+    was raised, split or changed, and a ruling's place (``context.where``) and the places its effects act on."""
+    d, t = r.data, r.type
+    ctx = r.context if ctx is None else ctx
+    found: list[Any] = []
+    if t == "StackMoved":
+        found = list(d.get("path") or [d.get("origin"), d.get("destination")])
+    elif t in _PROVINCE:
+        found = [d.get("province")]
+    elif t in _LOCATION:
+        found = [d.get("location")]
+    elif t == "RulingRecorded":
+        found = [e.get("target") for e in (d.get("ruling") or {}).get("effects") or ()
+                 if e.get("kind") in PLACE_EFFECTS]
+    found.append(ctx.get("where"))
+    return list(dict.fromkeys(p for p in found if isinstance(p, str) and p))

@@ -171,6 +171,10 @@ class TimelineView(View):
     name = "timeline"
     model = timeline_model
 
+    def __init__(self, db: ViewDB):
+        super().__init__(db)
+        self.places: list[tuple[str, str, int]] = []  # proj_places rows: (campaign, place, position)
+
     def handle(self, cur: Any, r: Record) -> None:
         # timeline_model.row without its intermediate dict (a rebuild makes one row per event): same fields.
         campaign, t, data = r.campaign, r.type, r.data
@@ -182,14 +186,21 @@ class TimelineView(View):
         ctx = data.get("context") or {}
         self.rows.append((campaign, r.position, ctx.get("turn"), t, timeline_model.summary(doc, r, ctx),
                           _dumps(ctx).decode(), _dumps(data.get("visibility") or _PUBLIC).decode()))
+        self.places.extend((campaign, place, r.position) for place in timeline_model.places(r, ctx))
 
     def flush_rows(self, cur: Any) -> None:
         insert_rows(self.db, cur, self.db.t("proj_timeline"),
                     ("campaign", "position", "turn", "type", "summary", "context", "visibility"), self.rows)
+        insert_rows(self.db, cur, self.db.t("proj_places"), ("campaign", "place", "position"), self.places)
+
+    def committed(self) -> None:
+        super().committed()
+        self.places.clear()
 
     def reset(self, cur: Any) -> None:
         super().reset(cur)
         empty_table(self.db, cur, self.db.t("proj_timeline"))
+        empty_table(self.db, cur, self.db.t("proj_places"))
 
 
 class BudgetView(View):

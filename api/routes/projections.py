@@ -71,10 +71,7 @@ def map_svg(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: Campaign
             at: Annotated[int | None, AT] = None) -> Response:
     n = state.version if at is None else at
     doc = reads.reader.state_at(cid, actor, state, n)["map"]
-    # The event at N is highlighted only when the caller may see it (a hidden move stays hidden).
-    [record, *_] = (read.visible_records(ledger, cid, actor, state.revealed, n - 1, n) if n else []) or [None]
-    scenario = ledger.scenario(cid) or {}
-    body = svg.render(doc, record, board=scenario.get("board"), title=state.name)
+    body = svg.picture(ledger, cid, actor, state, doc, n)
     return Response(body, media_type="image/svg+xml")
 
 

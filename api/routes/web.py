@@ -29,17 +29,19 @@ from uuid import UUID
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from api import deps
 from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
-from projections import whatif, words
+from projections import svg, whatif, words
 from projections.records import Record
 from api.readpath import reads_of
 from api.routes.records import player_dice
 from api.web import map_forms, ruling_form
 from api.web.ers_view import ers_view
+from api.web.place_view import place_view
 from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
 from ledger import tokens
 from ledger.access import may_write
@@ -221,8 +223,12 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         state = ledger.campaign(cid)
         view = turn_view(ledger, cid, turn, actor, step=step, position=position, reader=reader, state=state)
+        n = view.event["position"]
+        # Inline, so each place's shape is a link to its page (an <img> cannot be clicked into).
+        drawn = svg.picture(ledger, cid, actor, state, view.map, n,
+                            link=lambda name: f"/ui/campaigns/{quote(state.slug)}/places/{quote(name, safe='')}?at={n}")
         return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
-                "may_correct": may_write(actor, "record_correction", state.settings)}
+                "may_correct": may_write(actor, "record_correction", state.settings), "map_svg": Markup(drawn)}
 
     try:
         actor, cid = await _reader(request, campaign)
@@ -232,6 +238,26 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
     context["form_key"] = secrets.token_urlsafe(12)  # the dispute form's idempotency key: a double submit counts once
     # partial: the stepping script swaps the page's main part only (same HTML, no chrome).
     return render(request, "turn_main.html" if partial else "turn.html", context)
+
+
+@router.get("/campaigns/{campaign}/places/{name}", response_class=HTMLResponse)
+async def place_page(request: Request, campaign: str, name: Annotated[str, Path(min_length=1, max_length=200)],
+                     at: Annotated[int | None, Query(ge=0, le=2**53)] = None,
+                     page: Annotated[int, Query(ge=1, le=2**31)] = 1):
+    """A place as of position ``at`` (default: the head): its state, the board's facts, and its history."""
+    reader = reads_of(request.app).reader
+
+    def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        state = ledger.campaign(cid)
+        return {"c": campaign_public(state),
+                "p": place_view(ledger, reader, cid, actor, state, name, at, page)}
+
+    try:
+        actor, cid = await _reader(request, campaign)
+        context = await run_in_threadpool(work, _ledger(request), actor, cid)
+    except LedgerError as exc:
+        return _error(request, exc)
+    return render(request, "place.html", context)
 
 
 @router.get("/campaigns/{campaign}/charts", response_class=HTMLResponse)

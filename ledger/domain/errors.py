@@ -32,6 +32,12 @@ class EventNotFound(LedgerError):
     status = 404
 
 
+class PlaceNotFound(LedgerError):
+    """A place neither the campaign nor its board has (the message names the closest ones)."""
+
+    status = 404
+
+
 class StateConflict(LedgerError):
     """The command does not fit the campaign's current state (turn closed, ...)."""
 

@@ -34,7 +34,8 @@ from ledger.checkpoints import generate_key  # noqa: E402
 ADMIN = "drill-admin-" + uuid.uuid4().hex
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
 VIEW_TABLES = {"proj_docs": "view, campaign", "proj_checkpoints": "view, campaign, position",
-               "proj_timeline": "campaign, position", "proj_awards": "campaign, position, effect"}
+               "proj_timeline": "campaign, position", "proj_awards": "campaign, position, effect",
+               "proj_places": "campaign, place, position"}
 
 
 def parser(doc: str) -> argparse.ArgumentParser:

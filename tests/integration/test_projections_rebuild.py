@@ -32,8 +32,9 @@ def test_rebuild_killed_mid_way_resumes_without_double_counting(ledger, settings
     p = Projector(ledger)
     p.catch_up()
     expected = (replay.current(p.db, cid, "map"), replay.current(p.db, cid, "victory"), replay.awards(p.db, cid),
-                replay.timeline(p.db, cid))
+                replay.timeline(p.db, cid), replay.places(p.db, cid))
     assert expected[2], "the generated campaign has victory point awards to double-count"
+    assert expected[4], "the generated campaign has events touching places (the proj_places index)"
 
     cmd = [sys.executable, "-m", "ledger", "rebuild", "--page", "20", "--throttle", "0.05"]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env_for(settings), stdout=subprocess.DEVNULL,
@@ -54,7 +55,7 @@ def test_rebuild_killed_mid_way_resumes_without_double_counting(ledger, settings
     resumed = Projector(ledger).rebuild()
     assert resumed["resumed_from"] and resumed["events"] == head - stopped_at
     got = (replay.current(p.db, cid, "map"), replay.current(p.db, cid, "victory"), replay.awards(p.db, cid),
-           replay.timeline(p.db, cid))
+           replay.timeline(p.db, cid), replay.places(p.db, cid))
     assert got == expected
     assert not any(flag for _, flag in p.db.read_positions(p.names).values())
 

@@ -61,3 +61,25 @@ def test_a_besieged_province_is_ringed_and_named_with_its_besiegers_and_the_sieg
     assert siege == ("Picardie", "Picardie besieged by ENG-1")
     assert re.search(r'<g class="place changed" data-name="Picardie"', svg)
     assert 'class="siege"' not in render(DOC, None, board="eu")
+
+
+def test_asked_for_links_every_drawn_place_and_counter_links_to_its_page_and_without_them_none_does():
+    svg = render(DOC, MOVE, board="eu", link=lambda name: f"/places/{name}?at=7")
+    drawn = re.findall(r'<a class="place-link" href="/places/([^"?]+)\?at=7">\s*<g class="place[^"]*" '
+                       r'data-name="([^"]+)"', svg)
+    assert drawn and all(href == name for href, name in drawn)
+    assert {n for _, n in drawn} == set(re.findall(r'<g class="place[^"]*" data-name="([^"]+)"', svg))
+    assert re.search(r'<a class="place-link" href="/places/Picardie\?at=7">\s*<g class="stack', svg)  # ENG-1's counter
+    assert 'role="img"' not in svg  # a picture of links is not one image
+    plain = render(DOC, MOVE, board="eu")
+    assert "<a " not in plain and 'role="img"' in plain
+    def lines(text: str) -> list[str]:
+        return [x for x in text.replace(' role="img"', "").splitlines() if x]
+
+    unlinked = re.sub(r"</?a[^>]*>|<style>[^<]*</style>", "", svg)
+    assert lines(unlinked) == lines(plain)  # the links add nothing else to the picture
+
+
+def test_a_link_is_escaped_in_the_picture():
+    svg = render(DOC, None, board="eu", link=lambda name: f'/places/{name}?a="1"&b=<2>')
+    assert 'href="/places/Kent?a=&quot;1&quot;&amp;b=&lt;2&gt;"' in svg

@@ -1,0 +1,73 @@
+"""A place's page: its state as of a position as the caller may see it, the board's facts, and its history.
+
+The state is the map document the turn page reads (``Reader.state_at``, already
+filtered for the caller); the facts are the board's (``ledger/board.py``); the
+history is ``Reader.place_history``: the events that touched the place
+(``projections.timeline.places``: moves through or into it, control and owner
+changes, markers, sieges, fortress changes, stacks raised, split or changed
+there, rulings at it or acting on it), newest first, only those the caller may
+see, read from the ``proj_places`` index rather than the campaign's history.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from uuid import UUID
+
+from ledger.application import Actor, Ledger
+from ledger.board import BoardError, did_you_mean, load_board
+from ledger.domain.campaign import CampaignState
+from ledger.domain.errors import InvalidInput, PlaceNotFound
+from projections import words
+from projections.head import Reader
+
+#: Events of the history shown on one page.
+PAGE = 25
+
+
+def _facts(board: str | None, name: str) -> dict[str, Any] | None:
+    """The board's printed facts of a place, with each neighbour and its border; None off the board."""
+    try:
+        b = load_board(board or "eu")
+    except BoardError:
+        return None
+    if name not in b.places:
+        return None
+    neighbours = [{"name": n, "border": str(b.border(name, n) or "").replace("_", " ")} for n in b.neighbours(name)]
+    if name in b.provinces:
+        p = b.provinces[name]
+        return {"kind": "province", "terrain": p.terrain.replace("_", " "), "income": p.income,
+                "fortress": p.fortress, "owner": p.owner, "port": p.port, "capital": p.capital,
+                "neighbours": neighbours}
+    if name in b.seas:
+        return {"kind": "sea zone", "neighbours": neighbours}
+    r = b.rotw[name]
+    return {"kind": f"province of {r.region} (rest of the world)", "terrain": r.terrain.replace("_", " "),
+            "fortress": r.fortress, "neighbours": neighbours}
+
+
+def place_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: CampaignState, name: str,
+               at: int | None, page: int) -> dict[str, Any]:
+    n = state.version if at is None else at
+    if not 0 <= n <= state.version:
+        raise InvalidInput(f"position {n} is not in the campaign (0..{state.version})", field="at")
+    board = (ledger.scenario(cid) or {}).get("board")
+    doc = reader.state_at(cid, actor, state, n)["map"]
+    places = doc.get("provinces") or {}
+    facts = _facts(board, name)
+    if name not in places and facts is None:
+        try:
+            known = set(places) | load_board(board or "eu").places
+        except BoardError:
+            known = set(places)
+        raise PlaceNotFound(f"no place {name!r} in this campaign or on its board{did_you_mean(name, known)}",
+                            field="place")
+    stacks = [{"id": sid, **st, "units_words": words.units(st.get("units"))}
+              for sid, st in sorted((doc.get("stacks") or {}).items()) if st.get("location") == name]
+    siege = (doc.get("sieges") or {}).get(name)
+    history = reader.place_history(cid, actor, state, name, n)
+    pages = max((len(history) + PAGE - 1) // PAGE, 1)
+    page = min(max(page, 1), pages)
+    return {"name": name, "at": n, "state": places.get(name), "facts": facts, "stacks": stacks, "siege": siege,
+            "history": history[(page - 1) * PAGE:page * PAGE], "page": page, "pages": pages,
+            "events": len(history)}
