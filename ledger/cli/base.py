@@ -30,11 +30,12 @@ from ledger.application import Ledger
 from ledger.config import Settings
 from ledger.domain.actors import Actor
 from ledger.domain.campaign import campaign_id
+from ledger.domain.commands import Command, build
 from ledger.domain.errors import CampaignNotFound, ContradictsBoard, LedgerError
 from ledger.rules.core import RulesError
 
 __all__ = ["Actor", "ActorOpt", "KeyOpt", "cid_of", "dotted", "emit", "err", "error_text", "escape", "fail", "in_words",
-           "ledger_app", "out", "pair_of", "parse_ints", "parse_json", "scalar"]
+           "ledger_app", "out", "pair_of", "parse_ints", "parse_json", "record", "scalar"]
 
 out = Console()
 #: Errors and notes on stderr, never wrapped (an error line stays one line, whatever the terminal's width).
@@ -123,6 +124,14 @@ def emit(data: Any) -> None:
         say_written(ledger, data)
         return
     out.print_json(orjson.dumps(data, default=str).decode())
+
+
+def record(campaign: str, command: type[Command], actor: Actor, key: str | None, **fields: Any) -> None:
+    """Build ``command`` from ``fields`` and record it in CAMPAIGN as ``actor`` (a bad field exits 2 naming it),
+    then say what was recorded: what a write of the command line does."""
+    with ledger_app() as ledger:
+        built = build(command, **fields)
+        emit(ledger.handle(cid_of(ledger, campaign), built, actor=actor, idempotency_key=key).to_json())
 
 
 def say_written(ledger: Ledger, data: dict[str, Any]) -> None:

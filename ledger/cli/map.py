@@ -8,10 +8,10 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, ledger_app, out, pair_of, scalar
-from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege, MakePeace,
-                                     MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack, StartSiege,
-                                     build)
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, ledger_app, out, pair_of, record, scalar
+from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege,
+                                     MakePeace, MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack,
+                                     StartSiege)
 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
 ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
@@ -42,11 +42,8 @@ def map_move(
     key: KeyOpt = None,
 ) -> None:
     """Move STACK from ORIGIN to DESTINATION; each step must share a border on the board."""
-    with ledger_app() as ledger:
-        command = build(MoveStack, **given(stack=stack, origin=origin, via=via or [], destination=destination,
+    record(campaign, MoveStack, Actor(actor, "gm"), key, **given(stack=stack, origin=origin, via=via or [], destination=destination,
                                            reason=reason, forced_reason=forced_reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
 
 
 @map_app.command("owner")
@@ -60,10 +57,7 @@ def map_owner(
     key: KeyOpt = None,
 ) -> None:
     """Record that PROVINCE now belongs to OWNER (who controls it is another event: POST .../map/control)."""
-    with ledger_app() as ledger:
-        command = build(ChangeOwner, **given(province=province, owner=owner, previous=previous, reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, ChangeOwner, Actor(actor, "gm"), key, **given(province=province, owner=owner, previous=previous, reason=reason))
 
 
 @map_app.command("control")
@@ -71,11 +65,8 @@ def map_control(campaign: str, province: str, controller: str,
                 previous: Annotated[Optional[str], typer.Option(help="The controller before")] = None,
                 reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """Record that CONTROLLER now controls PROVINCE (a siege taken, a revolt)."""
-    with ledger_app() as ledger:
-        command = build(ChangeControl, **given(province=province, controller=controller, previous=previous,
+    record(campaign, ChangeControl, Actor(actor, "gm"), key, **given(province=province, controller=controller, previous=previous,
                                                reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
 
 
 @map_app.command("marker")
@@ -83,21 +74,15 @@ def map_marker(campaign: str, province: str, marker: str,
                remove: Annotated[bool, typer.Option("--remove", help="Remove the marker instead")] = False,
                reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """Place MARKER (Pillage+, Pillage-, Revolt, Revolt+, Siegework, Siegework+, Foraging, Unrest) on PROVINCE."""
-    with ledger_app() as ledger:
-        command = build(RemoveMarker if remove else PlaceMarker,
-                        **given(province=province, marker=marker, reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, RemoveMarker if remove else PlaceMarker, Actor(actor, "gm"), key,
+           **given(province=province, marker=marker, reason=reason))
 
 
 @map_app.command("fortress")
 def map_fortress(campaign: str, province: str, level: int, reason: ReasonOpt = None, actor: ActorOpt = "gm",
                  key: KeyOpt = None) -> None:
     """PROVINCE's fortress is now at LEVEL (0-5): built up, razed, lowered by a capture."""
-    with ledger_app() as ledger:
-        command = build(ChangeFortress, **given(province=province, level=level, reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, ChangeFortress, Actor(actor, "gm"), key, **given(province=province, level=level, reason=reason))
 
 
 @map_app.command("raise")
@@ -106,11 +91,8 @@ def map_raise(campaign: str, stack: str, country: str, location: str, units: Uni
                   "--leader", help="A leader with it (values with map leader-arrives); repeat")] = None,
               reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """A new stack STACK of COUNTRY in LOCATION, with its units (--units LD=6) and leaders (--leader NAME)."""
-    with ledger_app() as ledger:
-        command = build(RaiseStack, **given(stack=stack, country=country, location=location, units=_counts(units),
+    record(campaign, RaiseStack, Actor(actor, "gm"), key, **given(stack=stack, country=country, location=location, units=_counts(units),
                                             leaders=[{"name": name} for name in leader or ()], reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
 
 
 @map_app.command("split")
@@ -118,31 +100,22 @@ def map_split(campaign: str, stack: str, new_stack: str, units: UnitsOpt = None,
               leader: Annotated[Optional[list[str]], typer.Option("--leader", help="A leader who goes; repeat")] = None,
               reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """Split units (--units LD=3) and leaders (--leader NAME) off STACK as NEW_STACK, in the same place."""
-    with ledger_app() as ledger:
-        command = build(SplitStack, **given(stack=stack, new_stack=new_stack, units=_counts(units),
+    record(campaign, SplitStack, Actor(actor, "gm"), key, **given(stack=stack, new_stack=new_stack, units=_counts(units),
                                             leaders=leader or [], reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
 
 
 @map_app.command("merge")
 def map_merge(campaign: str, stack: str, merged: str, reason: ReasonOpt = None, actor: ActorOpt = "gm",
               key: KeyOpt = None) -> None:
     """MERGED joins STACK (both in the same place) and leaves the map."""
-    with ledger_app() as ledger:
-        command = build(MergeStacks, **given(stack=stack, merged=merged, reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, MergeStacks, Actor(actor, "gm"), key, **given(stack=stack, merged=merged, reason=reason))
 
 
 @map_app.command("units")
 def map_units(campaign: str, stack: str, units: UnitsOpt = None, reason: ReasonOpt = None, actor: ActorOpt = "gm",
               key: KeyOpt = None) -> None:
     """STACK gains (--units LD=2) or loses (--units LD=-1) units outside a ruling."""
-    with ledger_app() as ledger:
-        command = build(ChangeStack, **given(stack=stack, units=_counts(units), reason=reason or "units"))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, ChangeStack, Actor(actor, "gm"), key, **given(stack=stack, units=_counts(units), reason=reason or "units"))
 
 
 @map_app.command("leader-arrives")
@@ -156,30 +129,22 @@ def map_leader_arrives(
     """Leader NAME arrives on STACK this turn (I3), with the values printed on the counter."""
     leader = {"name": name, "kind": kind, "fire": fire, "shock": shock, "manoeuvre": manoeuvre, "siege": siege,
               "departs": departs}
-    with ledger_app() as ledger:
-        command = build(ChangeStack, stack=stack, arriving=[given(**leader)], reason=reason or "leader arrives")
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, ChangeStack, Actor(actor, "gm"), key, stack=stack, arriving=[given(**leader)],
+           reason=reason or "leader arrives")
 
 
 @map_app.command("leader-leaves")
 def map_leader_leaves(campaign: str, stack: str, name: str, reason: ReasonOpt = None, actor: ActorOpt = "gm",
                       key: KeyOpt = None) -> None:
     """Leader NAME leaves the game from STACK this turn (I3: the turn of departure on the counter)."""
-    with ledger_app() as ledger:
-        command = build(ChangeStack, **given(stack=stack, departing=[name], reason=reason or "leader leaves"))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, ChangeStack, Actor(actor, "gm"), key, **given(stack=stack, departing=[name], reason=reason or "leader leaves"))
 
 
 @map_app.command("siege")
 def map_siege(campaign: str, province: str, besiegers: list[str], reason: ReasonOpt = None, actor: ActorOpt = "gm",
               key: KeyOpt = None) -> None:
     """A siege of PROVINCE begins, by the stacks BESIEGERS (each in the province)."""
-    with ledger_app() as ledger:
-        command = build(StartSiege, **given(province=province, besiegers=besiegers, reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, StartSiege, Actor(actor, "gm"), key, **given(province=province, besiegers=besiegers, reason=reason))
 
 
 @map_app.command("siege-end")
@@ -187,10 +152,7 @@ def map_siege_end(campaign: str, province: str,
                   outcome: Annotated[str, typer.Argument(help="taken, lifted or relieved")],
                   reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """The siege of PROVINCE is over: taken, lifted or relieved (control is its own command: map control)."""
-    with ledger_app() as ledger:
-        command = build(EndSiege, **given(province=province, outcome=outcome, reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, EndSiege, Actor(actor, "gm"), key, **given(province=province, outcome=outcome, reason=reason))
 
 
 @map_app.command("war")
@@ -199,10 +161,7 @@ def map_war(campaign: str,
             defenders: Annotated[list[str], typer.Option("--defender", help="A country at war with them; repeat")],
             reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """Declare war: --attacker ENG --defender FRA."""
-    with ledger_app() as ledger:
-        command = build(DeclareWar, **given(attackers=attackers, defenders=defenders, reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, DeclareWar, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason))
 
 
 @map_app.command("peace")
@@ -211,10 +170,7 @@ def map_peace(campaign: str,
               defenders: Annotated[list[str], typer.Option("--defender", help="A country of its defenders")],
               reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """Peace ends the war of --attacker ENG against --defender FRA (the sides as declared)."""
-    with ledger_app() as ledger:
-        command = build(MakePeace, **given(attackers=attackers, defenders=defenders, reason=reason))
-        emit(ledger.handle(cid_of(ledger, campaign), command, actor=Actor(actor, "gm"),
-                           idempotency_key=key).to_json())
+    record(campaign, MakePeace, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason))
 
 
 @map_app.command("svg")

@@ -626,11 +626,11 @@ class RemoveMarker(_InContext):
     reason: Text = "marker"
 
 
-class DeclareWar(Command):
-    action: ClassVar[str] = "declare_war"
+class _WarSides(Command):
+    """The two sides of a war: declared with them, ended by peace between the same sides."""
+
     attackers: list[Country] = Field(min_length=1, max_length=40)
     defenders: list[Country] = Field(min_length=1, max_length=40)
-    reason: Text = "war"
     context: Context = Context()
 
     @field_validator("defenders")
@@ -639,6 +639,11 @@ class DeclareWar(Command):
         if set(info.data.get("attackers", ())) & set(v):
             raise ValueError("a country cannot fight itself")
         return v
+
+
+class DeclareWar(_WarSides):
+    action: ClassVar[str] = "declare_war"
+    reason: Text = "war"
 
 
 class ArrivingLeader(Model):
@@ -773,14 +778,11 @@ class EndSiege(_InContext):
     reason: Text = "siege over"
 
 
-class MakePeace(Command):
+class MakePeace(_WarSides):
     """Peace between the two sides of a war in progress (the sides as declared)."""
 
     action: ClassVar[str] = "make_peace"
-    attackers: list[Country] = Field(min_length=1, max_length=40)
-    defenders: list[Country] = Field(min_length=1, max_length=40)
     reason: Text = "peace"
-    context: Context = Context()
 
 
 #: Every command, by name (the tests list the write surfaces against it).

@@ -185,12 +185,16 @@ def _marker(d: Draft, c: cmd.PlaceMarker | cmd.RemoveMarker, kind: type[ev.Ledge
     return {}
 
 
-@handles(cmd.DeclareWar)
-def declare_war(d: Draft, c: cmd.DeclareWar) -> dict[str, Any]:
+def _require_sides(d: Draft, c: cmd.DeclareWar | cmd.MakePeace) -> None:
     countries = _countries(scenario(d))
     for name, side in (("attackers", c.attackers), ("defenders", c.defenders)):
         for country in side:
             _require(country, countries, "country", name)
+
+
+@handles(cmd.DeclareWar)
+def declare_war(d: Draft, c: cmd.DeclareWar) -> dict[str, Any]:
+    _require_sides(d, c)
     d.state.require_open_turn()
     d.add(ev.WarDeclared, attackers=sorted(c.attackers), defenders=sorted(c.defenders), reason=c.reason)
     return {}
@@ -250,10 +254,7 @@ def change_fortress(d: Draft, c: cmd.ChangeFortress) -> dict[str, Any]:
 
 @handles(cmd.MakePeace)
 def make_peace(d: Draft, c: cmd.MakePeace) -> dict[str, Any]:
-    countries = _countries(scenario(d))
-    for name, side in (("attackers", c.attackers), ("defenders", c.defenders)):
-        for country in side:
-            _require(country, countries, "country", name)
+    _require_sides(d, c)
     wars = (d.state.military or {}).get("wars") or []
     if war_key(c.attackers, c.defenders) not in wars:
         known = "; ".join(f"{' + '.join(a)} against {' + '.join(b)}" for a, b in wars) or "none"
