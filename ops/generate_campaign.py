@@ -3,7 +3,7 @@
     python ops/generate_campaign.py --events 20000 --seed 7 --slug gen-7
 
 Uses whatever store the LEDGER_* environment selects. The campaign starts from
-the sample scenario (ledger/scenarios/sample.yaml) and plays turns of about
+the sample scenario (ledger/scenarios/sample.yaml) with the 8 majors and plays turns of about
 ``--turn-size`` events: stack moves, control changes, markers, treasury
 entries, and rulings resolved by the ruleset's resolvers (M2 starting round, M8
 campaign choice, M14 interceptions, M19 battles, M13 blockade escapes, E1
@@ -30,6 +30,21 @@ from ledger.rules.core import Die, get_ruleset  # noqa: E402
 from ledger.scenario import import_scenario, load_text, normalise, parse  # noqa: E402
 
 GM = Actor("gm", "gm")
+# The 8-player variant's majors: the sample's England and France, and six more without provinces on the sample's
+# corner of the board, who keep treasuries, record entries and are named by rulings (8 sheets, 8 audiences).
+MORE_COUNTRIES = [("SPA", "Spain"), ("POR", "Portugal"), ("VEN", "Venice"), ("TUR", "Turkey"), ("POL", "Poland"),
+                  ("RUS", "Russia")]
+COUNTRIES = ["ENG", "FRA"] + [code for code, _ in MORE_COUNTRIES]
+
+
+def scenario_text() -> str:
+    """The sample scenario with the six other majors added after France."""
+    text = load_text("sample")
+    anchor = "  - {code: FRA, name: France, player: bruno, treasury: 150, stability: 0}\n"
+    assert anchor in text, "the sample scenario's France line moved"
+    more = "".join(f"  - {{code: {code}, name: {name}, player: player-{code.lower()}, treasury: 100, stability: 0}}\n"
+                   for code, name in MORE_COUNTRIES)
+    return text.replace(anchor, anchor + more)
 # The sample stands on the real board: moves go to a neighbour (the ledger refuses any other), a battle is
 # fought in the terrain the board prints (any forest is M19's western forest here, in northern France).
 SAMPLE = normalise(parse(load_text("sample"))[0])
@@ -54,7 +69,7 @@ def battle(attacker: str, defender: str, rng: random.Random, where: str) -> dict
 def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int = 200,
              progress=None) -> int:
     rng = random.Random(seed)
-    cid, _ = import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)
+    cid, _ = import_scenario(ledger, scenario_text(), slug=slug, actor=GM)
     location = {"ENG-1": "Kent", "FRA-1": "Picardie", "ENG-F1": "Manche"}
     head = ledger.campaign(cid).version
     turn = 0
@@ -86,6 +101,7 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
         start = ledger.campaign(cid).version
         while ledger.campaign(cid).version - start < turn_size and ledger.campaign(cid).version < events - 2:
             country = rng.choice(["ENG", "FRA"])
+            anyone = rng.choice(COUNTRIES)
             ctx = {"phase": "military", "round": rng.choice(ROUNDS), "impulse": country}
             roll = rng.random()
             if roll < 0.25:
@@ -107,10 +123,10 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
                 ledger.submit(cid, kind, province=rng.choice(LAND), marker=rng.choice(["Pillage-", "Revolt", "Siegework"]),
                               actor=GM, context=ctx)
             elif roll < 0.62:
-                ledger.record_treasury_entry(cid, country=country, line="A9", amount=rng.randint(1, 40),
+                ledger.record_treasury_entry(cid, country=anyone, line="A9", amount=rng.randint(1, 40),
                                              reason="looting", actor=GM, context=ctx)
             elif roll < 0.72:
-                ruling("M8", {"country": country, "land": rng.choice(["passive", "active"])}, ctx, 0)
+                ruling("M8", {"country": anyone, "land": rng.choice(["passive", "active"])}, ctx, 0)
             elif roll < 0.84:
                 where = location["FRA-1" if country == "ENG" else "ENG-1"]
                 ruling("M14", {"interceptor_man": rng.randint(0, 6), "target_man": rng.randint(0, 6),
@@ -126,7 +142,8 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
                                "moving_nd": rng.randint(1, 8), "blockader_nd": rng.randint(1, 8),
                                "blockader_all_nwd": True, "blockader_technology": "GAL"},
                        {**ctx, "where": location["ENG-F1"], "stacks": {"moving stack": "ENG-F1"}}, 1)
-        ruling("E1", {"country": "FRA", "adm": rng.randint(0, 9), "stability": 0}, {"phase": "economic"}, 1)
+        for who in COUNTRIES:
+            ruling("E1", {"country": who, "adm": rng.randint(0, 9), "stability": 0}, {"phase": "economic"}, 1)
         ledger.close_turn(cid, actor=GM)
         head = ledger.campaign(cid).version
         if progress:
