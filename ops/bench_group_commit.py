@@ -13,12 +13,17 @@ Rounds alternate off/on so both see the same machine load; medians are printed.
 
     python ops/bench_group_commit.py [--seconds 5] [--rounds 3]   # starts its own PostgreSQL if no DSN
     LEDGER_POSTGRES_DSN=... python ops/bench_group_commit.py
+    python ops/bench_group_commit.py --short                       # seconds: the suite checks it runs
+
+Figures are wall-clock rates on whatever else the machine runs: the load average is printed with them, and
+the CPU the ledger spent per append (process time / appends) beside each ledger figure.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import tempfile
 import statistics
 import subprocess
 import sys
@@ -93,10 +98,12 @@ def raw_rate(dsn: str, schema: str, payload: bytes, seconds: float, threads: int
     return n / elapsed
 
 
-def ledger_rate(app: Ledger, cids: list[uuid.UUID], seconds: float, grouped: bool) -> tuple[float, float]:
+def ledger_rate(app: Ledger, cids: list[uuid.UUID], seconds: float, grouped: bool) -> tuple[float, float, float]:
+    """(events/s, mean appends per commit, CPU ms per append) of one writer thread per campaign."""
     app.recorder.group_commit = grouped
     g = app.recorder._group
     groups0, appends0 = g.groups, g.appends
+    cpu0 = time.process_time()
 
     def writer(cid: uuid.UUID) -> Callable[[threading.Event], int]:
         def work(stop: threading.Event) -> int:
@@ -107,8 +114,9 @@ def ledger_rate(app: Ledger, cids: list[uuid.UUID], seconds: float, grouped: boo
         return work
 
     n, elapsed = run_threads([writer(c) for c in cids], seconds)
+    cpu = time.process_time() - cpu0
     per_commit = (g.appends - appends0) / max(1, g.groups - groups0) if grouped else 1.0
-    return n / elapsed, per_commit
+    return n / elapsed, per_commit, 1000 * cpu / max(1, n)
 
 
 def hot_latencies(app: Ledger, cid: uuid.UUID, seconds: float) -> tuple[list[float], float]:
@@ -145,7 +153,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each measurement")
     parser.add_argument("--rounds", type=int, default=3, help="alternating measurements of each kind")
     parser.add_argument("--writers", type=int, default=16)
+    parser.add_argument("--short", action="store_true", help="one round of half a second: that every line prints")
     args = parser.parse_args()
+    if args.short:
+        args.seconds, args.rounds = 0.5, 1
 
     dsn = (os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN"))
     pg_dir = None
@@ -160,7 +171,7 @@ def main() -> None:
                          "PRIMARY KEY (originator_id, originator_version))")
         # A pool as large as the writers: connections are not what is measured.
         app = Ledger(Settings(store="postgres", postgres_dsn=dsn, postgres_schema=schema,
-                              pool_size=args.writers + 2))
+                              pool_size=args.writers + 2, data_dir=Path(tempfile.mkdtemp(prefix="bench-gc-"))))
         cids = [new_campaign(app) for _ in range(args.writers)]
         hot = new_campaign(app)
         app.record_ruling(cids[0], procedure="M13", inputs=INPUTS, actor=GM)
@@ -168,26 +179,33 @@ def main() -> None:
         raw_rate(dsn, schema, payload, 1.0, 1)  # warm-up
         ledger_rate(app, cids, 1.0, True)
 
-        raw1, raw16, off, on, per_commit = [], [], [], [], []
+        raw1, raw16, off, on, per_commit, cpu_off, cpu_on = [], [], [], [], [], [], []
         for _ in range(args.rounds):
             raw1.append(raw_rate(dsn, schema, payload, args.seconds, 1))
             raw16.append(raw_rate(dsn, schema, payload, args.seconds, args.writers))
-            off.append(ledger_rate(app, cids, args.seconds, False)[0])
-            rate, size = ledger_rate(app, cids, args.seconds, True)
+            rate, _, cpu = ledger_rate(app, cids, args.seconds, False)
+            off.append(rate)
+            cpu_off.append(cpu)
+            rate, size, cpu = ledger_rate(app, cids, args.seconds, True)
             on.append(rate)
             per_commit.append(size)
+            cpu_on.append(cpu)
         lat, hot_rate = hot_latencies(app, hot, args.seconds * args.rounds)
         app.close()
 
         a, a16, b0, b1 = (statistics.median(x) for x in (raw1, raw16, off, on))
         runs = lambda xs: ", ".join(f"{x:.0f}" for x in xs)  # noqa: E731
-        print(f"PostgreSQL, fsync on; {args.rounds} rounds of {args.seconds:.0f} s each, medians (runs in brackets)")
+        load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        print(f"PostgreSQL, fsync on; {args.rounds} rounds of {args.seconds:g} s each, medians (runs in brackets); "
+              f"load average {load}")
         print(f"payload: {len(payload)} bytes (one stored RulingRecorded, procedure eu:M13)")
         print(f"(a)  raw INSERT+COMMIT, 1 connection         : {a:8.0f} events/s  [{runs(raw1)}]")
         print(f"(a') raw INSERT+COMMIT, {args.writers} connections       : {a16:8.0f} events/s  [{runs(raw16)}]")
-        print(f"(b0) ledger, {args.writers} writers/{args.writers} campaigns, no grouping: {b0:8.0f} events/s  [{runs(off)}]")
+        print(f"(b0) ledger, {args.writers} writers/{args.writers} campaigns, no grouping: {b0:8.0f} events/s  [{runs(off)}]"
+              f"  (CPU {statistics.median(cpu_off):.2f} ms per append)")
         print(f"(b)  ledger, {args.writers} writers/{args.writers} campaigns, group commit: {b1:8.0f} events/s  [{runs(on)}]"
-              f"  ({statistics.median(per_commit):.1f} appends per commit)")
+              f"  ({statistics.median(per_commit):.1f} appends per commit, CPU {statistics.median(cpu_on):.2f} ms "
+              "per append)")
         print(f"(b)/(a)  = {b1 / a:5.2f}   (target >= 3.0)")
         print(f"(b)/(b0) = {b1 / b0:5.2f}   (group commit against the same writers without it)")
         print(f"(c)  hot campaign, 1 GM + 8 players: {len(lat)} appends, {hot_rate:.0f}/s; latency p50 "

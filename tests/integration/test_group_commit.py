@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 from uuid import UUID, uuid4
 
 import pytest
@@ -11,6 +15,7 @@ from eventsourcing.persistence import IntegrityError, StoredEvent
 from ledger.application import Actor, Ledger
 from ledger.domain import events as ev
 from ledger.store.recorders import _Append
+from tests.conftest import PG_DSN
 from tests.integration import rulesets  # noqa: F401  (registers the "check" ruleset)
 
 GM = Actor("gm-anne", "gm")
@@ -92,3 +97,20 @@ def test_group_commit_can_be_turned_off(pg_settings):
         assert app.recorder._group.groups == 0
     finally:
         app.close()
+
+
+@pytest.mark.slow
+def test_the_group_commit_benchmark_prints_every_figure_beside_its_target(pg_settings):
+    """Its short variant, on the test cluster: the lines the lead reads, never their timings."""
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
+    env["LEDGER_POSTGRES_DSN"] = PG_DSN
+    done = subprocess.run([sys.executable, str(root / "ops/bench_group_commit.py"), "--short", "--writers", "4"],
+                          env=env, cwd=root, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    for start, beside in [("PostgreSQL, fsync on", "load average"), ("(a)  raw", "events/s"),
+                          ("(a') raw", "events/s"), ("(b0) ledger", "CPU"), ("(b)  ledger", "appends per commit"),
+                          ("(b)/(a)", "target >= 3.0"), ("(c)  hot campaign", "target p99 <= 50 ms")]:
+        [line] = [x for x in lines if x.startswith(start)]
+        assert beside in line, line
