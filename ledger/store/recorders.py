@@ -120,15 +120,21 @@ class SerialisedPostgresMigration:
 
 
 class _Append:
-    """One caller's events and extras, waiting for its group's commit."""
+    """One caller's events and extras, waiting for its group's commit.
 
-    __slots__ = ("events", "extras", "ids", "error", "done", "lead")
+    ``after``: the append of the same campaign this one builds on, queued before it and not yet answered when
+    this one was drafted (``Ledger.execute`` drafts on the head a queued append will make): if it fails, this
+    one fails too, unsent, since its first event links to a hash that will not be stored.
+    """
 
-    def __init__(self, events: Sequence[StoredEvent], extras: Extras | None):
-        self.events, self.extras = events, extras
+    __slots__ = ("events", "extras", "after", "ids", "error", "done", "settled", "lead")
+
+    def __init__(self, events: Sequence[StoredEvent], extras: Extras | None, after: _Append | None = None):
+        self.events, self.extras, self.after = events, extras, after
         self.ids: list[int] | None = None
         self.error: BaseException | None = None
         self.done = threading.Event()
+        self.settled = threading.Event()  # committed or failed (``done`` also wakes a follower made leader)
         self.lead = False  # handed the leader's role rather than an answer
 
     def outcome(self) -> list[int]:
@@ -136,6 +142,13 @@ class _Append:
             raise self.error
         assert self.ids is not None
         return self.ids
+
+    def orphaned(self) -> bool:
+        """Failed before it is sent, because the append it builds on failed."""
+        if self.after is not None and self.after.error is not None:
+            self.error = IntegrityError(f"the append at position {self.after.events[0].originator_version} this "
+                                        "one follows was not stored")
+        return self.error is not None
 
 
 class GroupCommit:
@@ -148,9 +161,9 @@ class GroupCommit:
     hand-off; under load each commit carries every append that queued behind
     the previous one. ``window`` (seconds, default 0) makes a leader wait that
     long for company first, for loads where appends arrive just apart.
-    Order within a campaign is the caller's: the application sends one append
-    per campaign at a time (``Ledger.execute``), and across processes the
-    unique position still decides who was first.
+    Order within a campaign is the queue's: the application queues one
+    campaign's appends one at a time, in their order (``Ledger.execute``), and
+    across processes the unique position still decides who was first.
     """
 
     def __init__(self, commit: Callable[[list[_Append]], None], *, window: float = 0.0, limit: int = 64):
@@ -162,10 +175,18 @@ class GroupCommit:
         self.appends = 0
 
     def submit(self, request: _Append) -> list[int]:
+        return self.finish(request, self.enqueue(request))
+
+    def enqueue(self, request: _Append) -> bool:
+        """Queue an append; True when its caller is to lead the next commit (``finish``)."""
         with self.mutex:
             self.queue.append(request)
             lead = not self.busy
             self.busy = True
+        return lead
+
+    def finish(self, request: _Append, lead: bool) -> list[int]:
+        """Wait for a queued append's commit, leading it (and the appends queued with it) when told to."""
         if not lead:
             request.done.wait()
             if not request.lead:
@@ -294,6 +315,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
 
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
+        self._reading = threading.local()  # per thread: the queued append its reads wait for (``reading_after``)
         self._group = GroupCommit(self._commit_group, window=float(os.environ.get("LEDGER_GROUP_COMMIT_WINDOW_MS",
                                                                                    "0")) / 1000)
         schema = Identifier(self.datastore.schema)
@@ -408,7 +430,36 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         self._commit_group([request])
         return request.outcome()
 
-    def _commit_group(self, group: list[_Append]) -> None:
+    def enqueue(self, stored_events: Sequence[StoredEvent], extras: Extras | None, after: _Append | None
+                ) -> tuple[_Append, bool]:
+        """Queue one command's events for the next group commit without waiting (``wait``): the application
+        holds its campaign's writer only this long, and drafts the next command of the campaign on the head
+        these events make (``after`` links it to this append). Group commit only."""
+        request = _Append(stored_events, extras, after)
+        return request, self._group.enqueue(request)
+
+    def wait(self, request: _Append, lead: bool) -> list[int]:
+        """The notification ids of a queued append once its group committed; raises its error. Not retried
+        here (a lost connection fails the group): the appends queued after it may build on it, so the
+        application drafts its command again instead."""
+        return self._group.finish(request, lead)
+
+    def reading_after(self, request: _Append | None) -> None:
+        """Reads of this thread wait for ``request``'s commit first (None: they stop waiting): a command
+        drafted on the head a queued append will make reads the store as of that head, never before it."""
+        self._reading.after = request
+
+    def _settle(self) -> None:
+        request = getattr(self._reading, "after", None)
+        if request is not None:
+            request.settled.wait()
+            self._reading.after = None
+
+    def select_events(self, *args: Any, **kwargs: Any) -> Any:
+        self._settle()
+        return super().select_events(*args, **kwargs)
+
+    def _commit_group(self, queued: list[_Append]) -> None:
         """One transaction for the group; sets every append's ids or error, never raises.
 
         Every statement of the group is sent in one pipeline and synced once:
@@ -420,7 +471,11 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         round trips per append.)
         """
         sql = self._rendered()
+        group: list[_Append] = []
         try:
+            group = [r for r in queued if not r.orphaned()]
+            if not group:
+                return
             with self.datastore.get_connection() as conn:
                 # No server-side prepared statements in the group: psycopg counts a statement prepared once its
                 # Parse is queued, but the server skips the rest of an aborted pipeline, and the statement then
@@ -443,7 +498,9 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
             if not isinstance(e, Exception):
                 raise  # an interrupt: the leader's thread stops too, after every waiting caller got its answer
         finally:
-            for request in group:
+            for request in queued:
+                request.after = None  # answered: what it followed is no longer needed
+                request.settled.set()
                 request.done.set()
 
     def _send_appends(self, conn: Any, pipeline: Any, sql: dict[str, str], group: list[_Append]) -> list[_Append]:
@@ -487,7 +544,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
             for _, cursors, _ in sent:
                 for cur in cursors:
                     cur.close()
-            return group[k + 1:]
+            return [r for r in group[k + 1:] if not r.orphaned()]
         for request, cursors, _ in sent:
             request.ids = [cur.fetchone()["notification_id"] for cur in cursors]
             for cur in cursors:
@@ -519,6 +576,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         return IdempotencyRecord(scope, key, row["request_hash"], bytes(row["response"])) if row else None
 
     def get_turn_seed(self, campaign: UUID, turn: int) -> bytes | None:
+        self._settle()
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self._select_seed, (campaign, turn), prepare=True)
             row = curs.fetchone()
@@ -526,6 +584,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
 
     def get_dice_seed(self, campaign: UUID, turn: int, audience: str) -> bytes | None:
         """The sealed seed of an audience of a turn (ledger/seeds.py opens it)."""
+        self._settle()
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self._select_dice_seed, (campaign, turn, audience), prepare=True)
             row = curs.fetchone()

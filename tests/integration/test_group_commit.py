@@ -114,3 +114,122 @@ def test_the_group_commit_benchmark_prints_every_figure_beside_its_target(pg_set
                           ("(b)/(a)", "target >= 3.0"), ("(c)  hot campaign", "target p99 <= 50 ms")]:
         [line] = [x for x in lines if x.startswith(start)]
         assert beside in line, line
+
+
+class HeldCommits:
+    """Holds the recorder's group commits until released: appends queue behind a commit in flight."""
+
+    def __init__(self, app: Ledger):
+        self.app, self.gate, self.commit = app, threading.Event(), app.recorder._group.commit
+        self.holding = threading.Event()  # a commit is held
+        app.recorder._group.commit = self._held
+
+    def _held(self, group):
+        self.holding.set()
+        self.gate.wait(30)
+        self.commit(group)
+
+    def queued(self, n: int) -> None:
+        """Wait until ``n`` appends wait behind the held commit."""
+        for _ in range(3000):
+            if len(self.app.recorder._group.queue) >= n:
+                return
+            threading.Event().wait(0.01)
+        raise AssertionError(f"{n} appends never queued")
+
+
+def _in_thread(call, results: dict, name: str) -> threading.Thread:
+    def body():
+        try:
+            results[name] = call()
+        except BaseException as e:  # reported by the assertions on ``results``
+            results[name] = e
+
+    t = threading.Thread(target=body)
+    t.start()
+    return t
+
+
+def test_a_campaigns_appends_queued_together_commit_together_in_order(pg_settings):
+    app = Ledger(pg_settings)
+    try:
+        r = app.create_campaign(slug="hot", name="Hot", ruleset="check", countries=["ENG", "FRA"], actor=GM)
+        cid = UUID(r.data["id"])
+        app.open_turn(cid, actor=GM)
+        held, results = HeldCommits(app), {}
+        first = _in_thread(lambda: app.roll(cid, purpose="first", actor=GM), results, "first")
+        assert held.holding.wait(30)  # the first is being committed, held
+        others = [_in_thread(lambda k=k: app.roll(cid, purpose=f"then {k}", actor=GM), results, f"then {k}")
+                  for k in range(3)]
+        held.queued(3)  # drafted on the head the first will make, while it is not stored yet
+        groups = app.recorder._group.groups
+        held.gate.set()
+        for t in [first, *others]:
+            t.join()
+        assert app.recorder._group.groups == groups + 2  # the first, then the three in one commit
+        [first_at, *then_at] = [results[k].events[-1]["position"] for k in ["first", "then 0", "then 1", "then 2"]]
+        assert sorted(then_at) == [first_at + 1, first_at + 2, first_at + 3]
+        assert app.campaign(cid).version == first_at + 3 and app.conflicts == 0
+        assert app.verify(cid).intact
+        assert [e.index for e in app.history(cid) if isinstance(e, ev.DiceRolled)] == [0, 1, 2, 3]
+    finally:
+        app.close()
+
+
+def test_when_a_queued_append_loses_a_race_those_drafted_on_it_are_drafted_again(pg_settings):
+    app, rival = Ledger(pg_settings), Ledger(pg_settings)
+    try:
+        r = app.create_campaign(slug="race", name="Race", ruleset="check", countries=["ENG", "FRA"], actor=GM)
+        cid = UUID(r.data["id"])
+        app.open_turn(cid, actor=GM)
+        rival.campaign(cid)
+        held, results = HeldCommits(app), {}
+        first = _in_thread(lambda: app.roll(cid, purpose="first", actor=GM), results, "first")
+        assert held.holding.wait(30)
+        second = _in_thread(lambda: app.roll(cid, purpose="second", actor=GM), results, "second")
+        held.queued(1)  # drafted at position 5 on the first's head (4), neither stored
+        rival.roll(cid, purpose="rival", actor=GM)  # takes position 4 from another process
+        held.gate.set()
+        first.join(), second.join()
+        assert app.conflicts >= 2  # the first lost position 4; the second, built on it, was never sent
+        history = rival.history(cid)
+        rolls = [e for e in history if isinstance(e, ev.DiceRolled)]
+        assert rolls[0].purpose == "rival"  # then the two, drafted again, in whichever order they came back
+        assert {results[e.purpose].events[-1]["position"]: e.purpose for e in rolls[1:]} == \
+            {e.position: e.purpose for e in rolls[1:]}
+        assert [e.position for e in history] == list(range(1, len(history) + 1))
+        assert [e.purpose for e in history if isinstance(e, ev.DiceRolled)][0] == "rival"
+        assert sorted(e.index for e in history if isinstance(e, ev.DiceRolled)) == [0, 1, 2]
+        assert rival.verify(cid).intact
+    finally:
+        app.close()
+        rival.close()
+
+
+def test_a_correction_drafted_on_a_queued_ruling_reads_it_once_stored(pg_settings):
+    """A command drafted on the head a queued append will make reads the store as of that head."""
+    app = Ledger(pg_settings)
+    try:
+        r = app.create_campaign(slug="fix", name="Fix", ruleset="check", countries=["ENG", "FRA"], actor=GM)
+        cid = UUID(r.data["id"])
+        app.open_turn(cid, actor=GM)
+        held, results = HeldCommits(app), {}
+        ruling = _in_thread(lambda: app.record_ruling(cid, procedure="T1", inputs={"bonus": 1, "target": 6},
+                                                      actor=GM), results, "ruling")
+        assert held.holding.wait(30)
+        _, queued = app._writers[cid].tip()
+        position = queued.state.version  # the ruling's, not stored yet
+        fix = _in_thread(lambda: app.record_correction(cid, corrects=position, reason="the wrong target was read",
+                                                       actor=GM), results, "fix")
+        threading.Event().wait(0.3)  # the correction waits for the ruling's commit, not failing on it
+        assert "fix" not in results
+        held.gate.set()
+        ruling.join(), fix.join()
+        assert not isinstance(results["fix"], BaseException), results["fix"]
+        [correction] = [e for e in app.history(cid) if isinstance(e, ev.CorrectionRecorded)]
+        assert correction.corrects == position == results["ruling"].events[-1]["position"]
+        assert correction.position == position + 1
+        assert app.verify(cid).intact
+    finally:
+        app.close()
+
