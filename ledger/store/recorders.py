@@ -462,7 +462,9 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
     def _commit_group(self, queued: list[_Append]) -> None:
         """One transaction for the group; sets every append's ids or error, never raises.
 
-        Every statement of the group is sent in one pipeline and synced once:
+        First the whole group in a few statements (``_insert_group``). If an
+        append conflicts, that transaction is rolled back and the group is sent
+        again append by append, every statement in one pipeline synced once:
         each append sits between ``SAVEPOINT`` and ``RELEASE``, so when one
         conflicts (a duplicate position: the server skips what follows),
         the transaction rolls back to that append's savepoint, the append
@@ -482,6 +484,8 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                 # "does not exist" on the connection's next use (seen as soon as appends conflicted).
                 threshold, conn.prepare_threshold = conn.prepare_threshold, None
                 try:
+                    if self._insert_group(conn, sql, group):
+                        return
                     with conn.pipeline() as pipeline, conn.transaction():
                         with conn.cursor() as c:
                             c.execute(sql["lock_timeout"])
@@ -502,6 +506,40 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                 request.after = None  # answered: what it followed is no longer needed
                 request.settled.set()
                 request.done.set()
+
+    def _insert_group(self, conn: Any, sql: dict[str, str], group: list[_Append]) -> bool:
+        """The group in one transaction of a few statements, whatever its size: the events in one INSERT, the
+        extras in one per table. False, with nothing written, when one append conflicts: the group is then
+        sent append by append (``_send_appends``), so that the conflict fails that append only. Within one
+        process appends of a campaign never conflict (``Ledger.execute``): that is for races between
+        processes, and for a reused idempotency key."""
+        events = [e for r in group for e in r.events]
+        extras = [r.extras for r in group if r.extras is not None]
+        checkpoints = [x.checkpoint for x in extras if x.checkpoint]
+        keys = [x.idempotency for x in extras if x.idempotency]
+        seeds = [s for x in extras for s in x.seeds]
+        try:
+            with conn.pipeline(), conn.transaction():
+                conn.execute(sql["lock_timeout"])
+                conn.execute(sql["lock"])
+                conn.execute(sql["notify"])
+                inserted = conn.execute(sql["insert_all"], (
+                    [e.originator_id for e in events], [e.originator_version for e in events],
+                    [e.topic for e in events], [e.state for e in events]))
+                if checkpoints:
+                    conn.execute(sql["checkpoint_all"], tuple(map(list, zip(*checkpoints))))
+                if keys:
+                    conn.execute(sql["idempotency_all"], ([i.scope for i in keys], [i.key for i in keys],
+                                                          [i.request_hash for i in keys], [i.response for i in keys]))
+                if seeds:
+                    conn.execute(sql["seed_all"], ([s.campaign for s in seeds], [s.turn for s in seeds],
+                                                   [s.audience for s in seeds], [s.sealed for s in seeds]))
+        except psycopg.IntegrityError:
+            return False
+        ids = {(r["originator_id"], r["originator_version"]): r["notification_id"] for r in inserted.fetchall()}
+        for request in group:
+            request.ids = [ids[(e.originator_id, e.originator_version)] for e in request.events]
+        return True
 
     def _send_appends(self, conn: Any, pipeline: Any, sql: dict[str, str], group: list[_Append]) -> list[_Append]:
         """Send the appends, each in a savepoint; returns those to send again after a conflict (none: done)."""
@@ -566,6 +604,26 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                     "idempotency": self._insert_idempotency.as_string(conn),
                     "seed": self._insert_seed.as_string(conn),
                     "checkpoint": self._insert_checkpoint.as_string(conn),
+                    # A whole group's rows, one statement per table: inserted in the order given (WITH
+                    # ORDINALITY), so notification ids follow each campaign's positions.
+                    "insert_all": SQL(
+                        "INSERT INTO {0}.{1} (originator_id, originator_version, topic, state) "
+                        "SELECT i, v, t, s FROM unnest(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[]) "
+                        "WITH ORDINALITY AS u(i, v, t, s, n) ORDER BY n "
+                        "RETURNING originator_id, originator_version, notification_id"
+                    ).format(schema, table).as_string(conn),
+                    "checkpoint_all": SQL(
+                        "INSERT INTO {0}.ledger_checkpoints (campaign_id, size, note) "
+                        "SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[])"
+                    ).format(schema).as_string(conn),
+                    "idempotency_all": SQL(
+                        "INSERT INTO {0}.ledger_idempotency (scope, key, request_hash, response) "
+                        "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bytea[])"
+                    ).format(schema).as_string(conn),
+                    "seed_all": SQL(
+                        "INSERT INTO {0}.ledger_dice_seeds (campaign_id, turn, audience, sealed) "
+                        "SELECT * FROM unnest(%s::uuid[], %s::integer[], %s::text[], %s::bytea[])"
+                    ).format(schema).as_string(conn),
                 }
         return self._sql
 

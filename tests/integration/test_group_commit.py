@@ -170,6 +170,9 @@ def test_a_campaigns_appends_queued_together_commit_together_in_order(pg_setting
         [first_at, *then_at] = [results[k].events[-1]["position"] for k in ["first", "then 0", "then 1", "then 2"]]
         assert sorted(then_at) == [first_at + 1, first_at + 2, first_at + 3]
         assert app.campaign(cid).version == first_at + 3 and app.conflicts == 0
+        # Followers read in notification order: within the shared commit it is still the campaign's order.
+        order = [n.originator_version for n in app.recorder.select_notifications(start=1, limit=100)]
+        assert order == sorted(order) and len(order) == first_at + 3
         assert app.verify(cid).intact
         assert [e.index for e in app.history(cid) if isinstance(e, ev.DiceRolled)] == [0, 1, 2, 3]
     finally:
