@@ -320,14 +320,15 @@ class Ledger(Application[UUID]):
                 raise self._broken(cid, e) from None
         else:
             # One indexed query: decode new events only when another writer (or process) appended.
-            if refresh and self.recorder.head_version(cid) != state.version:  # type: ignore[attr-defined]
-                try:
-                    state = self._fold(state, self.events.get(cid, gt=state.version))
-                    self._check_signed_head(state)
-                except ChainBroken:
-                    raise
-                except Exception as e:
-                    raise self._broken(cid, e) from None
+            if not (refresh and self.recorder.head_version(cid) != state.version):  # type: ignore[attr-defined]
+                return state
+            try:
+                state = self._fold(state, self.events.get(cid, gt=state.version))
+                self._check_signed_head(state)
+            except ChainBroken:
+                raise
+            except Exception as e:
+                raise self._broken(cid, e) from None
         self._cache_head(state)
         return state
 
