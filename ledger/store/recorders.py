@@ -518,22 +518,25 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         checkpoints = [x.checkpoint for x in extras if x.checkpoint]
         keys = [x.idempotency for x in extras if x.idempotency]
         seeds = [s for x in extras for s in x.seeds]
+        if 4 * len(events) > 60_000:  # past PostgreSQL's 65,535 parameters of a statement: one by one
+            return False
         try:
             with conn.pipeline(), conn.transaction():
                 conn.execute(sql["lock_timeout"])
                 conn.execute(sql["lock"])
                 conn.execute(sql["notify"])
-                inserted = conn.execute(sql["insert_all"], (
-                    [e.originator_id for e in events], [e.originator_version for e in events],
-                    [e.topic for e in events], [e.state for e in events]))
+                inserted = conn.execute(
+                    sql["insert_all"] + _rows(4, len(events)) + sql["insert_all_returning"],
+                    [x for e in events for x in (e.originator_id, e.originator_version, e.topic, e.state)])
                 if checkpoints:
-                    conn.execute(sql["checkpoint_all"], tuple(map(list, zip(*checkpoints))))
+                    conn.execute(sql["checkpoint_all"] + _rows(3, len(checkpoints)),
+                                 [x for c in checkpoints for x in c])
                 if keys:
-                    conn.execute(sql["idempotency_all"], ([i.scope for i in keys], [i.key for i in keys],
-                                                          [i.request_hash for i in keys], [i.response for i in keys]))
+                    conn.execute(sql["idempotency_all"] + _rows(4, len(keys)),
+                                 [x for i in keys for x in (i.scope, i.key, i.request_hash, i.response)])
                 if seeds:
-                    conn.execute(sql["seed_all"], ([s.campaign for s in seeds], [s.turn for s in seeds],
-                                                   [s.audience for s in seeds], [s.sealed for s in seeds]))
+                    conn.execute(sql["seed_all"] + _rows(4, len(seeds)),
+                                 [x for s in seeds for x in (s.campaign, s.turn, s.audience, s.sealed)])
         except psycopg.IntegrityError:
             return False
         ids = {(r["originator_id"], r["originator_version"]): r["notification_id"] for r in inserted.fetchall()}
@@ -604,26 +607,18 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                     "idempotency": self._insert_idempotency.as_string(conn),
                     "seed": self._insert_seed.as_string(conn),
                     "checkpoint": self._insert_checkpoint.as_string(conn),
-                    # A whole group's rows, one statement per table: inserted in the order given (WITH
-                    # ORDINALITY), so notification ids follow each campaign's positions.
-                    "insert_all": SQL(
-                        "INSERT INTO {0}.{1} (originator_id, originator_version, topic, state) "
-                        "SELECT i, v, t, s FROM unnest(%s::uuid[], %s::bigint[], %s::text[], %s::bytea[]) "
-                        "WITH ORDINALITY AS u(i, v, t, s, n) ORDER BY n "
-                        "RETURNING originator_id, originator_version, notification_id"
-                    ).format(schema, table).as_string(conn),
-                    "checkpoint_all": SQL(
-                        "INSERT INTO {0}.ledger_checkpoints (campaign_id, size, note) "
-                        "SELECT * FROM unnest(%s::uuid[], %s::bigint[], %s::text[])"
-                    ).format(schema).as_string(conn),
-                    "idempotency_all": SQL(
-                        "INSERT INTO {0}.ledger_idempotency (scope, key, request_hash, response) "
-                        "SELECT * FROM unnest(%s::text[], %s::text[], %s::text[], %s::bytea[])"
-                    ).format(schema).as_string(conn),
-                    "seed_all": SQL(
-                        "INSERT INTO {0}.ledger_dice_seeds (campaign_id, turn, audience, sealed) "
-                        "SELECT * FROM unnest(%s::uuid[], %s::integer[], %s::text[], %s::bytea[])"
-                    ).format(schema).as_string(conn),
+                    # A whole group's rows, one statement per table (``_insert_group``): rows listed in order are
+                    # inserted in that order, so notification ids follow each campaign's positions. Multi-row
+                    # VALUES rather than unnest(arrays): half the client CPU (psycopg's array dumpers).
+                    "insert_all": SQL("INSERT INTO {0}.{1} (originator_id, originator_version, topic, state) VALUES "
+                                      ).format(schema, table).as_string(conn),
+                    "insert_all_returning": " RETURNING originator_id, originator_version, notification_id",
+                    "checkpoint_all": SQL("INSERT INTO {0}.ledger_checkpoints (campaign_id, size, note) VALUES "
+                                          ).format(schema).as_string(conn),
+                    "idempotency_all": SQL("INSERT INTO {0}.ledger_idempotency (scope, key, request_hash, response) "
+                                           "VALUES ").format(schema).as_string(conn),
+                    "seed_all": SQL("INSERT INTO {0}.ledger_dice_seeds (campaign_id, turn, audience, sealed) VALUES "
+                                    ).format(schema).as_string(conn),
                 }
         return self._sql
 
@@ -673,6 +668,11 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         with self.datastore.get_connection() as conn, conn.cursor() as curs:
             curs.execute(self._select_campaigns)
             return [r["originator_id"] for r in curs.fetchall()]
+
+
+def _rows(width: int, count: int) -> str:
+    """``(%s,..),(%s,..)``: ``count`` rows of ``width`` placeholders."""
+    return ",".join(["(" + ",".join(["%s"] * width) + ")"] * count)
 
 
 class LedgerSQLiteSnapshotRecorder(SerialisedSQLiteMigration, SQLiteAggregateRecorder):
