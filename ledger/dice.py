@@ -101,7 +101,7 @@ def derive(seed: bytes, campaign: str, turn: int, index: int, sides: int, count:
     faces: list[int] = []
     block = 0
     while len(faces) < count:
-        digest = hmac.new(seed, message + b"|" + str(block).encode(), hashlib.sha256).digest()
+        digest = hmac.digest(seed, message + b"|" + str(block).encode(), "sha256")  # = hmac.new(...).digest(), in C
         for i in range(0, 32, 4):
             face = accept(int.from_bytes(digest[i : i + 4], "big"), sides)
             if face is not None:
