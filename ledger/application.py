@@ -298,7 +298,7 @@ class Ledger(Application[UUID]):
             super().__init__(env={**self.settings.event_env(), **(env or {})})
         self._heads: LRUCache[UUID, CampaignState] = LRUCache(maxsize=self.settings.head_cache_size)
         self._heads_lock = threading.Lock()
-        self.conflicts = 0  # appends that lost a race and whose command ran again (tests, benchmarks)
+        self.conflicts = 0  # appends that failed (a lost race, mostly) and whose command ran again (tests, benchmarks)
         self._seeds: dict[tuple[UUID, int, str, str], bytes] = {}
         self._writers: dict[UUID, CampaignWriter] = {}  # one writer per campaign in this process (execute)
         self._economies: LRUCache[UUID, Economy] = LRUCache(maxsize=self.settings.head_cache_size)
@@ -471,7 +471,7 @@ class Ledger(Application[UUID]):
                 step = self._attempt(cid, actor, command, writer, attempt, context=context, scope=scope,
                                      idempotency_key=idempotency_key, request_hash=request_hash, creating=creating)
             if isinstance(step, Queued):
-                step = self._landed(cid, writer, step)
+                step = self._landed(cid, writer, step, attempt)
             if step is not None:
                 return step
             self.conflicts += 1
@@ -539,15 +539,19 @@ class Ledger(Application[UUID]):
     def _pipelined(self) -> bool:
         return bool(getattr(self.recorder, "group_commit", False))
 
-    def _landed(self, cid: UUID, writer: CampaignWriter, queued: Queued) -> Appended | None:
+    def _landed(self, cid: UUID, writer: CampaignWriter, queued: Queued, attempt: int) -> Appended | None:
         """Wait for a queued append's commit: its answer, or None when it failed (the command runs again)."""
         try:
             self.recorder.wait(queued.request, queued.lead)  # type: ignore[attr-defined]
-        except (IntegrityError, InterfaceError, OperationalError):
+        except (IntegrityError, InterfaceError, OperationalError) as e:
             # What was drafted on it fails with it: drafts start again from the stored head, with a fresh
             # budget memo (the one kept may hold entries of the appends that failed).
             if writer.failed(queued):
                 self._economies.put(cid, Economy())
+            if not isinstance(e, IntegrityError):  # the store is away: as the recorder's own retries did
+                if attempt >= 9:
+                    raise
+                time.sleep(0.2)
             return None
         self._committed(queued.before, queued.state)
         writer.landed(queued)

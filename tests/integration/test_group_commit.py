@@ -10,7 +10,7 @@ from pathlib import Path
 from uuid import UUID, uuid4
 
 import pytest
-from eventsourcing.persistence import IntegrityError, StoredEvent
+from eventsourcing.persistence import IntegrityError, OperationalError, StoredEvent
 
 from ledger.application import Actor, Ledger
 from ledger.domain import events as ev
@@ -236,3 +236,29 @@ def test_a_correction_drafted_on_a_queued_ruling_reads_it_once_stored(pg_setting
     finally:
         app.close()
 
+
+
+def test_a_group_the_store_dropped_is_drafted_again_and_recorded_once(pg_settings):
+    app = Ledger(pg_settings)
+    try:
+        r = app.create_campaign(slug="drop", name="Drop", ruleset="check", countries=["ENG", "FRA"], actor=GM)
+        cid = UUID(r.data["id"])
+        app.open_turn(cid, actor=GM)
+        commit, dropped = app.recorder._group.commit, []
+
+        def lost_once(group):
+            if dropped:
+                return commit(group)
+            dropped.append(len(group))
+            for request in group:  # as _commit_group answers a group whose connection was lost
+                request.error = OperationalError("server closed the connection unexpectedly")
+                request.settled.set()
+                request.done.set()
+
+        app.recorder._group.commit = lost_once
+        result = app.roll(cid, purpose="after the drop", actor=GM)
+        assert dropped == [1] and app.conflicts == 1
+        [roll] = [e for e in app.history(cid) if isinstance(e, ev.DiceRolled)]
+        assert roll.position == result.events[-1]["position"] and app.verify(cid).intact
+    finally:
+        app.close()
