@@ -7,6 +7,8 @@ In one run, on one PostgreSQL (fsync on):
 (b) the ledger, 16 writer threads on 16 campaigns (record_ruling: dice + resolver + hash chain + store),
     group commit off (each append its own transaction), then on; events/s, mean appends per commit;
     target: (b, group commit on) >= 3x (a);
+(b2) the same writers and campaigns over ``--processes`` processes (``ledger serve --workers N``: one group
+    commit per process), group commit on;
 (c) a hot campaign: 9 writers on one campaign (a game master recording rulings, 8 players rolling dice),
     group commit on: append latency p50/p95/p99 (target p99 <= 50 ms).
 Rounds alternate off/on so both see the same machine load; medians are printed.
@@ -22,6 +24,7 @@ the CPU the ledger spent per append (process time / appends) beside each ledger 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
 import tempfile
 import statistics
@@ -32,6 +35,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -119,6 +123,35 @@ def ledger_rate(app: Ledger, cids: list[uuid.UUID], seconds: float, grouped: boo
     return n / elapsed, per_commit, 1000 * cpu / max(1, n)
 
 
+def _ledger_process(dsn: str, schema: str, data_dir: str, cids: list[uuid.UUID], seconds: float, start: Any,
+                    out: Any) -> None:
+    """One process of (b2): its own Ledger on the same schema and key, its share of the campaigns."""
+    app = Ledger(Settings(store="postgres", postgres_dsn=dsn, postgres_schema=schema, pool_size=len(cids) + 2,
+                          data_dir=Path(data_dir)))
+    try:
+        ledger_rate(app, cids, 0.5, True)  # warm-up: caches, connections
+        start.wait()
+        out.put(ledger_rate(app, cids, seconds, True))
+    finally:
+        app.close()
+
+
+def processes_rate(dsn: str, schema: str, data_dir: Path, cids: list[uuid.UUID], seconds: float, processes: int
+                   ) -> tuple[float, float, float]:
+    """(events/s, mean appends per commit, CPU ms per append) of the campaigns' writers spread over processes."""
+    ctx = multiprocessing.get_context("spawn")
+    start, out = ctx.Barrier(processes), ctx.Queue()
+    procs = [ctx.Process(target=_ledger_process, args=(dsn, schema, str(data_dir), cids[k::processes], seconds,
+                                                        start, out)) for k in range(processes)]
+    for proc in procs:
+        proc.start()
+    found = [out.get(timeout=120 + seconds) for _ in procs]
+    for proc in procs:
+        proc.join()
+    return (sum(r for r, _, _ in found), statistics.mean(g for _, g, _ in found),
+            statistics.mean(c for _, _, c in found))
+
+
 def hot_latencies(app: Ledger, cid: uuid.UUID, seconds: float) -> tuple[list[float], float]:
     app.recorder.group_commit = True
     lat: list[float] = []
@@ -153,6 +186,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="length of each measurement")
     parser.add_argument("--rounds", type=int, default=3, help="alternating measurements of each kind")
     parser.add_argument("--writers", type=int, default=16)
+    parser.add_argument("--processes", type=int, default=2, help="(b2): the writers spread over this many")
     parser.add_argument("--short", action="store_true", help="one round of half a second: that every line prints")
     args = parser.parse_args()
     if args.short:
@@ -170,8 +204,9 @@ def main() -> None:
                          "topic text, state bytea, notification_id bigserial, "
                          "PRIMARY KEY (originator_id, originator_version))")
         # A pool as large as the writers: connections are not what is measured.
+        data_dir = Path(tempfile.mkdtemp(prefix="bench-gc-"))  # the signing key every process of (b2) uses
         app = Ledger(Settings(store="postgres", postgres_dsn=dsn, postgres_schema=schema,
-                              pool_size=args.writers + 2, data_dir=Path(tempfile.mkdtemp(prefix="bench-gc-"))))
+                              pool_size=args.writers + 2, data_dir=data_dir))
         cids = [new_campaign(app) for _ in range(args.writers)]
         hot = new_campaign(app)
         app.record_ruling(cids[0], procedure="M13", inputs=INPUTS, actor=GM)
@@ -179,7 +214,7 @@ def main() -> None:
         raw_rate(dsn, schema, payload, 1.0, 1)  # warm-up
         ledger_rate(app, cids, 1.0, True)
 
-        raw1, raw16, off, on, per_commit, cpu_off, cpu_on = [], [], [], [], [], [], []
+        raw1, raw16, off, on, per_commit, cpu_off, cpu_on, spread = [], [], [], [], [], [], [], []
         for _ in range(args.rounds):
             raw1.append(raw_rate(dsn, schema, payload, args.seconds, 1))
             raw16.append(raw_rate(dsn, schema, payload, args.seconds, args.writers))
@@ -190,6 +225,7 @@ def main() -> None:
             on.append(rate)
             per_commit.append(size)
             cpu_on.append(cpu)
+            spread.append(processes_rate(dsn, schema, data_dir, cids, args.seconds, args.processes))
         lat, hot_rate = hot_latencies(app, hot, args.seconds * args.rounds)
         app.close()
 
@@ -206,7 +242,12 @@ def main() -> None:
         print(f"(b)  ledger, {args.writers} writers/{args.writers} campaigns, group commit: {b1:8.0f} events/s  [{runs(on)}]"
               f"  ({statistics.median(per_commit):.1f} appends per commit, CPU {statistics.median(cpu_on):.2f} ms "
               "per append)")
+        b2 = statistics.median(r for r, _, _ in spread)
+        print(f"(b2) ledger, the same over {args.processes} processes, group commit: {b2:8.0f} events/s  "
+              f"[{runs([r for r, _, _ in spread])}]  ({statistics.median(g for _, g, _ in spread):.1f} appends per "
+              f"commit, CPU {statistics.median(c for _, _, c in spread):.2f} ms per append)")
         print(f"(b)/(a)  = {b1 / a:5.2f}   (target >= 3.0)")
+        print(f"(b2)/(a) = {b2 / a:5.2f}   (target >= 3.0, {args.processes} processes)")
         print(f"(b)/(b0) = {b1 / b0:5.2f}   (group commit against the same writers without it)")
         print(f"(c)  hot campaign, 1 GM + 8 players: {len(lat)} appends, {hot_rate:.0f}/s; latency p50 "
               f"{pct(lat, 0.50):.1f} ms, p95 {pct(lat, 0.95):.1f} ms, p99 {pct(lat, 0.99):.1f} ms  "
