@@ -53,7 +53,7 @@ from ledger.rules.core import Die, RulesError, get_ruleset
 from ledger.economy.sheets import Budget
 from ledger.economy.treasury_log import Economy
 from ledger.seeds import SeedBox
-from ledger.store.recorders import Extras, IdempotencyRecord, TurnSeed, _Append
+from ledger.store.recorders import Extras, IdempotencyRecord, TurnSeed, PendingAppend
 from ledger.usecases import HANDLERS
 
 logger = logging.getLogger("ledger.application")
@@ -126,7 +126,7 @@ class ServerDice:
 class Queued:
     """A command's append queued for the next group commit, and what to answer once it committed."""
 
-    request: _Append
+    request: PendingAppend
     lead: bool  # its caller leads that commit
     before: int  # the head it was drafted on
     state: CampaignState  # the head it makes
@@ -249,8 +249,7 @@ class Draft:
             return self.ledger.turn_seed(self.state.id, turn, key, self.state.seeds[key])
         seed = dicelib.new_seed()
         self.seal_seed(turn, key, seed)
-        # The next command may be drafted on this one's head before it is stored (group commit).
-        self.ledger._seeds[(self.state.id, turn, key, dicelib.commitment(seed))] = seed
+        self.ledger.remember_seed(self.state.id, turn, key, seed)
         self.add(ev.DiceSeedCommitted, dicelib.audience_visibility(key), turn=turn, audience=key,
                  commitment=dicelib.commitment(seed))
         return seed
@@ -600,6 +599,11 @@ class Ledger(Application[UUID]):
                 state=data,
             )
             self.snapshots.put([snap])
+
+    def remember_seed(self, cid: UUID, turn: int, audience: str, seed: bytes) -> None:
+        """A seed a command just drew: the next command may be drafted on its head before it is stored (group
+        commit), and finds it here under its commitment."""
+        self._seeds[(cid, turn, audience, dicelib.commitment(seed))] = seed
 
     def turn_seed(self, cid: UUID, turn: int, audience: str | None = None, committed: str | None = None) -> bytes:
         """The secret seed of an audience of an open turn, opened with the service's key and checked against

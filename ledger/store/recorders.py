@@ -119,7 +119,7 @@ class SerialisedPostgresMigration:
 
 
 
-class _Append:
+class PendingAppend:
     """One caller's events and extras, waiting for its group's commit.
 
     ``after``: the append of the same campaign this one builds on, queued before it and not yet answered when
@@ -129,7 +129,7 @@ class _Append:
 
     __slots__ = ("events", "extras", "after", "ids", "error", "done", "settled", "lead")
 
-    def __init__(self, events: Sequence[StoredEvent], extras: Extras | None, after: _Append | None = None):
+    def __init__(self, events: Sequence[StoredEvent], extras: Extras | None, after: PendingAppend | None = None):
         self.events, self.extras, self.after = events, extras, after
         self.ids: list[int] | None = None
         self.error: BaseException | None = None
@@ -166,18 +166,18 @@ class GroupCommit:
     across processes the unique position still decides who was first.
     """
 
-    def __init__(self, commit: Callable[[list[_Append]], None], *, window: float = 0.0, limit: int = 64):
+    def __init__(self, commit: Callable[[list[PendingAppend]], None], *, window: float = 0.0, limit: int = 64):
         self.commit, self.window, self.limit = commit, window, limit
         self.mutex = threading.Lock()
-        self.queue: list[_Append] = []
+        self.queue: list[PendingAppend] = []
         self.busy = False
         self.groups = 0  # commits, and appends in them (benchmarks: the mean group size)
         self.appends = 0
 
-    def submit(self, request: _Append) -> list[int]:
+    def submit(self, request: PendingAppend) -> list[int]:
         return self.finish(request, self.enqueue(request))
 
-    def enqueue(self, request: _Append) -> bool:
+    def enqueue(self, request: PendingAppend) -> bool:
         """Queue an append; True when its caller is to lead the next commit (``finish``)."""
         with self.mutex:
             self.queue.append(request)
@@ -185,7 +185,7 @@ class GroupCommit:
             self.busy = True
         return lead
 
-    def finish(self, request: _Append, lead: bool) -> list[int]:
+    def finish(self, request: PendingAppend, lead: bool) -> list[int]:
         """Wait for a queued append's commit, leading it (and the appends queued with it) when told to."""
         if not lead:
             request.done.wait()
@@ -424,27 +424,27 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         """
         if not stored_events:
             return []
-        request = _Append(stored_events, kwargs.get("extras"))
+        request = PendingAppend(stored_events, kwargs.get("extras"))
         if self.group_commit:
             return self._group.submit(request)
         self._commit_group([request])
         return request.outcome()
 
-    def enqueue(self, stored_events: Sequence[StoredEvent], extras: Extras | None, after: _Append | None
-                ) -> tuple[_Append, bool]:
+    def enqueue(self, stored_events: Sequence[StoredEvent], extras: Extras | None, after: PendingAppend | None
+                ) -> tuple[PendingAppend, bool]:
         """Queue one command's events for the next group commit without waiting (``wait``): the application
         holds its campaign's writer only this long, and drafts the next command of the campaign on the head
         these events make (``after`` links it to this append). Group commit only."""
-        request = _Append(stored_events, extras, after)
+        request = PendingAppend(stored_events, extras, after)
         return request, self._group.enqueue(request)
 
-    def wait(self, request: _Append, lead: bool) -> list[int]:
+    def wait(self, request: PendingAppend, lead: bool) -> list[int]:
         """The notification ids of a queued append once its group committed; raises its error. Not retried
         here (a lost connection fails the group): the appends queued after it may build on it, so the
         application drafts its command again instead."""
         return self._group.finish(request, lead)
 
-    def reading_after(self, request: _Append | None) -> None:
+    def reading_after(self, request: PendingAppend | None) -> None:
         """Reads of this thread wait for ``request``'s commit first (None: they stop waiting): a command
         drafted on the head a queued append will make reads the store as of that head, never before it."""
         self._reading.after = request
@@ -459,7 +459,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         self._settle()
         return super().select_events(*args, **kwargs)
 
-    def _commit_group(self, queued: list[_Append]) -> None:
+    def _commit_group(self, queued: list[PendingAppend]) -> None:
         """One transaction for the group; sets every append's ids or error, never raises.
 
         First the whole group in a few statements (``_insert_group``). If an
@@ -473,7 +473,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         round trips per append.)
         """
         sql = self._rendered()
-        group: list[_Append] = []
+        group: list[PendingAppend] = []
         try:
             group = [r for r in queued if not r.orphaned()]
             if not group:
@@ -507,7 +507,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                 request.settled.set()
                 request.done.set()
 
-    def _insert_group(self, conn: Any, sql: dict[str, str], group: list[_Append]) -> bool:
+    def _insert_group(self, conn: Any, sql: dict[str, str], group: list[PendingAppend]) -> bool:
         """The group in one transaction of a few statements, whatever its size: the events in one INSERT, the
         extras in one per table. False, with nothing written, when one append conflicts: the group is then
         sent append by append (``_send_appends``), so that the conflict fails that append only. Within one
@@ -544,7 +544,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
             request.ids = [ids[(e.originator_id, e.originator_version)] for e in request.events]
         return True
 
-    def _send_appends(self, conn: Any, pipeline: Any, sql: dict[str, str], group: list[_Append]) -> list[_Append]:
+    def _send_appends(self, conn: Any, pipeline: Any, sql: dict[str, str], group: list[PendingAppend]) -> list[PendingAppend]:
         """Send the appends, each in a savepoint; returns those to send again after a conflict (none: done)."""
         sent: list[list[Any]] = []  # [append, its INSERT cursors, its RELEASE cursor once sent]
         try:

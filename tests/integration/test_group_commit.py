@@ -14,7 +14,7 @@ from eventsourcing.persistence import IntegrityError, OperationalError, StoredEv
 
 from ledger.application import Actor, Ledger
 from ledger.domain import events as ev
-from ledger.store.recorders import _Append
+from ledger.store.recorders import PendingAppend
 from tests.conftest import PG_DSN
 from tests.integration import rulesets  # noqa: F401  (registers the "check" ruleset)
 
@@ -37,7 +37,7 @@ def test_a_conflict_in_a_group_fails_that_append_only(pg_settings):
     try:
         a, b = uuid4(), uuid4()
         app.recorder.insert_events([_event(a, 1)])
-        group = [_Append([_event(b, 1)], None), _Append([_event(a, 1)], None), _Append([_event(b, 2)], None)]
+        group = [PendingAppend([_event(b, 1)], None), PendingAppend([_event(a, 1)], None), PendingAppend([_event(b, 2)], None)]
         app.recorder._commit_group(group)
         assert all(r.done.is_set() for r in group)
         assert isinstance(group[1].error, IntegrityError)
