@@ -263,3 +263,37 @@ def test_a_group_the_store_dropped_is_drafted_again_and_recorded_once(pg_setting
         assert roll.position == result.events[-1]["position"] and app.verify(cid).intact
     finally:
         app.close()
+
+
+def test_two_servers_of_writers_on_one_campaign_lose_nothing_and_keep_the_chain(pg_settings):
+    """Each server drafts on its queued head while the other appends too: every loss is drafted again."""
+    apps = [Ledger(pg_settings), Ledger(pg_settings)]
+    try:
+        r = apps[0].create_campaign(slug="two", name="Two", ruleset="check", countries=["ENG", "FRA"], actor=GM)
+        cid = UUID(r.data["id"])
+        apps[0].open_turn(cid, actor=GM)
+        barrier, errors, answers = threading.Barrier(8), [], []
+
+        def work(app: Ledger, k: int) -> None:
+            barrier.wait()
+            try:
+                for i in range(10):
+                    answers.append(app.roll(cid, purpose=f"w{k}-{i}", actor=GM).events[-1]["position"])
+            except BaseException as e:  # reported below
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=(apps[k % 2], k)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors
+        history = apps[1].history(cid)
+        rolls = [e for e in history if isinstance(e, ev.DiceRolled)]
+        assert [e.position for e in history] == list(range(1, len(history) + 1))
+        assert sorted(answers) == [e.position for e in rolls] and len(rolls) == 80
+        assert sorted(e.index for e in rolls) == list(range(80))
+        assert apps[0].verify(cid).intact
+    finally:
+        for app in apps:
+            app.close()
