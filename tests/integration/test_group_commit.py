@@ -14,7 +14,7 @@ from eventsourcing.persistence import IntegrityError, OperationalError, StoredEv
 
 from ledger.application import Actor, Ledger
 from ledger.domain import events as ev
-from ledger.store.recorders import PendingAppend
+from ledger.store.recorders import LedgerPostgresRecorder, PendingAppend
 from tests.conftest import PG_DSN
 from tests.integration import rulesets  # noqa: F401  (registers the "check" ruleset)
 
@@ -25,6 +25,8 @@ GM = Actor("gm-anne", "gm")
 def pg_settings(settings):
     if settings.store != "postgres":
         pytest.skip("group commit is the PostgreSQL recorder's")
+    if not LedgerPostgresRecorder.group_commit:
+        pytest.skip("group commit is turned off (LEDGER_GROUP_COMMIT=0)")
     return settings
 
 
