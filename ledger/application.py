@@ -482,8 +482,13 @@ class Ledger(Application[UUID]):
                  writer: CampaignWriter, attempt: int, *, context: dict[str, Any] | None, scope: str,
                  idempotency_key: str | None, request_hash: str, creating: bool) -> Appended | Queued | None:
         """One run of the command, under the campaign's writer: the answer (appended, or replayed for a known
-        key), the append queued for the next group commit, or None when it lost a race (run it again)."""
-        if idempotency_key:
+        key), the append queued for the next group commit, or None when it lost a race (run it again).
+
+        A known key is looked up only once the first run failed: a replay's append then fails on the key (it
+        is stored with the first result, in the same transaction), or its command on the state the first one
+        left. A new key, the usual case, costs no query while the campaign's writer is held.
+        """
+        if idempotency_key and attempt > 0:
             replay = self._replay(scope, idempotency_key, request_hash)
             if replay:
                 return replay
@@ -498,6 +503,11 @@ class Ledger(Application[UUID]):
             self.recorder.reading_after(after.request)  # type: ignore[attr-defined]
         try:
             data = command(draft) or {}
+        except Exception:
+            replay = self._replay(scope, idempotency_key, request_hash) if idempotency_key and not attempt else None
+            if replay:
+                return replay
+            raise
         finally:
             if pipelined:
                 self.recorder.reading_after(None)  # type: ignore[attr-defined]

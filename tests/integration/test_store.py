@@ -153,6 +153,19 @@ def test_an_idempotency_key_replayed_returns_the_first_result_and_appends_nothin
     assert ledger.campaign(cid).next_roll == 1
 
 
+def test_a_new_idempotency_key_is_not_looked_up_and_a_known_one_replays_even_when_the_state_moved_on(ledger):
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    lookups, lookup = [], ledger.recorder.get_idempotency
+    ledger.recorder.get_idempotency = lambda *a: lookups.append(a) or lookup(*a)
+    first = ledger.roll(cid, purpose="siege of Calais", actor=GM, idempotency_key="k-new")
+    assert lookups == [] and not first.replayed
+    ledger.close_turn(cid, actor=GM)  # the retry's command alone would now be refused: no turn is open
+    again = ledger.roll(cid, purpose="siege of Calais", actor=GM, idempotency_key="k-new")
+    assert again.replayed and again.to_json() == first.to_json() and len(lookups) == 1
+    assert [e.type for e in ledger.history(cid)].count("DiceRolled") == 1
+
+
 def test_an_idempotency_key_reused_for_another_request_is_refused(ledger):
     cid = new_campaign(ledger)
     ledger.open_turn(cid, actor=GM)
