@@ -71,6 +71,8 @@ TARGETS = {"read_p99_ms": 50.0, "read_rps": 1500.0, "append_p99_ms": 100.0}
 #: Reads by weight (see the docstring); pages are HTML a person opens, json the API a program calls.
 READS = {"page:turn": 20, "page:ers": 10, "page:map.svg": 10, "page:place": 10,
          "json:state": 15, "json:timeline": 15, "json:ers": 10, "json:events": 10}
+#: Kinds only ``--reads`` asks for: the campaign's summary (its state at the head, no view read).
+MORE_READS = ("json:campaign",)
 GM_APPENDS = 0.25  # half rulings, half treasury entries
 MOVER_APPENDS = 0.10  # a player of a country with a stack, where players may move
 STACKS = {"ENG": "ENG-1", "FRA": "FRA-1"}  # the sample board's land stacks, one per country that has one
@@ -138,7 +140,8 @@ class Person:
 
     def __init__(self, spec: dict, neighbours: dict[str, list[str]], places: list[str], rng: random.Random):
         self.s, self.neighbours, self.places, self.rng = spec, neighbours, places, rng
-        self.kinds, self.weights = list(READS), list(READS.values())
+        reads = spec.get("reads") or READS
+        self.kinds, self.weights = list(reads), list(reads.values())
         self.location = spec.get("location")
         self.pending: str | None = None  # a move's destination, kept when it answers 201
 
@@ -150,22 +153,18 @@ class Person:
 
     def next(self) -> tuple[str, bytes]:
         s, rng = self.s, self.rng
-        slug, token = quote(s["slug"]), s["token"]
         self.pending = None
         if s.get("health"):  # the ceiling: the same clients, no work at all
-            return "health", request_bytes("GET", "/health", token)
-        if rng.random() < self.append_share:
-            if s["role"] == "gm":
-                if rng.random() < 0.5:
-                    return "append:ruling", request_bytes("POST", f"/campaigns/{slug}/rulings", token, M13)
-                entry = {"country": rng.choice(s["countries"]), "line": "A9", "amount": rng.randint(1, 40),
-                         "reason": "load: looting"}
-                return "append:treasury", request_bytes("POST", f"/campaigns/{slug}/treasury", token, entry)
-            self.pending = rng.choice(self.neighbours[self.location])
-            body = {"stack": s["stack"], "origin": self.location, "destination": self.pending,
-                    "reason": "load: a march"}
-            return "append:move", request_bytes("POST", f"/campaigns/{slug}/map/moves", token, body)
-        kind = rng.choices(self.kinds, self.weights)[0]
+            return "health", request_bytes("GET", "/health", s["token"])
+        if s.get("only"):  # the calm pass: one kind, one client
+            kind = s["only"]
+        elif rng.random() < self.append_share:
+            kind = "append:move" if s["role"] != "gm" else "append:ruling" if rng.random() < 0.5 else "append:treasury"
+        else:
+            kind = rng.choices(self.kinds, self.weights)[0]
+        if kind.startswith("append:"):
+            return self.append(kind)
+        slug, token = quote(s["slug"]), s["token"]
         turn, at = rng.randint(1, s["turns"]), rng.randint(1, s["head"])
         country = s["country"] or rng.choice(s["countries"])
         path = {
@@ -177,8 +176,23 @@ class Person:
             "json:timeline": f"/campaigns/{slug}/turns/{turn}/timeline",
             "json:ers": f"/campaigns/{slug}/ers/{country}/{turn}",
             "json:events": f"/campaigns/{slug}/events?after={rng.randint(0, s['head'])}&limit=50",
+            "json:campaign": f"/campaigns/{slug}",
         }[kind]
         return kind, request_bytes("GET", path, token)
+
+    def append(self, kind: str) -> tuple[str, bytes]:
+        """A game master's ruling with server dice or treasury entry; a player's move of their own stack."""
+        slug, token, rng = quote(self.s["slug"]), self.s["token"], self.rng
+        if kind == "append:move":
+            self.pending = rng.choice(self.neighbours[self.location])
+            body = {"stack": self.s["stack"], "origin": self.location, "destination": self.pending,
+                    "reason": "load: a march"}
+            return kind, request_bytes("POST", f"/campaigns/{slug}/map/moves", token, body)
+        if kind == "append:ruling":
+            return kind, request_bytes("POST", f"/campaigns/{slug}/rulings", token, M13)
+        entry = {"country": rng.choice(self.s["countries"]), "line": "A9", "amount": rng.randint(1, 40),
+                 "reason": "load: looting"}
+        return kind, request_bytes("POST", f"/campaigns/{slug}/treasury", token, entry)
 
     def answered(self, status: int) -> None:
         if self.pending is not None and status == 201:
@@ -239,10 +253,14 @@ def run_clients(port: int, specs: list[dict], neighbours: dict[str, list[str]], 
                                                      dict[str, str], float]:
     """The clients split over ``procs`` processes; returns latencies, errors, samples and the clients' CPU s."""
     procs = max(1, min(procs, len(specs)))
-    start = time.time() + 1.0 + 0.02 * len(specs)  # time for every process to connect its clients
+    # Time for every process to start and connect its clients (none to start for one process).
+    start = time.time() + (0.0 if procs == 1 else 1.0) + 0.02 * len(specs)
     jobs = [("127.0.0.1", port, specs[i::procs], neighbours, places, start, seconds, i) for i in range(procs)]
-    with mp.get_context("spawn").Pool(procs) as pool:
-        results = pool.map(_process, jobs)
+    if procs == 1:  # in this process: no process to start (the calm pass runs one client per kind)
+        results = [_process(jobs[0])]
+    else:
+        with mp.get_context("spawn").Pool(procs) as pool:
+            results = pool.map(_process, jobs)
     latencies: dict[str, list[float]] = defaultdict(list)
     errors: dict[tuple[str, int], int] = defaultdict(int)
     samples: dict[str, str] = {}
@@ -413,6 +431,13 @@ def session_cpu(sid: int) -> float:
     return total
 
 
+def profile(pid: int, out: str, seconds: float) -> subprocess.Popen:
+    """py-spy (``pip install py-spy``) sampling the server and its workers for the mixed run, collapsed stacks."""
+    cmd = ["py-spy", "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw",
+           "--rate", "50", "--duration", str(int(seconds)), "--output", out]
+    return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 # ------------------------------------------------------------------ the report
 
 def pct(values: list[float], p: float) -> float:
@@ -448,16 +473,16 @@ def report(latencies: dict[str, list[float]], errors: dict[tuple[str, int], int]
     return figures
 
 
-def share_line(specs: list[dict]) -> str:
+def share_line(specs: list[dict], reads: dict[str, int]) -> str:
     roles = Counter("game master" if s["role"] == "gm" else "mover" if s["stack"] and s["may_move"] else "reader"
                     for s in specs)
     expected = sum(GM_APPENDS if s["role"] == "gm" else MOVER_APPENDS if s["stack"] and s["may_move"] else 0
                    for s in specs) / len(specs)
-    weights = sum(READS.values())
+    weights = sum(reads.values())
     return (f"clients: {roles['game master']} game masters (75 % reads, 25 % appends: rulings M13 with server dice "
             f"and treasury entries, half each), {roles['mover']} players moving their own stack (90 % reads, 10 % "
             f"moves), {roles['reader']} players reading only; appends expected {expected:.1%} of requests\n"
-            f"reads by weight: " + ", ".join(f"{k} {w / weights:.0%}" for k, w in READS.items()))
+            f"reads by weight: " + ", ".join(f"{k} {w / weights:.0%}" for k, w in reads.items() if w))
 
 
 def main() -> None:
@@ -474,12 +499,15 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--health-seconds", type=float, default=None, help="the /health run (default seconds / 4)")
     ap.add_argument("--replica", action="store_true", help="reads to LEDGER_POSTGRES_REPLICA_DSN (must be set)")
+    ap.add_argument("--reads", help="other read weights, e.g. json:campaign=1 (kinds not named: none)")
+    ap.add_argument("--calm", type=float, default=0.5, help="seconds of the calm pass per kind (0: none)")
+    ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
     ap.add_argument("--short", action="store_true", help="3 campaigns of 60 events, 6 clients, 1 worker, 2 s")
     args = ap.parse_args()
     if args.short:
         args.campaigns, args.events, args.turn_size = 3, 60, 20
         args.clients, args.procs, args.seconds, args.workers = 6, 1, 2.0, 1
-        args.health_seconds = 1.0
+        args.health_seconds, args.calm = 1.0, 0.3
     args.seconds = max(1.0, min(args.seconds, 300.0))  # bounded, whatever is asked
     if args.replica and not (args.store == "postgres" and os.environ.get("LEDGER_POSTGRES_REPLICA_DSN")):
         raise SystemExit("--replica needs --store postgres and LEDGER_POSTGRES_REPLICA_DSN set")
@@ -498,7 +526,13 @@ def main() -> None:
         from generate_campaign import LAND, NEIGHBOURS
 
         neighbours = {p: [q for q in NEIGHBOURS[p] if q in LAND] for p in LAND}
-        specs = [made[i % len(made)]["people"][i % 9] for i in range(args.clients)]
+        reads = READS
+        if args.reads:
+            reads = {k: int(w) for k, _, w in (part.partition("=") for part in args.reads.split(","))}
+            unknown = set(reads) - set(READS) - set(MORE_READS)
+            if unknown:
+                raise SystemExit(f"--reads: unknown kind(s) {sorted(unknown)}; known: {[*READS, *MORE_READS]}")
+        specs = [made[i % len(made)]["people"][i % 9] | {"reads": reads} for i in range(args.clients)]
         port, proc = start_server(env, tmp, args.workers)
         load = os.getloadavg()
         print(f"server: ledger serve --workers {args.workers} on {args.store}"
@@ -506,7 +540,24 @@ def main() -> None:
               + f"; clients: {args.clients} connections in {args.procs} process(es), bound to "
               f"{min(args.clients, len(made))} campaigns; {os.cpu_count()} cores, load average "
               f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-        print(share_line(specs))
+        print(share_line(specs, reads))
+
+        if args.calm:
+            # One client, one kind at a time, nothing else running: each kind's own time, without queueing.
+            gm = next(s for s in specs if s["role"] == "gm")
+            mover = next((s for s in specs if s["stack"] and s["may_move"]), None)
+            kinds = [k for k, w in reads.items() if w] + ["append:ruling", "append:treasury"]
+            calm: dict[str, list[float]] = {}
+            errs: dict[tuple[str, int], int] = {}
+            calm_samples: dict[str, str] = {}
+            for kind in kinds + (["append:move"] if mover else []):
+                who = mover if kind == "append:move" else gm
+                lat, err, sample, _ = run_clients(port, [{**who, "only": kind}], neighbours, LAND, args.calm, 1)
+                calm.update(lat)
+                errs.update(err)
+                calm_samples.update(sample)
+            print(f"\ncalm pass: one client, one kind at a time, {args.calm:g} s each (a game master; moves by a player)")
+            report(calm, errs, calm_samples, args.calm)
 
         seconds = args.health_seconds or max(2.0, args.seconds / 4)
         cpu0 = session_cpu(proc.pid)
@@ -520,9 +571,13 @@ def main() -> None:
               f"(server {server_cpu / seconds:.2f} cores, clients {client_cpu / seconds:.2f} cores)")
 
         print(f"\nmixed run, {args.seconds:.0f} s:")
+        spy = profile(proc.pid, args.profile, args.seconds) if args.profile else None
         cpu0 = session_cpu(proc.pid)
         lat, err, samples, client_cpu = run_clients(port, specs, neighbours, LAND, args.seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
+        if spy is not None:
+            spy.wait(timeout=60)
+            print(f"  py-spy samples of the server's processes (collapsed stacks): {args.profile}")
         figures = report(lat, err, samples, args.seconds)
         n = max(1, int(figures["ALL"]))
         load = os.getloadavg()

@@ -22,15 +22,19 @@ KINDS = ["page:turn", "page:ers", "page:map.svg", "page:place", "json:state", "j
 @pytest.mark.e2e
 def test_the_short_load_drive_prints_each_figure_beside_its_target_with_no_server_error():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
-    # 9 clients on 3 campaigns: a game master, a player who moves (FRA, players_may_move), readers; each client
-    # draws from a seeded generator, and every kind comes up within its first 14 requests (4 s is dozens).
-    done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--clients", "9", "--seconds", "4"], env=env,
+    # --short: 6 clients on 3 campaigns, a game master, a player who moves (FRA, players_may_move), readers; each
+    # client draws from a seeded generator, and every kind comes up within its first 14 requests (4 s is dozens).
+    done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "4"], env=env,
                           cwd=ROOT, capture_output=True, text=True, timeout=240)
     out = done.stdout
     assert done.returncode == 0, out + done.stderr[-3000:]
     assert re.search(r"^set-up: 3 campaigns, \d+ events, 27 tokens in [\d.]+ s", out, re.M), out
     assert "reads by weight: page:turn 20%" in out and "appends expected" in out, out
     assert re.search(r"^health\s+\d+", out, re.M) and "/health ceiling" in out, out
+    calm = out.split("calm pass:")[1].split("ceiling:")[0]
+    for kind in KINDS:  # the calm pass times each kind alone
+        assert re.search(rf"^{re.escape(kind)}\s+[1-9]", calm, re.M), f"{kind} missing from the calm pass:\n{out}"
+    out = out.split("mixed run")[1]
     for kind in KINDS:  # each kind was asked at least once, and answered without a 5xx
         row = re.search(rf"^{re.escape(kind)}\s+(\d+)\s.*?  (.+)$", out, re.M)
         assert row and int(row[1]) > 0, f"no {kind} row:\n{out}"
