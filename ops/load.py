@@ -582,8 +582,9 @@ def main() -> None:
         n = max(1, int(figures["ALL"]))
         load = os.getloadavg()
         print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms, clients {client_cpu / n * 1e3:.2f} ms "
-              f"(server {server_cpu / args.seconds:.2f} cores, clients {client_cpu / args.seconds:.2f} cores); "
-              f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+              f"(server {server_cpu / args.seconds:.2f} cores, clients {client_cpu / args.seconds:.2f} cores"
+              + ("; PostgreSQL's own processes not counted" if args.store == "postgres" else "")
+              + f"); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
         five = sum(v for (_, status), v in err.items() if status >= 500)
         ok = lambda good: "met" if good else "NOT met"  # noqa: E731
         reads_rps, reads_p99 = figures["ALL READS rps"], figures["ALL READS p99"]
