@@ -361,6 +361,17 @@ def set_up(env: dict[str, str], campaigns: int, events: int, turn_size: int, pro
     return sorted(made, key=lambda c: int(c["slug"].split("-")[1]))
 
 
+def stack_location(env: dict[str, str], slug: str, stack: str) -> str:
+    from ledger.application import Ledger
+    from ledger.domain.campaign import campaign_id
+
+    ledger = Ledger(_settings(env))
+    try:
+        return ledger.campaign(campaign_id(slug)).stacks[stack][0]
+    finally:
+        ledger.close()
+
+
 # ------------------------------------------------------------------ the server
 
 def free_port() -> int:
@@ -558,6 +569,11 @@ def main() -> None:
                 calm_samples.update(sample)
             print(f"\ncalm pass: one client, one kind at a time, {args.calm:g} s each (a game master; moves by a player)")
             report(calm, errs, calm_samples, args.calm)
+            if mover:  # where the calm pass left the stack: the mixed run's mover starts from there
+                where = stack_location(env, mover["slug"], mover["stack"])
+                for spec in specs:
+                    if spec["slug"] == mover["slug"] and spec["stack"] == mover["stack"]:
+                        spec["location"] = where
 
         seconds = args.health_seconds or max(2.0, args.seconds / 4)
         cpu0 = session_cpu(proc.pid)
