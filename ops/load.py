@@ -52,6 +52,7 @@ import multiprocessing as mp
 import os
 import random
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -515,6 +516,7 @@ def main() -> None:
     ap.add_argument("--replica", action="store_true", help="reads to LEDGER_POSTGRES_REPLICA_DSN (must be set)")
     ap.add_argument("--reads", help="other read weights, e.g. json:campaign=1 (kinds not named: none)")
     ap.add_argument("--calm", type=float, default=0.5, help="seconds of the calm pass per kind (0: none)")
+    ap.add_argument("--keep", action="store_true", help="keep the temp dir (store, server log); kept on failure")
     ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
     ap.add_argument("--short", action="store_true", help="3 campaigns of 60 events, 6 clients, 1 worker, 2 s")
     args = ap.parse_args()
@@ -529,7 +531,7 @@ def main() -> None:
 
     tmp = tempfile.mkdtemp(prefix="ledger-load-")
     env, cleanup = store_env(args.store, tmp)
-    proc = None
+    proc, done = None, False
     try:
         t0 = time.perf_counter()
         made = set_up(env, args.campaigns, args.events, args.turn_size, setup_procs)
@@ -615,10 +617,15 @@ def main() -> None:
         print(f"for scale: /health ceiling {ceiling['ALL rps']:,.0f} req/s; all requests "
               f"{figures['ALL rps']:,.0f} req/s ({figures['ALL rps'] / max(ceiling['ALL rps'], 1e-9):.2f} of it)")
         print(f"server errors (5xx): {five}")
+        done = True
     finally:
         if proc is not None:
             stop_server(proc)
         cleanup()
+        if done and not args.keep:  # a SQLite store of 200 campaigns and the access log: hundreds of MB
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            print(f"kept: {tmp} (the store, the server's log)")
 
 
 if __name__ == "__main__":
