@@ -1,6 +1,7 @@
 """Load drive of the HTTP API as a service carries it: many campaigns, each client one person of one campaign.
 
     python ops/load.py --store postgres --workers 2                 # 200 campaigns, 50 clients, 30 s
+                                                                    # (LEDGER_POSTGRES_DSN: a schema made, dropped)
     python ops/load.py --campaigns 200 --clients 50 --seconds 60    # SQLite in a temp dir
     python ops/load.py --store postgres --workers 2 --replica       # reads to LEDGER_POSTGRES_REPLICA_DSN
     python ops/load.py --short                                      # 3 campaigns, 6 clients, 2 s: the suite's
@@ -288,7 +289,11 @@ def store_env(store: str, tmp: str) -> tuple[dict[str, str], object]:
         return env, (lambda: None)
     import psycopg
 
-    dsn = os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ["LEDGER_POSTGRES_DSN"]
+    dsn = next((os.environ[k] for k in ("LEDGER_POSTGRES_OWNER_DSN", "LEDGER_POSTGRES_DSN", "LEDGER_TEST_POSTGRES_DSN")
+                if os.environ.get(k)), None)
+    if dsn is None:
+        raise SystemExit("--store postgres: set LEDGER_POSTGRES_DSN (or LEDGER_POSTGRES_OWNER_DSN, or the test "
+                         "cluster's LEDGER_TEST_POSTGRES_DSN); a new schema is made there and dropped after")
     schema = f"load_{uuid.uuid4().hex[:8]}"
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
