@@ -32,8 +32,9 @@ from ledger.domain.campaign import CampaignState, campaign_id
 from ledger.domain.errors import CampaignNotFound, Forbidden
 
 
-# The dependencies are ``async def`` on purpose: a sync one costs a hop to the thread pool per request each,
-# more than the one indexed query (the campaign's head) they may run; the routes that do real work stay sync.
+# The dependencies are ``async def`` on purpose: a sync one costs a hop to the thread pool per request each.
+# The one store read of a request with a campaign token (its campaign's head) takes that hop in api/security.py:
+# on the event loop it stalled every request of the worker behind a round trip or a writer (ops/load.py).
 async def get_ledger(request: Request) -> Ledger:
     return request.app.state.ledger
 
@@ -47,7 +48,7 @@ _bearer = HTTPBearer(auto_error=False, description="A campaign token, or the adm
 async def get_caller(request: Request, ledger: LedgerDep,
                _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None) -> Caller:
     # HTTPBearer only documents the scheme in OpenAPI; api/security.py reads the header itself.
-    caller = authenticate(request, request.app.state.settings, ledger)
+    caller = await authenticate(request, request.app.state.settings, ledger)
     request.state.actor = caller.actor  # for the access log
     return caller
 

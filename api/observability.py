@@ -13,14 +13,16 @@ One pure-ASGI middleware (cheaper than BaseHTTPMiddleware on the hot path):
 
 from __future__ import annotations
 
-import json
+import itertools
 import logging
+import os
 import re
+import secrets
 import sys
 import time
-import uuid
 from typing import Any
 
+import orjson
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Histogram, generate_latest
 
 LOG = logging.getLogger("ledger.access")
@@ -32,7 +34,25 @@ REQUEST_LATENCY = Histogram(
     ["method", "route", "status"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0),
 )
+#: The histogram's children by (method, route, status): ``labels()`` takes a lock and builds a key per call.
+_LATENCY_BY_LABELS: dict[tuple[str, str, int], Any] = {}
 EVENTS_APPENDED = Counter("ledger_events_appended_total", "Events appended to campaign histories", ["type"])
+
+
+class _RequestIds:
+    """32 hex digits: a random prefix per process, then a counter (uuid4 asked the OS for 16 random bytes per
+    request; an id needs to be unique, not secret). The prefix is drawn again in a forked child."""
+
+    def __init__(self) -> None:
+        self.pid = -1
+
+    def next(self) -> str:
+        if self.pid != os.getpid():
+            self.pid, self.prefix, self.counter = os.getpid(), secrets.token_hex(8), itertools.count()
+        return f"{self.prefix}{next(self.counter):016x}"
+
+
+_request_ids = _RequestIds()
 
 
 def count_appended(events: Any) -> None:
@@ -51,7 +71,7 @@ class JsonFormatter(logging.Formatter):
         doc.update(getattr(record, "fields", {}))
         if record.exc_info:
             doc["exception"] = self.formatException(record.exc_info)
-        return json.dumps(doc, default=str)
+        return orjson.dumps(doc, default=str).decode()
 
 
 def configure_logging(level: int = logging.INFO) -> None:
@@ -80,7 +100,7 @@ class Observability:
                 if _REQUEST_ID.match(candidate):
                     request_id = candidate
                 break
-        request_id = request_id or uuid.uuid4().hex
+        request_id = request_id or _request_ids.next()
         scope.setdefault("state", {})["request_id"] = request_id
         header = (b"x-request-id", request_id.encode("latin-1"))
         status = 500
@@ -99,7 +119,11 @@ class Observability:
             elapsed = time.perf_counter() - started
             route = scope.get("route")
             template = getattr(route, "path", None) or "<unmatched>"
-            REQUEST_LATENCY.labels(scope["method"], template, str(status)).observe(elapsed)
+            key = (scope["method"], template, status)
+            child = _LATENCY_BY_LABELS.get(key)
+            if child is None:  # bounded: methods x route templates x statuses
+                child = _LATENCY_BY_LABELS[key] = REQUEST_LATENCY.labels(key[0], template, str(status))
+            child.observe(elapsed)
             if LOG.isEnabledFor(logging.INFO):
                 actor = scope["state"].get("actor")
                 LOG.info("request", extra={"fields": {

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from fastapi import Request
+from starlette.concurrency import run_in_threadpool
 
 from ledger import tokens
 from ledger.application import Actor, Ledger
@@ -39,7 +40,7 @@ def open_development(settings: Settings) -> bool:
     return settings.env == "development" and not settings.admin_token
 
 
-def authenticate(request: Request, settings: Settings, ledger: Ledger) -> Caller:
+async def authenticate(request: Request, settings: Settings, ledger: Ledger) -> Caller:
     header = request.headers.get("authorization")
     cookie = request.cookies.get(TOKEN_COOKIE)
     # The cookie counts for reads, and for writes only under /ui/ (whose forms carry a CSRF token): the
@@ -58,7 +59,9 @@ def authenticate(request: Request, settings: Settings, ledger: Ledger) -> Caller
         raise Unauthorized("the Authorization header must be 'Bearer <token>'", field=BEARER_HEADER)
     if tokens.admin_matches(settings.admin_token, raw):
         return Caller(Actor("admin", "admin"), None)
-    grant = tokens.authenticate(ledger, raw)
+    # A campaign token is checked against the campaign's head: a store round trip (and on SQLite a wait for any
+    # writer of this process), so off the event loop, which would otherwise stall every request of the worker.
+    grant = await run_in_threadpool(tokens.authenticate, ledger, raw)
     if grant is None:
         raise Unauthorized("unknown or revoked token", field=BEARER_HEADER)
     # The state the token was checked against is the campaign's at its head: the routes reuse it (api/deps.py)

@@ -1,0 +1,47 @@
+"""ops/load.py in its --short version: it sets up its campaigns, drives its own `ledger serve` and prints
+every figure beside its target. Timings are never asserted (a loaded machine says nothing about the code):
+what must hold is that each line is printed, every kind of read and append was made, and no request got a 5xx.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KINDS = ["page:turn", "page:ers", "page:map.svg", "page:place", "json:state", "json:timeline", "json:ers",
+         "json:events", "append:ruling", "append:treasury", "append:move"]
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_the_short_load_drive_prints_each_figure_beside_its_target_with_no_server_error():
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
+    # --short: 6 clients on 3 campaigns, a game master, a player who moves (FRA, players_may_move), readers; each
+    # client draws from a seeded generator, and every kind comes up within its first 14 requests (4 s is dozens).
+    done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "4"], env=env,
+                          cwd=ROOT, capture_output=True, text=True, timeout=240)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr[-3000:]
+    assert re.search(r"^set-up: 3 campaigns, \d+ events, 27 tokens in [\d.]+ s", out, re.M), out
+    assert "reads by weight: page:turn 20%" in out and "appends expected" in out, out
+    assert re.search(r"^health\s+\d+", out, re.M) and "/health ceiling" in out, out
+    calm = out.split("calm pass:")[1].split("ceiling:")[0]
+    for kind in KINDS:  # the calm pass times each kind alone
+        assert re.search(rf"^{re.escape(kind)}\s+[1-9]", calm, re.M), f"{kind} missing from the calm pass:\n{out}"
+    out = out.split("mixed run")[1]
+    for kind in KINDS:  # each kind was asked at least once, and answered without a 5xx
+        # kind, requests, req/s, p50, p95, p99, then the errors by status ("0", or "3x409, 1x503")
+        row = re.search(rf"^{re.escape(kind)}\s+(\d+)\s+\S+\s+\S+\s+\S+\s+\S+\s+(.+)$", out, re.M)
+        assert row and int(row[1]) > 0, f"no {kind} row:\n{out}"
+        assert not re.search(r"x5\d\d", row[2]), f"{kind}: {row[2]}\n{out}"
+        if kind == "append:move":  # the mover is alone with its stack and follows it: every move is accepted
+            assert row[2].strip() == "0", f"{kind}: {row[2]}\n{out}"
+    assert re.search(r"CPU per request: server [\d.]+ ms, clients [\d.]+ ms", out), out
+    assert re.search(r"targets: reads >= 1,500 req/s: [\d,]+ \((met|NOT met)\); reads p99 <= 50 ms: [\d.]+", out), out
+    assert "server errors (5xx): 0" in out, out
