@@ -21,6 +21,7 @@ from fastapi import Depends, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from api.replica import read_ledger
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
 from projections.head import Reader
@@ -52,9 +53,9 @@ class ResponseCache:
 class Reads:
     """What one app keeps for its reads: the views' reader and the rendered responses."""
 
-    def __init__(self, reader: Reader):
+    def __init__(self, reader: Reader, cache: ResponseCache | None = None):
         self.reader = reader
-        self.cache = ResponseCache()
+        self.cache = cache or ResponseCache()
 
 
 def viewdb_of(app: Any) -> ViewDB:
@@ -83,8 +84,31 @@ def reads_of(app: Any) -> Reads:
     return reads
 
 
-async def get_reads(request: Request) -> Reads:
+def replica_reads_of(app: Any) -> Reads:
+    """The replica's reader (its own view tables, replicated), sharing the primary's response cache: an answer
+    at a head version is the same whichever store computed it."""
+    reads = getattr(app.state, "replica_reads", None)
+    if reads is None:
+        with _reads_lock:
+            reads = getattr(app.state, "replica_reads", None)
+            if reads is None:
+                replica = app.state.replica
+                reads = Reads(Reader(replica, ViewDB(replica.recorder)), reads_of(app).cache)
+                app.state.replica_reads = reads
+    return reads
+
+
+def reads_for(request: Request) -> Reads:
+    """The reads of the store this request reads (``api.replica.read_ledger`` chose it, else the primary)."""
+    chosen = getattr(request.state, "read_ledger", None)
+    if chosen is not None and chosen is getattr(request.app.state, "replica", None):
+        return replica_reads_of(request.app)
     return reads_of(request.app)
+
+
+async def get_reads(request: Request) -> Reads:
+    await read_ledger(request)
+    return reads_for(request)
 
 
 ReadsDep = Annotated[Reads, Depends(get_reads)]
