@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api import errors, guards, replica
+from api import errors, guards, readpath, replica
 from api.observability import Observability, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import checkpoints, economy, moves
@@ -32,6 +32,8 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         app.state.ledger = ledger or Ledger(settings)
         # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
         app.state.replica = replica.open_replica(settings)
+        if app.state.replica is not None:
+            readpath.open_replica_reads(app)
         # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
         runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
         app.state.projection_runner = runner

@@ -12,6 +12,7 @@ refused by those dependencies before the cache is looked at.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -89,13 +90,28 @@ def replica_reads_of(app: Any) -> Reads:
     at a head version is the same whichever store computed it."""
     reads = getattr(app.state, "replica_reads", None)
     if reads is None:
+        cache = reads_of(app).cache  # before the lock, which reads_of may take
         with _reads_lock:
             reads = getattr(app.state, "replica_reads", None)
             if reads is None:
                 replica = app.state.replica
-                reads = Reads(Reader(replica, ViewDB(replica.recorder)), reads_of(app).cache)
-                app.state.replica_reads = reads
+                reads = app.state.replica_reads = Reads(Reader(replica, ViewDB(replica.recorder)), cache)
     return reads
+
+
+def open_replica_reads(app: Any, timeout: float = 10.0) -> None:
+    """At start, with a replica: the view tables made on the primary if missing, then the replica's reader once
+    the replica has them (a standby cannot create them; just made, they arrive within the replication lag)."""
+    reads_of(app)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            replica_reads_of(app)
+            return
+        except Exception as e:  # not replayed yet: read-only, the CREATE is refused
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the replica has not received the view tables in {timeout} s: {e}") from e
+            time.sleep(0.05)
 
 
 def reads_for(request: Request) -> Reads:
