@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api import errors, guards, readpath, replica
+from api import errors, guards, replica
 from api.observability import Observability, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import checkpoints, economy, moves
@@ -30,18 +30,17 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
         die_with_parent()
         app.state.ledger = ledger or Ledger(settings)
-        # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
-        app.state.replica = replica.open_replica(settings)
-        if app.state.replica is not None:
-            readpath.open_replica_reads(app)
         # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
         runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
         app.state.projection_runner = runner
+        # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
+        replica.replica_of(app)
         yield
         if runner is not None:
             runner.stop()
-        if app.state.replica is not None:
+        if getattr(app.state, "replica", None) is not None:
             app.state.replica.close()
+            app.state.replica = app.state.replica_reads = None
         if ledger is None:
             app.state.ledger.close()
 

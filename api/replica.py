@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from typing import Any
 from uuid import UUID
 
@@ -59,6 +60,24 @@ def open_replica(settings: Settings) -> Ledger | None:
     the primary (``ledger migrate``, or the service at its start) has made the tables it replicates."""
     on_replica = settings.on_replica()
     return Ledger(on_replica, env={"CREATE_TABLE": "n"}) if on_replica is not None else None
+
+
+_opening = threading.Lock()
+
+
+def replica_of(app: Any) -> Ledger | None:
+    """The app's replica ledger, opened at start (``create_app``'s lifespan), else at the first read (an app
+    driven without its lifespan, as tests do)."""
+    found = getattr(app.state, "replica", None)
+    if found is None and app.state.settings.on_replica() is not None:
+        from api.readpath import open_replica_reads
+
+        with _opening:
+            found = getattr(app.state, "replica", None)
+            if found is None:
+                found = app.state.replica = open_replica(app.state.settings)
+                open_replica_reads(app)
+    return found
 
 
 def named_position(request: Request) -> positions.Position | None:
@@ -109,7 +128,7 @@ async def _choose(request: Request) -> Ledger:
     if request.method not in READS:
         return primary
     named = named_position(request)  # checked on every topology, so a bad header is a 422 on both
-    replica: Ledger | None = getattr(request.app.state, "replica", None)
+    replica = replica_of(request.app)
     if replica is None:
         return primary
     here = _path_campaign(request)

@@ -45,9 +45,10 @@ def store(request: pytest.FixtureRequest) -> str:
 
 
 def caught_up(timeout: float = 10.0) -> None:
-    """Wait until the replica has replayed the primary's WAL as it stands now."""
+    """Wait until the replica has replayed the primary's WAL as flushed now (every committed write: the
+    insert position may lie past it in a page no commit has flushed, which the replica cannot receive yet)."""
     with psycopg.connect(PG_DSN, autocommit=True) as primary:
-        lsn = primary.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+        lsn = primary.execute("SELECT pg_current_wal_flush_lsn()").fetchone()[0]
     deadline = time.monotonic() + timeout
     with psycopg.connect(REPLICA_DSN, autocommit=True) as replica:
         while not replica.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (lsn,)).fetchone()[0]:
@@ -74,10 +75,17 @@ def replica_after_writes(monkeypatch):
     from api import replica
 
     choose = replica._choose
+    served: list[str] = []
 
     async def after_the_writes(request):
         if request.method in replica.READS:
             caught_up()
-        return await choose(request)
+        chosen = await choose(request)
+        if request.method in replica.READS and getattr(request.app.state, "replica", None) is not None:
+            served.append("replica" if chosen is request.app.state.replica else "primary")
+        return chosen
 
     monkeypatch.setattr(replica, "_choose", after_the_writes)
+    yield
+    # The topology under test: every store-routed read, caught up, went to the replica.
+    assert set(served) <= {"replica"}, served
