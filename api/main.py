@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api import errors, guards, replica
+from api import errors, guards, readpath, replica
 from api.observability import Observability, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import checkpoints, economy, moves
@@ -34,7 +34,8 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
         app.state.projection_runner = runner
         # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
-        replica.replica_of(app)
+        if replica.replica_of(app) is not None:
+            readpath.replica_reads_of(app)
         yield
         if runner is not None:
             runner.stop()

@@ -85,33 +85,26 @@ def reads_of(app: Any) -> Reads:
     return reads
 
 
-def replica_reads_of(app: Any) -> Reads:
+def replica_reads_of(app: Any, timeout: float = 10.0) -> Reads:
     """The replica's reader (its own view tables, replicated), sharing the primary's response cache: an answer
-    at a head version is the same whichever store computed it."""
+    at a head version is the same whichever store computed it. Made at start (or at the first read) once the
+    replica has the view tables: a standby cannot create them, and just made on the primary (``reads_of``)
+    they arrive within the replication lag."""
     reads = getattr(app.state, "replica_reads", None)
-    if reads is None:
-        cache = reads_of(app).cache  # before the lock, which reads_of may take
-        with _reads_lock:
-            reads = getattr(app.state, "replica_reads", None)
-            if reads is None:
-                replica = app.state.replica
-                reads = app.state.replica_reads = Reads(Reader(replica, ViewDB(replica.recorder)), cache)
-    return reads
-
-
-def open_replica_reads(app: Any, timeout: float = 10.0) -> None:
-    """At start, with a replica: the view tables made on the primary if missing, then the replica's reader once
-    the replica has them (a standby cannot create them; just made, they arrive within the replication lag)."""
-    reads_of(app)
+    if reads is not None:
+        return reads
+    cache = reads_of(app).cache  # before the lock, which reads_of may take
     deadline = time.monotonic() + timeout
-    while True:
-        try:
-            replica_reads_of(app)
-            return
-        except Exception as e:  # not replayed yet: read-only, the CREATE is refused
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"the replica has not received the view tables in {timeout} s: {e}") from e
-            time.sleep(0.05)
+    with _reads_lock:
+        while getattr(app.state, "replica_reads", None) is None:
+            replica = app.state.replica
+            try:
+                app.state.replica_reads = Reads(Reader(replica, ViewDB(replica.recorder)), cache)
+            except Exception as e:  # not replayed yet: read-only, the CREATE is refused
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the replica has not received the view tables in {timeout} s: {e}") from e
+                time.sleep(0.05)
+        return app.state.replica_reads
 
 
 def reads_for(request: Request) -> Reads:

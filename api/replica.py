@@ -70,13 +70,10 @@ def replica_of(app: Any) -> Ledger | None:
     driven without its lifespan, as tests do)."""
     found = getattr(app.state, "replica", None)
     if found is None and app.state.settings.on_replica() is not None:
-        from api.readpath import open_replica_reads
-
         with _opening:
             found = getattr(app.state, "replica", None)
             if found is None:
                 found = app.state.replica = open_replica(app.state.settings)
-                open_replica_reads(app)
     return found
 
 
