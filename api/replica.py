@@ -108,7 +108,7 @@ async def read_ledger(request: Request) -> Ledger:
     if chosen is None:
         chosen = await _choose(request)
         request.state.read_ledger = chosen
-        if getattr(request.app.state, "replica", None) is not None:
+        if request.method in READS and getattr(request.app.state, "replica", None) is not None:
             request.state.read_source = "replica" if chosen is request.app.state.replica else "primary"
     return chosen
 

@@ -60,6 +60,7 @@ def test_with_replay_paused_a_read_naming_its_write_is_served_by_the_primary_and
         assert rolled.status_code == 201, rolled.text
         position = rolled.headers["Ledger-Position"]
         assert position == rolled.json()["position"] == f"{CID}:{before + 1}"
+        assert "Ledger-Read" not in rolled.headers  # a write is the primary's, and no read
         # Naming nothing: the replica as it stands, behind by the write, but a whole answer.
         stale = c.get("/campaigns/sample")
         assert stale.status_code == 200 and stale.headers["Ledger-Read"] == "replica"
