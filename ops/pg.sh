@@ -41,7 +41,9 @@ replica)
   # A streaming replica of the cluster `start` made (PG_TMP, PGPORT_TMP): a base backup over the replication
   # protocol (initdb -A trust lets local replication connections in), -R writes primary_conninfo and
   # standby.signal, -X stream copies the WAL written meanwhile. It lives in $PG_TMP/replica, so `stop` of the
-  # primary's directory stops it too. Hot standby (the default) serves read-only queries.
+  # primary's directory stops it too. Hot standby (the default) serves read-only queries; with its feedback
+  # the primary's vacuum keeps the rows a replica query still reads (the views are rewritten all the time), so
+  # a long read (an export) is not cancelled for a conflict with recovery.
   dir=${2:-${PG_TMP:?run ops/pg.sh start first (PG_TMP)}}
   primary_port=${PGPORT_TMP:?run ops/pg.sh start first (PGPORT_TMP)}
   port=${PGPORT_REPLICA:-$(( primary_port + 1 ))}
@@ -51,7 +53,7 @@ replica)
   as_pg "$PGBIN/pg_basebackup" -h "$dir" -p "$primary_port" -U postgres -D "$rdir/data" -R -X stream \
     >"$rdir/basebackup.log" 2>&1 || { cat "$rdir/basebackup.log" >&2; exit 1; }
   as_pg "$PGBIN/pg_ctl" -D "$rdir/data" -l "$rdir/server.log" -w -t 60 \
-    -o "-p $port -k $rdir -c listen_addresses=127.0.0.1 -c hot_standby=on -c max_connections=200 -c max_wal_senders=4 \
+    -o "-p $port -k $rdir -c listen_addresses=127.0.0.1 -c hot_standby=on -c hot_standby_feedback=on -c max_connections=200 -c max_wal_senders=4 \
         -c shared_buffers=128MB" start >/dev/null \
     || { cat "$rdir/server.log" >&2; exit 1; }
   echo "export PG_REPLICA_TMP=$rdir"
