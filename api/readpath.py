@@ -6,7 +6,10 @@ campaign's state to its head (``api.deps``: ``ActorDep``, ``CampaignStateDep``,
 the dependencies of every route), looks for the body it served the same
 audience for the same request at the same head, and else renders it in the
 thread pool and keeps it. A revoked token or another campaign's token is
-refused by those dependencies before the cache is looked at.
+refused by those dependencies before the cache is looked at. With a replica
+(api/replica.py) a read may be served by the replica's own ``Reader``; both
+readers share the one response cache, since an answer at a head version is the
+same whichever store computed it.
 """
 
 from __future__ import annotations
