@@ -25,6 +25,7 @@ from uuid import UUID
 from fastapi import Depends, Header, Path, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from api.replica import read_ledger
 from api.security import Caller, authenticate, check_campaign
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
@@ -36,7 +37,8 @@ from ledger.domain.errors import CampaignNotFound, Forbidden
 # The one store read of a request with a campaign token (its campaign's head) takes that hop in api/security.py:
 # on the event loop it stalled every request of the worker behind a round trip or a writer (ops/load.py).
 async def get_ledger(request: Request) -> Ledger:
-    return request.app.state.ledger
+    """The store this request reads and writes: the primary, or for a read the replica (api/replica.py)."""
+    return await read_ledger(request)
 
 
 LedgerDep = Annotated[Ledger, Depends(get_ledger)]
@@ -45,10 +47,11 @@ LedgerDep = Annotated[Ledger, Depends(get_ledger)]
 _bearer = HTTPBearer(auto_error=False, description="A campaign token, or the admin token (LEDGER_ADMIN_TOKEN)")
 
 
-async def get_caller(request: Request, ledger: LedgerDep,
+async def get_caller(request: Request,
                _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None) -> Caller:
-    # HTTPBearer only documents the scheme in OpenAPI; api/security.py reads the header itself.
-    caller = await authenticate(request, request.app.state.settings, ledger)
+    # HTTPBearer only documents the scheme in OpenAPI; api/security.py reads the header itself. Tokens are
+    # checked on the primary, even for a read the replica serves: a revocation counts at once.
+    caller = await authenticate(request, request.app.state.settings, request.app.state.ledger)
     request.state.actor = caller.actor  # for the access log
     return caller
 
@@ -64,8 +67,10 @@ def _campaign(request: Request, ledger: Ledger, campaign: str) -> CampaignState:
             cid = UUID(campaign)
         except ValueError:
             cid = campaign_id(campaign)
-        checked = getattr(request.state, "token_state", None)
-        cached = checked if checked is not None and checked.id == cid else ledger.campaign(cid)
+        checked = getattr(request.state, "token_state", None)  # the primary's, at its head
+        if checked is None or checked.id != cid or ledger is not request.app.state.ledger:
+            checked = ledger.campaign(cid)
+        cached = checked
         request.state.campaign_state = cached
     return cached
 

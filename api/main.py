@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api import errors, guards
+from api import errors, guards, readpath, replica
 from api.observability import Observability, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import checkpoints, economy, moves
@@ -33,9 +33,15 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
         runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
         app.state.projection_runner = runner
+        # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
+        if replica.replica_of(app) is not None:
+            readpath.replica_reads_of(app)
         yield
         if runner is not None:
             runner.stop()
+        if getattr(app.state, "replica", None) is not None:
+            app.state.replica.close()
+            app.state.replica = app.state.replica_reads = None
         if ledger is None:
             app.state.ledger.close()
 
@@ -69,6 +75,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.add_middleware(guards.InFlightLimit, limit=settings.limit_concurrency)  # 503 + Retry-After over the bound
     if open_development(settings):  # loopback Host only, no cross-site writes (DNS rebinding, CSRF)
         app.add_middleware(guards.LocalOnly)
+    app.add_middleware(replica.Positions)  # a write's position (Ledger-Position) for read-your-writes
     app.add_middleware(Observability)
     configure_logging()
     if open_development(settings):

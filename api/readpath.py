@@ -6,12 +6,16 @@ campaign's state to its head (``api.deps``: ``ActorDep``, ``CampaignStateDep``,
 the dependencies of every route), looks for the body it served the same
 audience for the same request at the same head, and else renders it in the
 thread pool and keeps it. A revoked token or another campaign's token is
-refused by those dependencies before the cache is looked at.
+refused by those dependencies before the cache is looked at. With a replica
+(api/replica.py) a read may be served by the replica's own ``Reader``; both
+readers share the one response cache, since an answer at a head version is the
+same whichever store computed it.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Annotated, Any
 
@@ -21,6 +25,7 @@ from fastapi import Depends, Request
 from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
+from api.replica import read_ledger
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
 from projections.head import Reader
@@ -52,9 +57,9 @@ class ResponseCache:
 class Reads:
     """What one app keeps for its reads: the views' reader and the rendered responses."""
 
-    def __init__(self, reader: Reader):
+    def __init__(self, reader: Reader, cache: ResponseCache | None = None):
         self.reader = reader
-        self.cache = ResponseCache()
+        self.cache = cache or ResponseCache()
 
 
 def viewdb_of(app: Any) -> ViewDB:
@@ -83,8 +88,39 @@ def reads_of(app: Any) -> Reads:
     return reads
 
 
-async def get_reads(request: Request) -> Reads:
+def replica_reads_of(app: Any, timeout: float = 10.0) -> Reads:
+    """The replica's reader (its own view tables, replicated), sharing the primary's response cache: an answer
+    at a head version is the same whichever store computed it. Made at start (or at the first read) once the
+    replica has the view tables: a standby cannot create them, and just made on the primary (``reads_of``)
+    they arrive within the replication lag."""
+    reads = getattr(app.state, "replica_reads", None)
+    if reads is not None:
+        return reads
+    cache = reads_of(app).cache  # before the lock, which reads_of may take
+    deadline = time.monotonic() + timeout
+    with _reads_lock:
+        while getattr(app.state, "replica_reads", None) is None:
+            replica = app.state.replica
+            try:
+                app.state.replica_reads = Reads(Reader(replica, ViewDB(replica.recorder)), cache)
+            except Exception as e:  # not replayed yet: read-only, the CREATE is refused
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"the replica has not received the view tables in {timeout} s: {e}") from e
+                time.sleep(0.05)
+        return app.state.replica_reads
+
+
+def reads_for(request: Request) -> Reads:
+    """The reads of the store this request reads (``api.replica.read_ledger`` chose it, else the primary)."""
+    chosen = getattr(request.state, "read_ledger", None)
+    if chosen is not None and chosen is getattr(request.app.state, "replica", None):
+        return replica_reads_of(request.app)
     return reads_of(request.app)
+
+
+async def get_reads(request: Request) -> Reads:
+    await read_ledger(request)
+    return reads_for(request)
 
 
 ReadsDep = Annotated[Reads, Depends(get_reads)]

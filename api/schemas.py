@@ -57,6 +57,10 @@ class Appended(BaseModel):
                                                       "values": [7], "index": 3, "manual": False}]}])
     checkpoint: str | None = Field(default=None, description="The checkpoint the service signed at the new head "
                                    "(C2SP signed note): keep it as a receipt (`ledger audit --receipts`)")
+    position: str | None = Field(default=None, examples=["6d1c0b1e-7f7a-5b2c-9e3d-4f5a6b7c8d9e:43"],
+                                 description="Where this write left its campaign (<campaign>:<version>), also in "
+                                 "the Ledger-Position response header: send it back as the Ledger-Position request "
+                                 "header and a read served by a replica waits until it holds this write")
 
 
 class EventPublic(BaseModel):

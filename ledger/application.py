@@ -31,7 +31,7 @@ from eventsourcing.persistence import IntegrityError, InterfaceError, Operationa
 from eventsourcing.utils import get_topic
 
 from ledger import dice as dicelib
-from ledger import merkle
+from ledger import merkle, positions
 from ledger.chain import (GENESIS, ChainReport, Expectation, NotCanonical, StoredRow, canonical_json, event_hash, hash_body,
                           verify_rows)
 from ledger.checkpoints import CheckpointError, load_signer, parse_note
@@ -661,8 +661,10 @@ class Ledger(Application[UUID]):
                 d.state.require_country(country, "visibility.countries")
             return use.run(d, command, **extra)
 
-        return self.execute(cid, actor, run, context=context.as_dict() if context is not None else None,
-                            idempotency_key=idempotency_key, request=command.request(), creating=use.creating)
+        result = self.execute(cid, actor, run, context=context.as_dict() if context is not None else None,
+                              idempotency_key=idempotency_key, request=command.request(), creating=use.creating)
+        positions.note(result)  # the position a read names to see this write (read-your-writes, on a replica)
+        return result
 
     def preview(self, cid: UUID, command: cmd.Command, *, actor: Actor = SYSTEM) -> Appended:
         """What ``handle`` would append and answer, appended nowhere (a dispute's re-resolution shown before

@@ -28,6 +28,12 @@ class Settings(BaseSettings):
     postgres_owner_dsn: str | None = Field(
         default=None, description="the tables' owner, for `ledger migrate` only; when set, the service (which "
         "connects with postgres_dsn as a role that may only INSERT events) never runs DDL")
+    postgres_replica_dsn: str | None = Field(
+        default=None, description="a streaming replica (hot standby) of the PostgreSQL store: the read routes read "
+        "there; writes, tokens and the projection runner stay on postgres_dsn (ops/pg.sh replica)")
+    replica_wait_ms: int = Field(
+        default=200, ge=0, le=10_000, description="how long a read naming a position (Ledger-Position) waits for "
+        "the replica to replay that far before it is served by the primary instead")
     pool_size: int = 8
     snapshot_interval: int = Field(default=1000, ge=10)
     head_cache_size: int = 1000
@@ -71,6 +77,13 @@ class Settings(BaseSettings):
         if not self.migrated_by_owner:
             return self
         return self.model_copy(update={"postgres_dsn": self.postgres_owner_dsn, "postgres_owner_dsn": None})
+
+    def on_replica(self) -> Settings | None:
+        """These settings connected to the read replica (None without one, or on SQLite)."""
+        if self.backend != "postgres" or not self.postgres_replica_dsn:
+            return None
+        return self.model_copy(update={"postgres_dsn": self.postgres_replica_dsn, "postgres_owner_dsn": None,
+                                       "postgres_replica_dsn": None})
 
     @property
     def sqlite_path(self) -> Path:

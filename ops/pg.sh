@@ -2,7 +2,9 @@
 # Throwaway PostgreSQL 15 cluster from the Debian binaries on this machine.
 #   eval "$(ops/pg.sh start)"   # prints export lines (LEDGER_POSTGRES_DSN: the service role;
 #                               #   LEDGER_POSTGRES_OWNER_DSN: for `ledger migrate`; PG_SUPERUSER_DSN; PG_TMP)
-#   ops/pg.sh stop              # stops the cluster and removes its directory
+#   eval "$(ops/pg.sh replica)" # after start: a streaming replica of it (hot standby, read-only), prints
+#                               #   LEDGER_POSTGRES_REPLICA_DSN (the service role), PG_REPLICA_SUPERUSER_DSN
+#   ops/pg.sh stop              # stops the cluster (and its replica) and removes its directory
 # Runs the server as the 'postgres' user (the binaries refuse root), on a
 # private port and socket directory, with fsync left on (honest benchmarks).
 set -euo pipefail
@@ -20,7 +22,8 @@ start)
   as_pg "$PGBIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
   as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB" start >/dev/null \
+    -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB \
+        -c wal_level=replica -c max_wal_senders=4" start >/dev/null \
     || { cat "$dir/server.log" >&2; exit 1; }
   # The tables' owner (`ledger migrate`) and the service's role, which owns nothing and may only append to
   # the history (ledger/store/roles.py); neither is a superuser. The owner owns the database (and so its
@@ -34,11 +37,37 @@ start)
   echo "export LEDGER_POSTGRES_OWNER_DSN='host=$dir port=$port user=ledger_owner dbname=ledger'"
   echo "export PG_SUPERUSER_DSN='host=$dir port=$port user=postgres dbname=ledger'"
   ;;
+replica)
+  # A streaming replica of the cluster `start` made (PG_TMP, PGPORT_TMP): a base backup over the replication
+  # protocol (initdb -A trust lets local replication connections in), -R writes primary_conninfo and
+  # standby.signal, -X stream copies the WAL written meanwhile. It lives in $PG_TMP/replica, so `stop` of the
+  # primary's directory stops it too. Hot standby (the default) serves read-only queries; with its feedback
+  # the primary's vacuum keeps the rows a replica query still reads (the views are rewritten all the time), so
+  # a long read (an export) is not cancelled for a conflict with recovery.
+  dir=${2:-${PG_TMP:?run ops/pg.sh start first (PG_TMP)}}
+  primary_port=${PGPORT_TMP:?run ops/pg.sh start first (PGPORT_TMP)}
+  port=${PGPORT_REPLICA:-$(( primary_port + 1 ))}
+  rdir=$dir/replica
+  as_pg mkdir -p "$rdir"
+  chmod 755 "$rdir"
+  as_pg "$PGBIN/pg_basebackup" -h "$dir" -p "$primary_port" -U postgres -D "$rdir/data" -R -X stream \
+    >"$rdir/basebackup.log" 2>&1 || { cat "$rdir/basebackup.log" >&2; exit 1; }
+  as_pg "$PGBIN/pg_ctl" -D "$rdir/data" -l "$rdir/server.log" -w -t 60 \
+    -o "-p $port -k $rdir -c listen_addresses=127.0.0.1 -c hot_standby=on -c hot_standby_feedback=on -c max_connections=200 -c max_wal_senders=4 \
+        -c shared_buffers=128MB" start >/dev/null \
+    || { cat "$rdir/server.log" >&2; exit 1; }
+  echo "export PG_REPLICA_TMP=$rdir"
+  echo "export LEDGER_POSTGRES_REPLICA_DSN='host=$rdir port=$port user=ledger_service dbname=ledger'"
+  echo "export PG_REPLICA_SUPERUSER_DSN='host=$rdir port=$port user=postgres dbname=ledger'"
+  ;;
 stop)
   dir=${2:-${PG_TMP:-}}
   [ -n "$dir" ] && [ -d "$dir" ] || exit 0
+  if [ -d "$dir/replica/data" ]; then
+    as_pg "$PGBIN/pg_ctl" -D "$dir/replica/data" -m fast -w stop >/dev/null 2>&1 || true
+  fi
   as_pg "$PGBIN/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
   rm -rf "$dir"
   ;;
-*) echo "usage: $0 start|stop [dir]" >&2; exit 2 ;;
+*) echo "usage: $0 start|replica|stop [dir]" >&2; exit 2 ;;
 esac

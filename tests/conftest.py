@@ -17,6 +17,8 @@ from ledger.application import Ledger
 from ledger.config import Settings
 
 PG_DSN = os.environ.get("LEDGER_TEST_POSTGRES_DSN")
+#: A streaming replica of PG_DSN's cluster (ops/pg.sh replica): tests/replica runs the read tests against it.
+REPLICA_DSN = os.environ.get("LEDGER_TEST_POSTGRES_REPLICA_DSN")
 REQUIRE_PG = os.environ.get("LEDGER_TEST_REQUIRE_POSTGRES") == "1"
 STORES = ["sqlite", "postgres"] if PG_DSN else ["sqlite"]
 
@@ -44,8 +46,10 @@ def settings(store: str, tmp_path) -> Iterator[Settings]:
     with psycopg.connect(PG_DSN, autocommit=True) as conn:
         conn.execute(f'CREATE SCHEMA "{schema}"')
     try:
+        # "replica" (tests/replica): the same store, its reads served by the replica of the cluster.
         yield Settings(env="test", store="postgres", postgres_dsn=PG_DSN, postgres_schema=schema,
-                       snapshot_interval=50, pool_size=4)
+                       snapshot_interval=50, pool_size=4,
+                       postgres_replica_dsn=REPLICA_DSN if store == "replica" else None)
     finally:
         with psycopg.connect(PG_DSN, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 
 from api import schemas
 from api.deps import LedgerDep
+from api.replica import on_primary
 from api.observability import metrics_body
 
 router = APIRouter(tags=["operations"])
@@ -21,7 +22,9 @@ def health():
     return schemas.Health(status="ok")
 
 
-@router.get("/ready", response_model=schemas.Ready, summary="Readiness: the store answers; projection lag")
+# The primary's readiness (the store the writes need), and its views' lag: a standby has neither to report.
+@router.get("/ready", response_model=schemas.Ready, summary="Readiness: the store answers; projection lag",
+            dependencies=[Depends(on_primary)])
 def ready(request: Request, ledger: LedgerDep):
     head = ledger.recorder.max_notification_id() or 0  # raises if the store does not answer
     # The projection runner (projections/runner.py), when this process runs one, at app.state.projection_runner:

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request
+from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
 
 from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, LedgerDep
 from api.errors import ERRORS
 from api.readpath import ReadsDep, cached
+from api.replica import on_primary
 from ledger.access import can_see
 from ledger.domain.errors import InvalidInput
 from projections import read, replay, svg
@@ -90,7 +91,7 @@ async def turn_timeline(request: Request, cid: CampaignId, turn: Annotated[int, 
 
 
 @router.get("/diff", summary="What changed on the map and the tracks between two positions",
-            response_model=schemas.DiffPublic, responses=ERRORS)
+            response_model=schemas.DiffPublic, responses=ERRORS, dependencies=[Depends(on_primary)])
 def diff(request: Request, cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep,
          reads: ReadsDep, from_: int = Query(alias="from", ge=0, le=2**53), to: int = Query(ge=0, le=2**53)
          ) -> dict[str, Any]:

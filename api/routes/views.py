@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from uuid import UUID
+
+from ledger import positions
 from ledger.application import Appended as AppendedResult
 from ledger.domain.campaign import CampaignState
 from ledger.domain.events import LedgerEvent
@@ -30,4 +33,5 @@ def event_public(e: LedgerEvent) -> schemas.EventPublic:
 def appended(result: AppendedResult) -> schemas.Appended:
     if not result.replayed:  # a replay appended nothing
         count_appended(result.events)
-    return schemas.Appended.model_validate(result.to_json())
+    position = positions.text((UUID(result.campaign), result.events[-1]["position"])) if result.events else None
+    return schemas.Appended.model_validate({**result.to_json(), "position": position})

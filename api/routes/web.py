@@ -37,7 +37,8 @@ from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
 from projections import svg, whatif, words
 from projections.records import Record
-from api.readpath import reads_of
+from api.readpath import reads_for, reads_of
+from api.replica import read_ledger
 from api.routes.records import player_dice
 from api.web import map_forms, ruling_form
 from api.web.ers_view import ers_view
@@ -61,7 +62,8 @@ FORM_BYTES = 20_000
 
 
 def _ledger(request: Request) -> Ledger:
-    return request.app.state.ledger
+    """The store the request uses: the primary, or the replica a read was routed to (``_reader``)."""
+    return getattr(request.state, "read_ledger", None) or request.app.state.ledger
 
 
 async def _maybe(value: Any) -> Any:
@@ -70,12 +72,13 @@ async def _maybe(value: Any) -> Any:
 
 
 async def _caller(request: Request) -> Caller:
-    return await _maybe(deps.get_caller(request, _ledger(request)))
+    return await _maybe(deps.get_caller(request))
 
 
 async def _reader(request: Request, campaign: str) -> tuple[Actor, UUID]:
     """The caller and the campaign, checked as ``ActorDep`` and ``CampaignId`` check them (401/404/403)."""
     caller = await _caller(request)
+    await read_ledger(request)  # a page reads the replica, if there is one and it has the campaign (far enough)
     cid = await _maybe(deps.resolve_campaign(request, _ledger(request), caller, campaign))
     return caller.actor, cid
 
@@ -199,9 +202,8 @@ async def campaigns_page(request: Request):
 
 @router.get("/campaigns/{campaign}", response_class=HTMLResponse)
 async def campaign_page(request: Request, campaign: str):
-    reader = reads_of(request.app).reader
-
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        reader = reads_for(request).reader
         state = ledger.campaign(cid)
         return {"c": campaign_public(state), "turns": reader.turns(cid, actor, state)}
 
@@ -218,9 +220,8 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
                     step: Annotated[int | None, Query(ge=1, le=2**31)] = None,
                     position: Annotated[int | None, Query(ge=1, le=2**53)] = None,
                     partial: bool = False):
-    reader = reads_of(request.app).reader
-
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        reader = reads_for(request).reader
         state = ledger.campaign(cid)
         view = turn_view(ledger, cid, turn, actor, step=step, position=position, reader=reader, state=state)
         n = view.event["position"]
@@ -245,9 +246,8 @@ async def place_page(request: Request, campaign: str, name: Annotated[str, Path(
                      at: Annotated[int | None, Query(ge=0, le=2**53)] = None,
                      page: Annotated[int, Query(ge=1, le=2**31)] = 1):
     """A place as of position ``at`` (default: the head): its state, the board's facts, and its history."""
-    reader = reads_of(request.app).reader
-
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        reader = reads_for(request).reader
         state = ledger.campaign(cid)
         return {"c": campaign_public(state),
                 "p": place_view(ledger, reader, cid, actor, state, name, at, page)}
@@ -276,9 +276,8 @@ async def charts_page(request: Request, campaign: str):
 async def ers_page(request: Request, campaign: str, country: Annotated[str, Path(pattern=r"^[A-Z]{2,4}$")],
                    turn: Annotated[int, Path(ge=1, le=2**31)]):
     """A country's ERS for a turn, laid out as sheets A, B and C, each cell with the events behind it."""
-    reader = reads_of(request.app).reader
-
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        reader = reads_for(request).reader
         state = ledger.campaign(cid)
         return {"c": campaign_public(state), "v": ers_view(ledger, reader, cid, actor, state, country, turn),
                 "may_publish": may_write(actor, "publish_sheets", state.settings)}

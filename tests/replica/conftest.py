@@ -1,0 +1,91 @@
+"""The replica topology: the same tests, their reads served by a streaming replica of the PostgreSQL store.
+
+``ops/test`` starts the replica (``ops/pg.sh replica``) and sets
+LEDGER_TEST_POSTGRES_REPLICA_DSN (its superuser, who may pause replay). Here the
+``store`` fixture is ``replica``: a PostgreSQL schema on the primary whose app
+reads the replica (tests/conftest.py). Without the variable these tests are
+skipped (an error when LEDGER_TEST_REQUIRE_REPLICA=1, as ``ops/test`` sets it).
+
+The e2e modules re-run here (``test_*_on_replica.py``) write through the
+``Ledger`` in the test, not over HTTP, so they name no position to read after:
+their apps first wait until the replica has replayed everything the primary
+has written (``caught_up``), then route each read by the service's own rules.
+The read-your-writes tests (test_read_your_writes.py) do not wait: they pause
+replay instead.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import psycopg
+import pytest
+
+from tests.conftest import PG_DSN, REPLICA_DSN
+
+REQUIRE = os.environ.get("LEDGER_TEST_REQUIRE_REPLICA") == "1"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if REPLICA_DSN and PG_DSN:
+        return
+    if REQUIRE:
+        raise pytest.UsageError("LEDGER_TEST_REQUIRE_REPLICA=1 but LEDGER_TEST_POSTGRES_REPLICA_DSN (and "
+                                "LEDGER_TEST_POSTGRES_DSN) are not both set")
+    skip = pytest.mark.skip(reason="no LEDGER_TEST_POSTGRES_REPLICA_DSN (ops/pg.sh replica)")
+    for item in items:
+        if "tests/replica/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(skip)
+
+
+@pytest.fixture(params=["replica"])
+def store(request: pytest.FixtureRequest) -> str:
+    return request.param
+
+
+def caught_up(timeout: float = 10.0) -> None:
+    """Wait until the replica has replayed the primary's WAL as flushed now (every committed write: the
+    insert position may lie past it in a page no commit has flushed, which the replica cannot receive yet)."""
+    with psycopg.connect(PG_DSN, autocommit=True) as primary:
+        lsn = primary.execute("SELECT pg_current_wal_flush_lsn()").fetchone()[0]
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(REPLICA_DSN, autocommit=True) as replica:
+        while not replica.execute("SELECT pg_last_wal_replay_lsn() >= %s::pg_lsn", (lsn,)).fetchone()[0]:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the replica did not replay up to {lsn} in {timeout} s")
+            time.sleep(0.005)
+
+
+@pytest.fixture
+def replay_paused():
+    """Replay paused on the replica (WAL still streams in), resumed afterwards whatever happens."""
+    with psycopg.connect(REPLICA_DSN, autocommit=True) as conn:
+        caught_up()
+        conn.execute("SELECT pg_wal_replay_pause()")
+        try:
+            yield conn
+        finally:
+            conn.execute("SELECT pg_wal_replay_resume()")
+
+
+@pytest.fixture
+def replica_after_writes(monkeypatch):
+    """For the e2e modules re-run here: each read waits until the replica has every write made so far."""
+    from api import replica
+
+    choose = replica._choose
+    served: list[str] = []
+
+    async def after_the_writes(request):
+        if request.method in replica.READS:
+            caught_up()
+        chosen = await choose(request)
+        if request.method in replica.READS and getattr(request.app.state, "replica", None) is not None:
+            served.append("replica" if chosen is request.app.state.replica else "primary")
+        return chosen
+
+    monkeypatch.setattr(replica, "_choose", after_the_writes)
+    yield
+    # The topology under test: every store-routed read, caught up, went to the replica.
+    assert set(served) <= {"replica"}, served

@@ -1,0 +1,101 @@
+"""In a real browser, pages served by the replica: with its replay paused, a game master resolves a battle again
+from the form, and the page the form leads to shows the correction at once (its cookie names the write, so the
+primary serves that page); the pages before it came from the replica."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from ledger.application import Ledger
+from ledger.config import Settings
+from ledger.domain import events as ev
+from projections.runner import Projector
+from tests.browser.conftest import ADMIN, REQUIRE, SCREENSHOTS, _free_port, _populate, browser, context, login  # noqa: F401
+from tests.conftest import PG_DSN, REPLICA_DSN
+from tests.replica.conftest import caught_up
+
+try:
+    from playwright.sync_api import expect
+except ImportError:
+    if REQUIRE:
+        raise
+    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def site(browser):  # noqa: F811 (the browser first: without Chromium the test skips before any set-up)
+    import uvicorn
+
+    from api.main import create_app
+
+    tmp = Path(tempfile.mkdtemp(prefix="ledger-web-replica-"))
+    schema = f"webr_{uuid.uuid4().hex[:10]}"
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    settings = Settings(env="test", store="postgres", postgres_dsn=PG_DSN, postgres_schema=schema, pool_size=4,
+                        admin_token=ADMIN, data_dir=tmp, postgres_replica_dsn=REPLICA_DSN)
+    ledger = Ledger(settings)
+    try:
+        data = _populate(ledger)
+        Projector(ledger)  # the view tables, on the replica before the test pauses its replay
+        caught_up()
+        app = create_app(settings, ledger)
+        port = _free_port()
+        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                               lifespan="on"))
+        thread = threading.Thread(target=server.run, daemon=True)
+        thread.start()
+        deadline = time.monotonic() + 20
+        while not server.started:
+            if time.monotonic() > deadline or not thread.is_alive():
+                pytest.fail("the uvicorn server did not start")
+            time.sleep(0.02)
+        from tests.browser.conftest import Site
+
+        yield Site("replica", f"http://127.0.0.1:{port}", ledger, app=app, **data)
+        server.should_exit = True
+        thread.join(timeout=10)
+    finally:
+        ledger.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+        with psycopg.connect(PG_DSN, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def test_with_replay_paused_the_page_after_a_form_shows_what_the_game_master_just_did(site, context,  # noqa: F811
+                                                                                       replay_paused):
+    battle = next(e for e in site.ledger.history(site.cid)
+                  if isinstance(e, ev.RulingRecorded) and e.procedure == "M19")
+    turn, at = battle.context["turn"], battle.originator_version
+    sources: list[str] = []
+    context.on("response", lambda r: sources.append(r.headers.get("ledger-read", "")) if "/ui/campaigns/" in r.url
+               and r.request.method == "GET" and r.status == 200 else None)  # pages read, not redirects
+    page = login(context, site, site.gm, f"/ui/campaigns/sample/turns/{turn}?position={at}")
+    assert sources and set(sources) == {"replica"}  # the pages so far: the replica (it holds all of it)
+    page.click("#dispute summary")
+    page.fill("#rework-form input[name='input.defender.ld']", "6")
+    page.fill("#rework-form textarea[name=reason]", "FRA had 6 LD at Picardie")
+    page.fill("#rework-overrides", "defender.ld: two LD had joined from the garrison")
+    sources.clear()
+    page.click("#rework-preview-button")
+    expect(page.locator("#rework-preview")).to_contain_text("defender ld")
+    page.click("#rework-confirm")
+    page.wait_for_url(re.compile(r"position=\d+#corrected-original$"))
+    # The replica has not replayed the correction: the page the form led to came from the primary, and shows it.
+    expect(page.locator("#corrected-original .correction .reason")).to_have_text("FRA had 6 LD at Picardie")
+    assert sources[-1] == "primary", sources
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "replica-rework-recorded.png"), full_page=True)
+    with psycopg.connect(REPLICA_DSN, autocommit=True) as conn:
+        assert conn.execute("SELECT pg_is_wal_replay_paused()").fetchone()[0]  # still paused: no luck involved
