@@ -52,8 +52,13 @@ replica)
   chmod 755 "$rdir"
   as_pg "$PGBIN/pg_basebackup" -h "$dir" -p "$primary_port" -U postgres -D "$rdir/data" -R -X stream \
     >"$rdir/basebackup.log" 2>&1 || { cat "$rdir/basebackup.log" >&2; exit 1; }
+  # A hot standby refuses to start with fewer connections or WAL senders than its primary: take the primary's.
+  settings=$(psql -h "$dir" -p "$primary_port" -U postgres -d postgres -qAt \
+    -c "SELECT string_agg('-c ' || name || '=' || setting, ' ') FROM pg_settings
+        WHERE name IN ('max_connections', 'max_wal_senders', 'max_worker_processes', 'max_prepared_transactions',
+                       'max_locks_per_transaction')")
   as_pg "$PGBIN/pg_ctl" -D "$rdir/data" -l "$rdir/server.log" -w -t 60 \
-    -o "-p $port -k $rdir -c listen_addresses=127.0.0.1 -c hot_standby=on -c hot_standby_feedback=on -c max_connections=200 -c max_wal_senders=4 \
+    -o "-p $port -k $rdir -c listen_addresses=127.0.0.1 -c hot_standby=on -c hot_standby_feedback=on $settings \
         -c shared_buffers=128MB" start >/dev/null \
     || { cat "$rdir/server.log" >&2; exit 1; }
   echo "export PG_REPLICA_TMP=$rdir"
