@@ -55,6 +55,7 @@ class Projector:
         self.lock = threading.Lock()  # one batch at a time per process; other processes: the tracking rows
         self._pool: ThreadPoolExecutor | None = None
         self._ahead: tuple[int, Future[list[tuple[int, Any, int, str, bytes]]]] | None = None
+        self._known: dict[str, int] = {}  # per view, the position this projector last committed (its caches')
 
     @property
     def names(self) -> list[str]:
@@ -78,6 +79,7 @@ class Projector:
                 return self._step(fail_after_write)
             except BaseException:
                 self._ahead = None
+                self._known.clear()
                 for v in self.views:
                     v.forget()
                 raise
@@ -98,6 +100,10 @@ class Projector:
                 self._read_ahead(upto)  # a full page: more is likely waiting, read it while this one is applied
             for v in self.views:
                 pos = current[v.name][0]
+                if self._known.get(v.name) != pos:
+                    # Another runner (a follower process, a fresh projector) moved this view since this one's
+                    # last batch: the documents and sheets it cached are older than the tracking row.
+                    v.forget()
                 if pos >= upto:
                     continue
                 handle = v.handle
@@ -109,6 +115,8 @@ class Projector:
                 fail_after_write()  # tests: a crash after the writes, before COMMIT
         for v in self.views:
             v.committed()
+            if current[v.name][0] < upto:
+                self._known[v.name] = upto
         return len(records)
 
     def _page(self, cur: Any, start: int) -> list[Record]:
@@ -173,6 +181,7 @@ class Projector:
                 v.reset(cur)
                 cur.execute(self.db.sql("UPDATE {proj_tracking} SET position = 0, rebuilding = 1 WHERE view = ?"),
                             (v.name,))
+        self._known.clear()
         for v in self.views:
             v.forget()
         if jobs > 1 and self.db.postgres and len(self.views) > 1:
