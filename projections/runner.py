@@ -194,24 +194,40 @@ class Projector:
         return {"views": self.names, "events": count, "resumed_from": resumed}
 
     def _catch_up_in_processes(self, jobs: int, progress: Callable[[int], None] | None) -> int:
-        """The views split into ``jobs`` groups, each caught up by a process of its own.
+        """The views split into ``jobs`` groups: this process catches up the heaviest, a process each the others.
 
         Each view has its own tracking row, so the groups never share a write;
         each process reads and decodes the log itself, and on a machine with
-        several cores the groups' work overlaps. PostgreSQL only: SQLite takes
-        one writer at a time.
+        several cores the groups' work overlaps. This process takes a group
+        itself (warm, while the others start: a spawned process first pays its
+        imports, half a second, which made two processes slower than one).
+        PostgreSQL only: SQLite takes one writer at a time.
         """
         import multiprocessing
 
-        groups = _balanced(self.names, jobs)
+        groups = sorted(_balanced(self.names, jobs), key=lambda g: -sum(_COST.get(n, 1) for n in g))
         ctx = multiprocessing.get_context("spawn")  # no fork: this process holds pools and threads
         done = ctx.Queue()
         procs = [ctx.Process(target=_catch_up_group, args=(self.ledger.settings.model_dump(), g, self.page, done))
-                 for g in groups]
+                 for g in groups[1:]]
         for p in procs:
             p.start()
+        mine = 0
+
+        def own(n: int) -> None:
+            nonlocal mine
+            mine += n
+            if progress:
+                progress(n)  # every group reads every event: this one's pages stand for all
+
         counts: list[Any] = []
-        while len(counts) < len(procs):
+        try:
+            local = Projector(self.ledger, groups[0], page=self.page)
+            counts.append(local.catch_up(own))
+        except Exception as e:  # reported with the others' errors once they are done
+            counts.append(f"{groups[0]}: {type(e).__name__}: {e}")
+        theirs = 0
+        while len(counts) < len(procs) + 1:
             try:
                 kind, value = done.get(timeout=1.0)
             except queue.Empty:
@@ -219,11 +235,14 @@ class Projector:
                     # A process ended without a word (killed, or died before it could report).
                     for p in procs:
                         p.join(timeout=5.0)
-                    if done.empty() and len(counts) < len(procs):
-                        counts += ["exited without reporting"] * (len(procs) - len(counts))
+                    if done.empty() and len(counts) < len(procs) + 1:
+                        counts += ["exited without reporting"] * (len(procs) + 1 - len(counts))
                 continue
-            if kind == "page" and progress:
-                progress(value // len(procs))  # every group reads every event: report the slowest's share
+            if kind == "page":
+                theirs += value
+                if progress and theirs // len(procs) > mine:  # the others still behind: report their share
+                    progress(theirs // len(procs) - mine)
+                    mine = theirs // len(procs)
             elif kind in ("done", "error"):
                 counts.append(value)
         for p in procs:
