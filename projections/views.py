@@ -24,6 +24,7 @@ from projections.store import ViewDB
 
 _dumps = orjson.dumps
 _PUBLIC = {"scope": "public"}
+_PUBLIC_TEXT = _dumps(_PUBLIC).decode()  # most events' visibility: serialised once
 
 
 def empty_table(db: ViewDB, cur: Any, table: str) -> None:
@@ -54,7 +55,7 @@ def insert_rows(db: ViewDB, cur: Any, table: str, columns: tuple[str, ...], rows
 #: so that state as of N (projections.replay) folds at most this many events after one: a turn of a big
 #: campaign runs to a thousand events, and a fold of a whole turn took state-at-N's p95 past 50 ms. Deterministic
 #: (the last checkpoint is the table's latest), so a rebuild writes the same checkpoints.
-CHECKPOINT_EVERY = 400
+CHECKPOINT_EVERY = 500
 
 
 class View:
@@ -204,10 +205,14 @@ class TimelineView(View):
         if t == "ScenarioImported":
             doc["stacks"] = {s["id"]: s["country"] for s in data["scenario"]["stacks"]}
             self.dirty.add(campaign)  # the stack owners: the only state this view keeps
+        elif t == "StackSplit":  # as timeline_model.row: the new stack's owner, to name it in an interception
+            doc.setdefault("stacks", {})[data["new_stack"]] = data["country"]
+            self.dirty.add(campaign)
         doc["position"] = r.position
         ctx = data.get("context") or {}
+        vis = data.get("visibility")
         self.rows.append((campaign, r.position, ctx.get("turn"), t, timeline_model.summary(doc, r, ctx),
-                          _dumps(ctx).decode(), _dumps(data.get("visibility") or _PUBLIC).decode()))
+                          _dumps(ctx).decode(), _PUBLIC_TEXT if not vis or vis == _PUBLIC else _dumps(vis).decode()))
         self.places.extend((campaign, place, r.position) for place in timeline_model.places(r, ctx))
 
     def flush_rows(self, cur: Any) -> None:
