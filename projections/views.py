@@ -238,9 +238,9 @@ class BudgetView(View):
         super().__init__(db)
         budget_view.create_tables(db)
         self.lines_table, self.sheets_table = db.t("proj_budget"), db.t("proj_budget_sheets")
-        self.sheets: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}  # the stored answer, per campaign
+        self.sheets: dict[str, dict[tuple[str, int], bytes]] = {}  # the stored answer's digests, per campaign
         self.changed: set[str] = set()  # campaigns whose relevant events changed in this batch
-        self._pending: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}  # written, not yet committed
+        self._pending: dict[str, dict[tuple[str, int], bytes]] = {}  # written, not yet committed
         self.caches: dict[str, budget_view.Cache] = {}  # per campaign, in step with self.docs
 
     def doc(self, cur: Any, campaign: str) -> dict[str, Any]:
@@ -268,16 +268,18 @@ class BudgetView(View):
         ph = self.db.ph
         for campaign in sorted(self.changed):
             old = self.sheets.get(campaign, {})
-            new = self.caches[campaign].sheets()
+            cache = self.caches[campaign]
+            new = cache.sheets()
             # Only the sheets whose answer changed are rewritten (an entry changes its turn and the later ones).
-            stale = [k for k in old if old[k] is not new.get(k) and old[k] != new.get(k)]
-            fresh = [k for k in new if old.get(k) is not new[k] and old.get(k) != new[k]]
+            # A changed digest means the sheet was computed again by this call: its JSON is in cache.computed.
+            stale = [k for k in old if old[k] != new.get(k)]
+            fresh = [k for k in new if old.get(k) != new[k]]
             for table in (self.lines_table, self.sheets_table) if stale else ():
                 cur.executemany(f"DELETE FROM {table} WHERE campaign = {ph} AND country = {ph} AND turn = {ph}",
                                 [(campaign, c, t) for c, t in stale])
             lines, sheets = [], []
             for key in fresh:
-                s = new[key]
+                s = cache.computed[key]
                 sheets.append((campaign, *key, orjson.dumps(
                     {k: s[k] for k in ("error", "unbooked", "phases_closed")}).decode()))
                 for seq, line in enumerate(s["lines"]):
