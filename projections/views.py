@@ -2,9 +2,9 @@
 
 A document view (map, victory) keeps one JSON document per campaign, rewritten
 once per batch, plus a checkpoint of the document at every ``TurnOpened`` and
-every ``CHECKPOINT_EVERY`` events within a turn (what state-as-of-N starts from). The victory view also writes one row per award;
-the timeline view one row per event; the budget view one row per ERS line
-(projections.budget_view). ``reset`` empties a view for a rebuild.
+every ``CHECKPOINT_EVERY`` events within a turn (what state-as-of-N starts
+from). The victory view also writes one row per award; the timeline view one
+row per event; the budget view one row per ERS line (projections.budget_view). ``reset`` empties a view for a rebuild.
 """
 
 from __future__ import annotations

@@ -30,6 +30,7 @@ def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline
                     r"\(target >= 1\.0; baseline ",
                     r"peak RSS: \d+ MB  \(target <= 500 MB; baseline ",
                     r"state at N over 20 random N: p50 [\d.]+ ms, p95 [\d.]+ ms  \(target p95 <= 50 ms; baseline ",
+                    r"CPU of this process per read p50 [\d.]+ ms, p95 [\d.]+ ms",
                     r"load average [\d.]+"):
         assert re.search(pattern, out), (pattern, out)
     assert re.search(r"events: (\d+)", out) and int(re.search(r"events: (\d+)", out).group(1)) >= 300
