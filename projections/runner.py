@@ -72,7 +72,8 @@ class Projector:
         with self.lock:
             # A page allocates tens of thousands of short-lived dicts; left on, the cyclic collector would
             # walk the views' large documents over and over (it doubled a 300,000-event rebuild). Reference
-            # counting frees the page; the collector resumes between pages.
+            # counting frees the page; the collector resumes between pages (kept off for a whole 300,000-event
+            # rebuild instead, it saved no measurable CPU and left peak RSS 150 MB higher: 695 MB against 540).
             collecting = gc.isenabled()
             gc.disable()
             try:
@@ -148,11 +149,6 @@ class Projector:
 
     def catch_up(self, progress: Callable[[int], None] | None = None, stop: threading.Event | None = None) -> int:
         total = 0
-        # The collector stays off between pages too: re-enabled after each, it ran full collections over the
-        # views' growing caches (hundreds of MB in a 300,000-event rebuild) about once a page, a tenth of the
-        # rebuild's CPU. A page makes no reference cycles worth waiting for; collection resumes at the end.
-        collecting = gc.isenabled()
-        gc.disable()
         try:
             while not (stop and stop.is_set()):
                 try:
@@ -166,8 +162,6 @@ class Projector:
                     progress(n)
         finally:
             self._ahead = None  # a page read ahead of a stop may be stale by the next catch-up
-            if collecting:
-                gc.enable()
         return total
 
     def rebuild(self, progress: Callable[[int], None] | None = None, *, restart: bool = False,
