@@ -241,7 +241,7 @@ class Projector:
                 continue
             if kind == "page":
                 theirs += value
-                if progress and theirs // len(procs) > mine:  # the others still behind: report their share
+                if progress and theirs // len(procs) > mine:  # only past this process's count: none twice
                     progress(theirs // len(procs) - mine)
                     mine = theirs // len(procs)
             elif kind in ("done", "error"):
