@@ -11,6 +11,9 @@ process, (b') the same with the views split over two processes (``ledger
 rebuild --jobs 2``), and prints the rates and (b)/(a) (target ≥ 0.50), the peak RSS of this
 process (target ≤ 500 MB), and state-at-N latency p50/p95 over 200 random N
 (target p95 ≤ 50 ms). The schema is dropped afterwards unless --keep.
+Each figure is printed beside its target and the baseline measured before
+issue 17's rebuild work (BASELINES, the nearer size). ``--short``: a few hundred events, one
+round, for the test suite (it checks the lines, never the timings).
 """
 
 from __future__ import annotations
@@ -37,6 +40,16 @@ from projections import replay  # noqa: E402
 from projections.runner import Projector  # noqa: E402
 
 
+#: Figures before this work (the code of main at 77e615b), printed beside the new ones: at 20,001 events on an idle
+#: machine (stop 20's note), and at 300,015 events in the run that generated bench300k (load average 5-8).
+BASELINES = {
+    20_000: {"raw": "83,502 events/s", "rebuild": "29,703 events/s", "ratio": "0.36", "ratio2": "0.52",
+             "rss": "178 MB", "state_p95": "69.3 ms"},
+    300_000: {"raw": "40,682 events/s", "rebuild": "6,914 events/s", "ratio": "0.17", "ratio2": "0.84",
+              "rss": "733 MB", "state_p95": "161.1 ms"},
+}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--events", type=int, default=300_000)
@@ -45,7 +58,10 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2, help="processes of (b')")
     ap.add_argument("--keep", action="store_true", help="keep the schema (print its name) for --reuse")
     ap.add_argument("--reuse", metavar="SCHEMA", help="measure a campaign kept by an earlier --keep run")
+    ap.add_argument("--short", action="store_true", help="300 events, 1 round, 20 samples (the test suite)")
     args = ap.parse_args()
+    if args.short:
+        args.events, args.rounds, args.samples = 300, 1, 20
     dsn = (os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN"))
     if not dsn:
         sys.exit("set LEDGER_POSTGRES_DSN (e.g. `. /work/pg.env`)")
@@ -104,30 +120,36 @@ def main() -> None:
 
         # state at N
         rng = random.Random(1)
-        lat = []
+        lat, cpu = [], []
         for _ in range(args.samples):
             at = rng.randint(1, head)
-            t0 = time.perf_counter()
+            c0, t0 = time.process_time(), time.perf_counter()
             replay.state_at(ledger, projector.db, cid, at)
             lat.append((time.perf_counter() - t0) * 1000)
+            cpu.append((time.process_time() - c0) * 1000)
         lat.sort()
         p50 = statistics.median(lat)
         p95 = lat[int(0.95 * len(lat)) - 1]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        BASELINE = BASELINES[min(BASELINES, key=lambda size: abs(size - head))]
+        cpu.sort()
         print(f"events: {head}" + ("" if args.reuse else f" (asked {args.events})"))
         runs = lambda xs: ", ".join(f"{x:,.0f}" for x in xs)  # noqa: E731
-        print(f"{args.rounds} alternating rounds; medians, each round in brackets")
+        print(f"{args.rounds} alternating rounds; medians, each round in brackets; load average {_load()}")
         print(f"(a) raw psycopg read + orjson decode: {n} rows: {raw_rate:,.0f} events/s  [{runs(raws)}]; "
-              f"CPU {statistics.median(cpu_raw):.2f} s")
+              f"CPU {statistics.median(cpu_raw):.2f} s  (baseline {BASELINE['raw']})")
         print(f"(b) full rebuild (map, victory, timeline, budget): {done} events: {rebuild_rate:,.0f} events/s  "
-              f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s")
-        print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50; per round: "
+              f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s  (baseline {BASELINE['rebuild']})")
+        print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50; baseline {BASELINE['ratio']}; per round: "
               f"{', '.join(f'{b / a:.2f}' for a, b in zip(raws, rebuilds))})")
-        print(f"(b') full rebuild, views over {args.jobs} processes: {rebuild2_rate:,.0f} events/s  [{runs(rebuilds2)}]; "
-              f"(b')/(a) = {rebuild2_rate / raw_rate:.2f}, (b')/(b) = {rebuild2_rate / rebuild_rate:.2f}  "
-              f"(target >= 1.0)")
-        print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB)")
-        print(f"state at N over {len(lat)} random N: p50 {p50:.1f} ms, p95 {p95:.1f} ms  (target p95 <= 50 ms)")
+        print(f"(b') full rebuild, views over {args.jobs} processes: {rebuild2_rate:,.0f} events/s  "
+              f"[{runs(rebuilds2)}]; (b')/(a) = {rebuild2_rate / raw_rate:.2f}, "
+              f"(b')/(b) = {rebuild2_rate / rebuild_rate:.2f}  (target >= 1.0; baseline {BASELINE['ratio2']})")
+        print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB; baseline {BASELINE['rss']})")
+        print(f"state at N over {len(lat)} random N: p50 {p50:.1f} ms, p95 {p95:.1f} ms  "
+              f"(target p95 <= 50 ms; baseline {BASELINE['state_p95']}); "
+              f"CPU of this process per read p50 {statistics.median(cpu):.1f} ms, "
+              f"p95 {cpu[int(0.95 * len(cpu)) - 1]:.1f} ms")
     finally:
         ledger.close()
         if args.keep or args.reuse:
@@ -135,6 +157,11 @@ def main() -> None:
         else:
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def _load() -> str:
+    """The 1-minute load average (figures on a shared machine are read beside it)."""
+    return f"{os.getloadavg()[0]:.2f}"
 
 
 if __name__ == "__main__":

@@ -1,10 +1,10 @@
 """The tracked views: each applies records in memory and writes what changed in the batch's transaction.
 
 A document view (map, victory) keeps one JSON document per campaign, rewritten
-once per batch, plus a checkpoint of the document at every ``TurnOpened`` (what
-state-as-of-N starts from). The victory view also writes one row per award;
-the timeline view one row per event; the budget view one row per ERS line
-(projections.budget_view). ``reset`` empties a view for a rebuild.
+once per batch, plus a checkpoint of the document at every ``TurnOpened`` and
+every ``CHECKPOINT_EVERY`` events within a turn (what state-as-of-N starts
+from). The victory view also writes one row per award; the timeline view one
+row per event; the budget view one row per ERS line (projections.budget_view). ``reset`` empties a view for a rebuild.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from projections.store import ViewDB
 
 _dumps = orjson.dumps
 _PUBLIC = {"scope": "public"}
+_PUBLIC_TEXT = _dumps(_PUBLIC).decode()  # most events' visibility: serialised once
 
 
 def empty_table(db: ViewDB, cur: Any, table: str) -> None:
@@ -50,13 +51,22 @@ def insert_rows(db: ViewDB, cur: Any, table: str, columns: tuple[str, ...], rows
         cur.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
 
 
+#: A document view also checkpoints its document once this many events have passed since its last checkpoint,
+#: so that state as of N (projections.replay) folds at most this many events after one: a turn of a big
+#: campaign runs to a thousand events, and a fold of a whole turn took state-at-N's p95 past 50 ms. Deterministic
+#: (the last checkpoint is the table's latest), so a rebuild writes the same checkpoints.
+CHECKPOINT_EVERY = 500
+
+
 class View:
     name: str
     model: Any
+    checkpoint_every = 0  # document views (View.handle): CHECKPOINT_EVERY
 
     def __init__(self, db: ViewDB):
         self.db = db
         self.docs: dict[str, dict[str, Any]] = {}
+        self.last_checkpoint: dict[str, int] = {}  # per campaign, in step with self.docs
         self.dirty: set[str] = set()
         self.checkpoints: list[tuple[str, int | None, int, bytes]] = []
         self.rows: list[tuple] = []
@@ -70,6 +80,11 @@ class View:
             row = cur.fetchone()
             doc = orjson.loads(bytes(row["doc"])) if row else self.model.empty()
             self.docs[campaign] = doc
+            if self.checkpoint_every:
+                cur.execute(self.db.sql("SELECT MAX(position) AS p FROM {proj_checkpoints} WHERE view = ? "
+                                        "AND campaign = ?"), (self.name, campaign))
+                row = cur.fetchone()
+                self.last_checkpoint[campaign] = int(row["p"]) if row and row["p"] is not None else 0
         return doc
 
     def handle(self, cur: Any, r: Record) -> None:
@@ -83,6 +98,11 @@ class View:
         self.dirty.add(r.campaign)
         if r.type == "TurnOpened":
             self.checkpoints.append((r.campaign, r.data.get("turn"), r.position, orjson.dumps(doc)))
+            self.last_checkpoint[r.campaign] = r.position
+        elif self.checkpoint_every and r.position - self.last_checkpoint[r.campaign] >= self.checkpoint_every:
+            # Within a long turn: no turn of its own (head.Reader.turn_start finds turn openings by it).
+            self.checkpoints.append((r.campaign, None, r.position, orjson.dumps(doc)))
+            self.last_checkpoint[r.campaign] = r.position
 
     def apply(self, doc: dict[str, Any], r: Record) -> None:
         self.model.apply(doc, r)
@@ -117,6 +137,7 @@ class View:
     def forget(self) -> None:
         """After a rollback: the cached documents may hold uncommitted changes."""
         self.docs.clear()
+        self.last_checkpoint.clear()
         self.committed()
 
     def reset(self, cur: Any) -> None:
@@ -128,11 +149,13 @@ class View:
 class MapView(View):
     name = "map"
     model = map_model
+    checkpoint_every = CHECKPOINT_EVERY
 
 
 class VictoryView(View):
     name = "victory"
     model = victory_model
+    checkpoint_every = CHECKPOINT_EVERY
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
@@ -182,10 +205,14 @@ class TimelineView(View):
         if t == "ScenarioImported":
             doc["stacks"] = {s["id"]: s["country"] for s in data["scenario"]["stacks"]}
             self.dirty.add(campaign)  # the stack owners: the only state this view keeps
+        elif t == "StackSplit":  # as timeline_model.row: the new stack's owner, to name it in an interception
+            doc.setdefault("stacks", {})[data["new_stack"]] = data["country"]
+            self.dirty.add(campaign)
         doc["position"] = r.position
         ctx = data.get("context") or {}
+        vis = data.get("visibility")
         self.rows.append((campaign, r.position, ctx.get("turn"), t, timeline_model.summary(doc, r, ctx),
-                          _dumps(ctx).decode(), _dumps(data.get("visibility") or _PUBLIC).decode()))
+                          _dumps(ctx).decode(), _PUBLIC_TEXT if not vis or vis == _PUBLIC else _dumps(vis).decode()))
         self.places.extend((campaign, place, r.position) for place in timeline_model.places(r, ctx))
 
     def flush_rows(self, cur: Any) -> None:
@@ -211,9 +238,9 @@ class BudgetView(View):
         super().__init__(db)
         budget_view.create_tables(db)
         self.lines_table, self.sheets_table = db.t("proj_budget"), db.t("proj_budget_sheets")
-        self.sheets: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}  # the stored answer, per campaign
+        self.sheets: dict[str, dict[tuple[str, int], bytes]] = {}  # the stored answer's digests, per campaign
         self.changed: set[str] = set()  # campaigns whose relevant events changed in this batch
-        self._pending: dict[str, dict[tuple[str, int], dict[str, Any]]] = {}  # written, not yet committed
+        self._pending: dict[str, dict[tuple[str, int], bytes]] = {}  # written, not yet committed
         self.caches: dict[str, budget_view.Cache] = {}  # per campaign, in step with self.docs
 
     def doc(self, cur: Any, campaign: str) -> dict[str, Any]:
@@ -241,16 +268,18 @@ class BudgetView(View):
         ph = self.db.ph
         for campaign in sorted(self.changed):
             old = self.sheets.get(campaign, {})
-            new = self.caches[campaign].sheets()
+            cache = self.caches[campaign]
+            new = cache.sheets()
             # Only the sheets whose answer changed are rewritten (an entry changes its turn and the later ones).
-            stale = [k for k in old if old[k] is not new.get(k) and old[k] != new.get(k)]
-            fresh = [k for k in new if old.get(k) is not new[k] and old.get(k) != new[k]]
+            # A changed digest means the sheet was computed again by this call: its JSON is in cache.computed.
+            stale = [k for k in old if old[k] != new.get(k)]
+            fresh = [k for k in new if old.get(k) != new[k]]
             for table in (self.lines_table, self.sheets_table) if stale else ():
                 cur.executemany(f"DELETE FROM {table} WHERE campaign = {ph} AND country = {ph} AND turn = {ph}",
                                 [(campaign, c, t) for c, t in stale])
             lines, sheets = [], []
             for key in fresh:
-                s = new[key]
+                s = cache.computed[key]
                 sheets.append((campaign, *key, orjson.dumps(
                     {k: s[k] for k in ("error", "unbooked", "phases_closed")}).decode()))
                 for seq, line in enumerate(s["lines"]):

@@ -73,6 +73,26 @@ def test_timeline_summarises_the_interception(ledger):
                or "+110 ducats on A12" in s for s in by_position.values())
 
 
+def test_an_interception_of_a_stack_split_off_names_its_country_as_the_replay_tools_do(ledger):
+    """The timeline view keeps each stack's country, a split's new stack too (timeline_model.row does)."""
+    from ledger.domain.commands import SplitStack
+
+    cid, _ = import_scenario(ledger, load_text("sample"), slug="split-timeline", actor=GM)
+    ledger.open_turn(cid, actor=GM)
+    ledger.handle(cid, SplitStack(stack="ENG-1", new_stack="ENG-7", units={"LD": 1}), actor=GM)
+    kept = {"target_man": "the leader's value as played at the table"}
+    ledger.record_ruling(cid, procedure="M14", inputs={"interceptor_man": 4, "target_man": 3,
+                         "last_campaign": "active"}, manual_dice=[[2]], overrides=kept,
+                         context={"where": "Picardie", "stacks": {"interceptor": "FRA-1", "target": "ENG-7"}},
+                         actor=GM)
+    p = Projector(ledger)
+    p.catch_up()
+    stored = replay.timeline(p.db, cid)
+    assert "interception of ENG stack ENG-7 by FRA at Picardie" in stored[-1]["summary"]
+    computed = replay.timeline_rows(replay.read.records(ledger, cid, 0, ledger.campaign(cid).version))
+    assert [r["summary"] for r in stored] == [r["summary"] for r in computed]
+
+
 def test_a_crash_before_commit_counts_nothing_twice(ledger):
     cid = sample(ledger)
     p = Projector(ledger, page=7)

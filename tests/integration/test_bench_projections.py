@@ -1,0 +1,36 @@
+"""ops/bench_projections.py --short runs and prints every figure beside its target (PostgreSQL; timings unchecked)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PG_DSN
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.skipif(not PG_DSN, reason="the benchmark measures PostgreSQL")
+def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline():
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
+    env.update(LEDGER_POSTGRES_DSN=PG_DSN, PYTHONPATH=str(ROOT))
+    done = subprocess.run([sys.executable, str(ROOT / "ops/bench_projections.py"), "--short"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = done.stdout
+    for pattern in (r"\(a\) raw psycopg read \+ orjson decode: \d+ rows: [\d,]+ events/s .*\(baseline ",
+                    r"\(b\) full rebuild .*: [\d,]+ events/s .*\(baseline ",
+                    r"\(b\)/\(a\) = [\d.]+  \(target >= 0\.50; baseline ",
+                    r"\(b'\) full rebuild, views over 2 processes: [\d,]+ events/s .*\(b'\)/\(b\) = [\d.]+  "
+                    r"\(target >= 1\.0; baseline ",
+                    r"peak RSS: \d+ MB  \(target <= 500 MB; baseline ",
+                    r"state at N over 20 random N: p50 [\d.]+ ms, p95 [\d.]+ ms  \(target p95 <= 50 ms; baseline ",
+                    r"CPU of this process per read p50 [\d.]+ ms, p95 [\d.]+ ms",
+                    r"load average [\d.]+"):
+        assert re.search(pattern, out), (pattern, out)
+    assert re.search(r"events: (\d+)", out) and int(re.search(r"events: (\d+)", out).group(1)) >= 300

@@ -1,0 +1,81 @@
+"""Checkpoints within a long turn (projections.views.CHECKPOINT_EVERY), both stores.
+
+State as of N starts from the latest checkpoint at or before N; besides each turn's opening, the map and
+victory views checkpoint every CHECKPOINT_EVERY events, so the fold after a checkpoint stays short however long
+a turn runs. Here the interval is made small so that a short campaign has many of them.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+
+from ledger.sample import GM
+from ledger.scenario import import_scenario, load_text
+from projections import replay
+from projections.head import Reader
+from projections.runner import Projector
+from projections.views import MapView, VictoryView
+from tests.integration.test_projections import COMMANDS, play
+
+EVERY = 3
+
+
+def checkpoint_rows(p: Projector, cid) -> list[tuple]:
+    with p.db.reading() as cur:
+        cur.execute(p.db.sql("SELECT view, turn, position, doc FROM {proj_checkpoints} WHERE campaign = ? "
+                             "ORDER BY view, position"), (str(cid),))
+        return [(r["view"], r["turn"], int(r["position"]), bytes(r["doc"])) for r in cur.fetchall()]
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(commands=COMMANDS, page=st.integers(1, 5), data=st.data())
+def test_state_at_n_folds_at_most_checkpoint_every_events_and_equals_a_fold_from_the_first(
+        ledger, monkeypatch, commands, page, data):
+    for view in (MapView, VictoryView):
+        monkeypatch.setattr(view, "checkpoint_every", EVERY)
+    slug = f"cp-{uuid.uuid4().hex[:12]}"
+    cid, _ = import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)
+    incremental = Projector(ledger, page=page)
+    # Caught up at random points, by fresh projectors too (the last checkpoint read back from the table).
+    for i, command in enumerate(commands):
+        play(ledger, cid, [command], data)
+        if data.draw(st.booleans()):
+            (incremental if i % 2 else Projector(ledger, page=page)).catch_up()
+    incremental.catch_up()
+    kept = checkpoint_rows(incremental, cid)
+    head = ledger.campaign(cid).version
+
+    # The same checkpoints, however the events were paged: a rebuild writes them again identically.
+    Projector(ledger, page=data.draw(st.integers(1, 50))).rebuild(restart=True)
+    assert checkpoint_rows(incremental, cid) == kept
+
+    opened = {pos for view, turn, pos, _ in kept if view == "map" and turn is not None}
+    within = [pos for view, turn, pos, _ in kept if view == "map" and turn is None]
+    if head >= min(opened, default=head) + EVERY:
+        assert within or len(opened) > 1  # a long enough stretch got a checkpoint besides the openings
+    for n in range(head + 1):
+        at = replay.state_at(ledger, incremental.db, cid, n)
+        scratch = replay.state_from_scratch(ledger, cid, n)
+        assert (at["map"], at["victory"]) == (scratch["map"], scratch["victory"]), n
+        if at["checkpoint"]:
+            assert n - at["checkpoint"] < EVERY  # the fold after the checkpoint is bounded
+
+
+def test_checkpoints_within_a_turn_carry_no_turn_so_a_turn_still_starts_at_its_opening(ledger, monkeypatch):
+    """head.Reader.turn_start finds a turn's opening as the latest checkpoint of that turn or an earlier one."""
+    for view in (MapView, VictoryView):
+        monkeypatch.setattr(view, "checkpoint_every", EVERY)
+    cid, _ = import_scenario(ledger, load_text("sample"), slug="cp-turns", actor=GM)
+    ledger.open_turn(cid, actor=GM)
+    opened_at = ledger.campaign(cid).version
+    for amount in range(1, 11):
+        ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=amount, reason="loot", actor=GM)
+    p = Projector(ledger)
+    p.catch_up()
+    rows = checkpoint_rows(p, cid)
+    assert [(turn, pos) for view, turn, pos, _ in rows if view == "map"] == [
+        (1, opened_at), *((None, pos) for pos in range(opened_at + EVERY, opened_at + 11, EVERY))]
+    reader = Reader(ledger, p.db)
+    assert reader.turn_start(cid, 1) == opened_at - 1
