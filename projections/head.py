@@ -36,8 +36,10 @@ from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
 from ledger.economy.sheets import RELEVANT, Budget, budget, sheet_json
 from projections import budget_view, corrections, read, replay, words
+from projections import history as history_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
+from projections.history import History
 from projections.read import Audience, audience, sees_all
 from projections.records import Record
 from projections.store import ViewDB
@@ -71,7 +73,7 @@ def tail(ledger: Any, cid: UUID, after: int, head: int) -> list[Record]:
 class Reader:
     """One process's reads of the views at the head: per-audience documents, timelines, budgets."""
 
-    def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 64, budgets: int = 64,
+    def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 64, budgets: int = 64, histories: int = 64,
                  checkpoint_bytes: int = 64 * 2**20):
         self.ledger, self.db = ledger, db
         self._lock = threading.Lock()  # guards the caches below (cachetools caches are not thread-safe), briefly
@@ -80,6 +82,8 @@ class Reader:
         self._audiences: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(audiences)
         self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(timelines)
         self._budgets: LRUCache[UUID, tuple[tuple[int, int], Budget]] = LRUCache(budgets)
+        # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
+        self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
 
@@ -331,6 +335,25 @@ class Reader:
             return orjson.dumps(sheet_json(found)) if found is not None else None
 
         return self.render(cid, actor, state, visible_sheet)
+
+    # ------------------------------------------------------------------ the economic history (exports, charts)
+
+    def history(self, cid: UUID, actor: Actor, state: CampaignState) -> History:
+        """``projections.history.gather`` at ``state.version``, kept per audience: the first call reads the
+        campaign's history, later ones only the events appended since (and recompute only the changed sheets).
+        A reveal changes what the audience sees: its history is read again."""
+        key, revealed = (cid, audience(actor)), frozenset(state.revealed)
+        with self._lock:
+            entry = self._histories.get(key)
+            if entry is None:
+                entry = self._histories[key] = {"lock": threading.Lock(), "kept": None}
+        with entry["lock"]:
+            kept = entry["kept"]
+            if kept is None or kept.revealed != revealed or kept.position > state.version:
+                kept = entry["kept"] = history_model.Gathered(revealed)
+            kept.add(list(history_model.kept(self.ledger, cid, actor, revealed, kept.position, state.version)),
+                     state.version)
+            return kept.history(state.slug, tuple(state.countries), state.turn, state.version, state.name)
 
     # ------------------------------------------------------------------ turns, for the web page
 
