@@ -35,7 +35,7 @@ from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
 from ledger.economy.sheets import RELEVANT, Budget, budget, sheet_json
-from projections import budget_view, corrections, read, replay, words
+from projections import budget_steps, budget_view, corrections, read, replay, words
 from projections import history as history_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
@@ -47,6 +47,8 @@ from projections.store import ViewDB
 Docs = dict[str, Any]
 #: Events whose budget difference is worth computing (the others change no ERS line).
 _BUDGET_EVENTS = RELEVANT - {"CampaignCreated", "ScenarioImported", "TurnOpened"}
+#: Types few events have, kept per campaign by ``Reader.of_types``.
+RARE = frozenset({"ScenarioImported", "CorrectionRecorded"})
 
 
 @dataclass(frozen=True)
@@ -82,6 +84,11 @@ class Reader:
         self._audiences: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(audiences)
         self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(timelines)
         self._budgets: LRUCache[UUID, tuple[tuple[int, int], Budget]] = LRUCache(budgets)
+        # (campaign, audience) -> the budget's inputs per country for the turn page's steps (budget_steps).
+        self._steps: LRUCache[tuple[UUID, Audience], budget_steps.Steps] = LRUCache(audiences)
+        self._steps_lock = threading.Lock()
+        self._rare: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
+        self._rare_lock = threading.Lock()
         # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
@@ -272,8 +279,42 @@ class Reader:
                            [x for x in (*earlier, *every) if start < x.position < r.position])
         after = self.fold(cid, actor, state, {name: r.position - 1 for name in since},
                           orjson.loads(orjson.dumps(before)), [r])
-        budget_before = self.budget_events(cid, actor, state, r.position - 1) if r.type in _BUDGET_EVENTS else []
-        return Step(before, after, words.changes(before, after), words.budget_changes(budget_before, r))
+        return Step(before, after, words.changes(before, after), self.budget_changes(cid, actor, state, r))
+
+    def budget_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record) -> list[dict[str, Any]]:
+        """The ERS cells ``r`` changed, as ``actor`` sees them. A treasury entry: from its country's inputs just
+        before it (``budget_steps``: a snapshot and a bounded tail, the memo of that country's sheets);
+        otherwise, or once a correction may have moved entries between countries, from every event before it."""
+        if r.type not in _BUDGET_EVENTS:
+            return []
+        if r.type == "TreasuryEntryRecorded" and isinstance(r.data.get("country"), str):
+            country = r.data["country"]
+            with self._steps_lock:
+                steps = self._budget_steps(cid, actor, state)
+                inputs = steps.before(country, r.position)
+                memo = steps.memo(country) if inputs is not None else None
+            if inputs is not None:
+                out = words.budget_changes([], r, inputs=inputs, memo=memo)
+                with self._steps_lock:
+                    steps.keep(country, memo, r.turn if r.turn is not None else 0)
+                return out
+        return words.budget_changes(self.budget_events(cid, actor, state, r.position - 1), r)
+
+    def _budget_steps(self, cid: UUID, actor: Actor, state: CampaignState) -> budget_steps.Steps:
+        """The audience's ``Steps`` at ``state.version`` (call under ``_steps_lock``): the first read gathers
+        the relevant events, later ones add those after it (a game master's: from the tail of the store)."""
+        key, revealed = (cid, audience(actor)), tuple(state.revealed) if not sees_all(actor) else ()
+        steps = self._steps.get(key)
+        if steps is None or steps.revealed != revealed or steps.head > state.version:
+            steps = self._steps[key] = budget_steps.Steps(revealed)
+            steps.extend(self.budget_events(cid, actor, state, state.version), state.version)
+        elif sees_all(actor):
+            steps.extend([[r.type, r.position, budget_view.trim(r)]
+                          for r in tail(self.ledger, cid, steps.head, state.version) if r.type in RELEVANT],
+                         state.version)
+        else:
+            steps.extend(self.budget_events(cid, actor, state, state.version), state.version)
+        return steps
 
     def state_at(self, cid: UUID, actor: Actor, state: CampaignState, n: int) -> dict[str, Any]:
         """Map and victory as of position ``n`` as the caller sees them: from the nearest checkpoint."""
@@ -358,9 +399,22 @@ class Reader:
     # ------------------------------------------------------------------ turns, for the web page
 
     def of_types(self, cid: UUID, types: set[str], upto: int) -> list[Record]:
-        """The campaign's records of some types at positions 1..upto (rare types: corrections, scenarios)."""
-        with self.db.reading() as cur:
-            return self.db.read_campaign(cur, str(cid), upto, types=types)
+        """The campaign's records of some types at positions 1..upto (rare types: corrections, scenarios). Those
+        of ``RARE`` types are kept per campaign and extended with the range not read yet (the store has no index
+        by type: each read would scan the campaign's history)."""
+        if not types <= RARE:
+            with self.db.reading() as cur:
+                return self.db.read_campaign(cur, str(cid), upto, types=types)
+        with self._rare_lock:
+            entry = self._rare.get(cid)
+            if entry is None:
+                entry = self._rare[cid] = {"upto": 0, "records": []}
+            if upto > entry["upto"]:
+                with self.db.reading() as cur:
+                    entry["records"] += self.db.read_campaign(cur, str(cid), upto, types=RARE, after=entry["upto"])
+                entry["upto"] = upto
+            kept = entry["records"]
+        return [r for r in kept if r.position <= upto and r.type in types]
 
     def turn_start(self, cid: UUID, turn: int) -> int:
         """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier
@@ -373,9 +427,16 @@ class Reader:
         return max(int(row["p"]) - 1, 0) if row and row["p"] is not None else 0
 
     def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
-        """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page."""
+        """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page (up to the
+        next turn's opening when the views have it: no page beyond)."""
         out: list[Record] = []
-        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), head, size=1000):
+        db = self.db
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT MIN(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
+                               "AND turn > ?"), ("map", str(cid), turn))
+            row = cur.fetchone()
+        end = min(head, int(row["p"])) if row and row["p"] is not None else head
+        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), end, size=1000):
             for r in page:
                 if r.turn is not None and r.turn > turn:  # a turn's events are contiguous: the next one began
                     return out
