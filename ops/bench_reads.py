@@ -31,6 +31,11 @@ campaign it adds a few turns of events (the copy, never the shared original).
     python ops/bench_reads.py --short                               # seconds: a tiny SQLite campaign
     python ops/bench_reads.py --events 30000 --store postgres --keep  # keeps the schema for --reuse-db
     python ops/bench_reads.py --reuse-db mycopy --schema bench_1234abcd
+
+A reused campaign's snapshots and signed checkpoints verify with the key of
+the service that generated it: name it with LEDGER_SIGNING_KEY_FILE (the
+generator's ``<its data_dir>/signing-key.pem``), or the campaign reads as
+damaged.
 """
 
 from __future__ import annotations

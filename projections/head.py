@@ -49,6 +49,11 @@ Docs = dict[str, Any]
 _BUDGET_EVENTS = RELEVANT - {"CampaignCreated", "ScenarioImported", "TurnOpened"}
 #: Types few events have, kept per campaign by ``Reader.of_types``.
 RARE = frozenset({"ScenarioImported", "CorrectionRecorded"})
+#: Types of which the map and the victory documents read nothing but the position (projections/map.py and
+#: victory.py ``apply``): a player who does not see one has the game master's documents but that field.
+POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
+                           "DiceSeedCommitted"})
+_PUBLIC = orjson.dumps({"scope": "public"}).decode()
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,9 @@ class Reader:
         self._steps_lock = threading.Lock()
         self._rare: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
         self._rare_lock = threading.Lock()
+        # campaign -> the events the map or victory reads hidden from someone: (position, visibility), in order.
+        self._hidden: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
+        self._groups: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)  # Reader._turn_groups
         # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
@@ -247,8 +255,8 @@ class Reader:
     def checkpoint(self, cid: UUID, actor: Actor, state: CampaignState, n: int
                    ) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
         """Per view, the position and document of the caller's nearest checkpoint at or before ``n``."""
-        if sees_all(actor):
-            return replay.checkpoint(self.db, cid, n)
+        if sees_all(actor) or n < self.shared_until(cid, actor, state):
+            return replay.checkpoint(self.db, cid, n)  # up to n this audience's map and victory are the GM's
         entry = self._entry(cid, actor, state)
         with entry["lock"]:
             self._forward(entry, cid, actor, state)
@@ -260,6 +268,41 @@ class Reader:
             if raw is not None:
                 return {name: position for name in replay.MODELS}, orjson.loads(raw)
         return {name: 0 for name in replay.MODELS}, {name: m.empty() for name, m in replay.MODELS.items()}
+
+    def shared_until(self, cid: UUID, actor: Actor, state: CampaignState) -> int:
+        """The first position at which this audience's map and victory may differ from the game master's: the
+        first event hidden from it (``can_see``, with the campaign's reveals) whose type the map or victory reads
+        more of than its position (``POSITION_ONLY``); past the head when there is none. Before it the stored
+        checkpoints are this audience's too (their ``TurnOpened`` is not position-only: it was visible), and a
+        fold from them of the events it may see gives exactly its documents, so no fold from event 1."""
+        db, head = self.db, state.version
+        with self._rare_lock:
+            kept = self._hidden.get(cid)
+            if kept is None:
+                kept = self._hidden[cid] = {"upto": 0, "hidden": []}
+            if head > kept["upto"]:
+                # The timeline's rows say type and visibility without decoding events; the tail it has not
+                # reached comes from the store.
+                with db.reading() as cur:
+                    cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} "
+                                       "WHERE campaign = ?"), (str(cid),))
+                    reached = min(int(cur.fetchone()["p"]), head)
+                    if reached > kept["upto"]:
+                        only = ", ".join("?" * len(POSITION_ONLY))
+                        cur.execute(db.sql("SELECT position, visibility FROM {proj_timeline} WHERE campaign = ? "
+                                           f"AND position > ? AND position <= ? AND type NOT IN ({only}) "
+                                           "AND visibility <> ? ORDER BY position"),
+                                    (str(cid), kept["upto"], reached, *sorted(POSITION_ONLY), _PUBLIC))
+                        kept["hidden"] += [(int(r["position"]), orjson.loads(r["visibility"]))
+                                           for r in cur.fetchall()]
+                        kept["upto"] = reached
+                kept["hidden"] += [(r.position, r.visibility) for r in tail(self.ledger, cid, kept["upto"], head)
+                                   if r.type not in POSITION_ONLY and r.visibility != {"scope": "public"}]
+                kept["upto"] = head
+            hidden = list(kept["hidden"])
+        revealed = frozenset(state.revealed)
+        return next((p for p, vis in hidden if p <= head
+                     and not can_see(actor, {"visibility": vis, "position": p}, revealed)), head + 1)
 
     def fold(self, cid: UUID, actor: Actor, state: CampaignState, since: dict[str, int],
              docs: dict[str, dict[str, Any]], rs: list[Record]) -> dict[str, dict[str, Any]]:
@@ -329,6 +372,14 @@ class Reader:
         """The events the budget reads at positions 1..upto that the caller may see, as [type, position, fields]."""
         if sees_all(actor):
             return self.relevant_events(cid, upto)
+        entry = self._entry(cid, actor, state)
+        with entry["lock"]:
+            warm = entry["version"] > 0 and entry["revealed"] == tuple(state.revealed)
+        if not warm:  # not folded in this process yet: the store's, filtered, rather than a fold from event 1
+            with self.db.reading() as cur:
+                found = self.db.read_campaign(cur, str(cid), upto, types=RELEVANT)
+            return [[r.type, r.position, budget_view.trim(r)]
+                    for r in read.visible(actor, found, state.revealed)]
         return self.render(cid, actor, state, lambda d: [e for e in d["budget"]["events"] if e[1] <= upto])
 
     # ------------------------------------------------------------------ rendered answers at the head
@@ -443,6 +494,41 @@ class Reader:
                 out.append(r)
         return out
 
+    def _turn_groups(self, cid: UUID, head: int) -> tuple[int, dict[tuple[int, str], list[Any]]]:
+        """The timeline's rows up to the position it reached (at most ``head``) grouped by turn and visibility:
+        (turn, visibility) -> [visibility, first, last, count]; kept per campaign and extended with the rows
+        after it, so a page does not group the campaign's whole timeline again."""
+        db = self.db
+
+        def grouped(cur: Any, gt: int, upto: int, into: dict[tuple[int, str], list[Any]]) -> None:
+            cur.execute(db.sql("SELECT turn, visibility, MIN(position) AS first, MAX(position) AS last, "
+                               "COUNT(*) AS n FROM {proj_timeline} WHERE campaign = ? AND position > ? "
+                               "AND position <= ? AND turn IS NOT NULL GROUP BY turn, visibility"),
+                        (str(cid), gt, upto))
+            for g in cur.fetchall():
+                key = (int(g["turn"]), g["visibility"])
+                found = into.get(key)
+                if found is None:
+                    into[key] = [orjson.loads(g["visibility"]), int(g["first"]), int(g["last"]), int(g["n"])]
+                else:
+                    found[1], found[2] = min(found[1], int(g["first"])), max(found[2], int(g["last"]))
+                    found[3] += int(g["n"])
+
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
+                        (str(cid),))
+            upto = min(int(cur.fetchone()["p"]), head)
+            with self._rare_lock:
+                kept = self._groups.get(cid)
+                if kept is None:
+                    kept = self._groups[cid] = {"upto": 0, "groups": {}}
+                if kept["upto"] > upto:  # an older head than the kept one: grouped apart
+                    kept = {"upto": 0, "groups": {}}
+                if upto > kept["upto"]:
+                    grouped(cur, kept["upto"], upto, kept["groups"])
+                    kept["upto"] = upto
+                return upto, {k: list(v) for k, v in kept["groups"].items()}
+
     def turns(self, cid: UUID, actor: Actor, state: CampaignState) -> list[dict[str, Any]]:
         """The turns with events the caller may see: number, first and last position, event count; from the
         timeline view grouped in SQL, plus the tail it has not reached."""
@@ -453,20 +539,14 @@ class Reader:
             t = out.setdefault(turn, {"turn": turn, "first": first, "last": last, "events": 0})
             t["first"], t["last"], t["events"] = min(t["first"], first), max(t["last"], last), t["events"] + n
 
+        upto, groups = self._turn_groups(cid, state.version)
         with db.reading() as cur:
-            cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
-                        (str(cid),))
-            upto = min(int(cur.fetchone()["p"]), state.version)
-            cur.execute(db.sql("SELECT turn, visibility, MIN(position) AS first, MAX(position) AS last, "
-                               "COUNT(*) AS n FROM {proj_timeline} WHERE campaign = ? AND position <= ? "
-                               "AND turn IS NOT NULL GROUP BY turn, visibility"), (str(cid), upto))
-            groups = cur.fetchall()
             hidden = []
-            for g in groups:
-                if can_see(actor, {"visibility": orjson.loads(g["visibility"]), "position": -1}, ()):
-                    add(int(g["turn"]), int(g["first"]), int(g["last"]), int(g["n"]))
+            for (turn, _), (visibility, first, last, n) in groups.items():
+                if can_see(actor, {"visibility": visibility, "position": -1}, ()):
+                    add(turn, first, last, n)
                 else:
-                    hidden.append(g)
+                    hidden.append(visibility)
             shown = sorted(p for p in revealed if p <= upto)
             # Revealed events of hidden groups count one by one: few reveals, but a published turn's sheets
             # reveal all their entries, so the positions go in batches under the stores' parameter limits.
