@@ -345,18 +345,16 @@ class Reader:
 
     def _budget_steps(self, cid: UUID, actor: Actor, state: CampaignState) -> budget_steps.Steps:
         """The audience's ``Steps`` at ``state.version`` (call under ``_steps_lock``): the first read gathers
-        the relevant events, later ones add those after it (a game master's: from the tail of the store)."""
+        the relevant events, later ones add those of the tail of the store it may see."""
         key, revealed = (cid, audience(actor)), tuple(state.revealed) if not sees_all(actor) else ()
         steps = self._steps.get(key)
         if steps is None or steps.revealed != revealed or steps.head > state.version:
             steps = self._steps[key] = budget_steps.Steps(revealed)
             steps.extend(self.budget_events(cid, actor, state, state.version), state.version)
-        elif sees_all(actor):
-            steps.extend([[r.type, r.position, budget_view.trim(r)]
-                          for r in tail(self.ledger, cid, steps.head, state.version) if r.type in RELEVANT],
+        elif state.version > steps.head:  # the events appended since, those this audience may see
+            later = read.visible(actor, tail(self.ledger, cid, steps.head, state.version), state.revealed)
+            steps.extend([[r.type, r.position, budget_view.trim(r)] for r in later if r.type in RELEVANT],
                          state.version)
-        else:
-            steps.extend(self.budget_events(cid, actor, state, state.version), state.version)
         return steps
 
     def state_at(self, cid: UUID, actor: Actor, state: CampaignState, n: int) -> dict[str, Any]:

@@ -40,3 +40,10 @@ def test_an_entrys_ers_changes_from_its_countrys_snapshot_equal_those_of_every_e
         expected = words.budget_changes(reader.budget_events(state.id, actor, state, r.position - 1), r)
         assert reader.budget_changes(state.id, actor, state, r) == expected, r.position
         assert expected and all(c["country"] == r.data["country"] for c in expected)
+    # Appended since: the kept inputs take the tail.
+    ledger.open_turn(state.id, actor=GM)
+    ledger.record_treasury_entry(state.id, country="FRA", line="A9", amount=7, reason="looting", actor=GM)
+    state = ledger.campaign(state.id)
+    [r] = records(ledger, state.id, state.version - 1, state.version)
+    expected = words.budget_changes(reader.budget_events(state.id, actor, state, r.position - 1), r)
+    assert reader.budget_changes(state.id, actor, state, r) == expected != []
