@@ -163,8 +163,11 @@ class Reader:
             cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
                         (str(cid),))
             position = int(cur.fetchone()["p"])
-        # Rows past ``position`` may have been committed since: the tail adds them.
-        rows = [r for r in replay.timeline(db, cid, turn=turn) if r["position"] <= position]
+        # Rows past ``position`` may have been committed since: the tail adds them. The turn's span bounds the
+        # read (the table's key is (campaign, position): a read by turn alone scans the campaign's rows).
+        end = self.next_turn_start(cid, turn)
+        rows = replay.timeline(db, cid, turn=turn, gt=self.turn_start(cid, turn),
+                               lte=position if end is None else min(position, end))
         _, raw = stored_doc(db, cid, "timeline")  # the stack owners the summaries name
         return {"version": position, "rows": rows, "doc": orjson.loads(raw) if raw else timeline_model.empty()}
 
@@ -475,17 +478,22 @@ class Reader:
             row = cur.fetchone()
         return max(int(row["p"]) - 1, 0) if row and row["p"] is not None else 0
 
-    def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
-        """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page (up to the
-        next turn's opening when the views have it: no page beyond)."""
-        out: list[Record] = []
+    def next_turn_start(self, cid: UUID, turn: int) -> int | None:
+        """The position of the next turn's opening (its stored checkpoint), None when the views have none: a
+        turn's events are contiguous, so none of them comes after it."""
         db = self.db
         with db.reading() as cur:
             cur.execute(db.sql("SELECT MIN(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
                                "AND turn > ?"), ("map", str(cid), turn))
             row = cur.fetchone()
-        end = min(head, int(row["p"])) if row and row["p"] is not None else head
-        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), end, size=1000):
+        return int(row["p"]) if row and row["p"] is not None else None
+
+    def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
+        """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page (up to the
+        next turn's opening when the views have it: no page beyond)."""
+        out: list[Record] = []
+        end = self.next_turn_start(cid, turn)
+        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), min(head, end or head), size=1000):
             for r in page:
                 if r.turn is not None and r.turn > turn:  # a turn's events are contiguous: the next one began
                     return out
