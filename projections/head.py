@@ -444,9 +444,15 @@ class Reader:
             kept = entry["kept"]
             if kept is None or kept.revealed != revealed or kept.position > state.version:
                 kept = entry["kept"] = history_model.Gathered(revealed)
+            made = entry.get("made")
+            if made is not None and kept.position == state.version and made.position == state.version \
+                    and (made.campaign, made.turns, made.name) == (state.slug, state.turn, state.name):
+                return made  # nothing appended since: the same (immutable) history
             kept.add(list(history_model.kept(self.ledger, cid, actor, revealed, kept.position, state.version)),
                      state.version)
-            return kept.history(state.slug, tuple(state.countries), state.turn, state.version, state.name)
+            made = entry["made"] = kept.history(state.slug, tuple(state.countries), state.turn, state.version,
+                                                state.name)
+            return made
 
     # ------------------------------------------------------------------ turns, for the web page
 
