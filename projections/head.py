@@ -580,7 +580,21 @@ class Reader:
         """The events at positions 1..upto that touched ``place`` (``timeline.places``) the caller may see,
         newest first, as timeline rows: the ``proj_places`` index joined to the timeline rows, plus the tail
         the runner has not reached. Only this place's rows are read, never the campaign's history."""
+        return self.place_page(cid, actor, state, place, upto, 1, None)[2]
+
+    def place_page(self, cid: UUID, actor: Actor, state: CampaignState, place: str, upto: int, page: int,
+                   size: int | None) -> tuple[int, int, list[dict[str, Any]]]:
+        """How many rows ``place_history`` has, the page (clamped to 1..the last) and its rows (``size`` a
+        page, None: all): a row's context (the large part) is decoded only for the rows returned (a busy place
+        has thousands)."""
         db, revealed = self.db, frozenset(state.revealed)
+        seen: dict[Any, Any] = {}  # visibility text -> decoded: few distinct ones
+
+        def visibility(text: Any) -> Any:
+            if text not in seen:
+                seen[text] = orjson.loads(text)
+            return seen[text]
+
         with db.reading() as cur:
             cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
                         (str(cid),))
@@ -590,18 +604,22 @@ class Reader:
                                "AND t.position = p.position WHERE p.campaign = ? AND p.place = ? "
                                "AND p.position <= ? ORDER BY p.position DESC"), (str(cid), place, upto))
             rows = [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
-                     "context": orjson.loads(r["context"]), "visibility": orjson.loads(r["visibility"])}
-                    for r in cur.fetchall()]
+                     "context": r["context"], "visibility": visibility(r["visibility"])} for r in cur.fetchall()]
         late = tail(self.ledger, cid, reached, min(upto, state.version))
+        newer = []
         if any(place in timeline_model.places(r) for r in late):
             # Every tail event goes through ``row``: a scenario or a split there names the stacks' countries.
             _, stored = stored_doc(db, cid, timeline_model.NAME)
             doc = orjson.loads(stored) if stored else timeline_model.empty()
-            newer = []
             for r in late:
                 row = timeline_model.row(doc, r)
                 if place in timeline_model.places(r):
                     newer.append(row)
-            rows = newer[::-1] + rows
-        return [r for r in rows if can_see(actor, {"visibility": r["visibility"], "position": r["position"]},
-                                           revealed)]
+        shown = [r for r in newer[::-1] + rows
+                 if can_see(actor, {"visibility": r["visibility"], "position": r["position"]}, revealed)]
+        page = min(max(page, 1), max((len(shown) + size - 1) // size, 1)) if size else 1
+        out = shown[(page - 1) * size:page * size] if size else shown
+        for r in out:
+            if not isinstance(r["context"], dict):  # a stored row's (the tail's rows are built decoded)
+                r["context"] = orjson.loads(r["context"])
+        return len(shown), page, out
