@@ -12,7 +12,15 @@
   rebuilt when a reveal changes what they may see. Passing a visible
   ``TurnOpened`` keeps a checkpoint of that audience's documents (a bounded
   cache), so the state at a position starts from the nearest one, as the
-  stored checkpoints do for a game master.
+  stored checkpoints do for a game master. Before the first event hidden
+  from them that the map or victory reads more of than its position
+  (``shared_until``), their state at a position starts from the game
+  master's stored checkpoints instead: a new process does not fold from
+  event 1 for it.
+- **Kept and extended, never re-read.** An audience's economic history
+  (exports, charts), the budget inputs per country of the turn page's steps
+  (``budget_steps``), the turns list, the corrections and scenarios are kept
+  per campaign or audience at a position and take only the events after it.
 
 ``Reader`` holds these caches for one process (the app keeps one); they are
 ``cachetools`` LRU caches behind locks, since the routes run in a thread pool.
