@@ -88,8 +88,8 @@ def tail(ledger: Any, cid: UUID, after: int, head: int) -> list[Record]:
 class Reader:
     """One process's reads of the views at the head: per-audience documents, timelines, budgets."""
 
-    def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 64, budgets: int = 64, histories: int = 64,
-                 checkpoint_bytes: int = 64 * 2**20):
+    def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 64, budgets: int = 64,
+                 histories: int = 64, checkpoint_bytes: int = 64 * 2**20):
         self.ledger, self.db = ledger, db
         self._lock = threading.Lock()  # guards the caches below (cachetools caches are not thread-safe), briefly
         # Held while a turn's rows are extended (a read of the tail): its own, so no other read waits on it.
@@ -607,12 +607,6 @@ class Reader:
             cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
                         (str(cid),))
             reached = int(cur.fetchone()["p"])
-            cur.execute(db.sql("SELECT t.position, t.turn, t.type, t.summary, t.context, t.visibility "
-                               "FROM {proj_places} p JOIN {proj_timeline} t ON t.campaign = p.campaign "
-                               "AND t.position = p.position WHERE p.campaign = ? AND p.place = ? "
-                               "AND p.position <= ? ORDER BY p.position DESC"), (str(cid), place, upto))
-            rows = [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
-                     "context": r["context"], "visibility": visibility(r["visibility"])} for r in cur.fetchall()]
         late = tail(self.ledger, cid, reached, min(upto, state.version))
         newer = []
         if any(place in timeline_model.places(r) for r in late):
@@ -623,11 +617,37 @@ class Reader:
                 row = timeline_model.row(doc, r)
                 if place in timeline_model.places(r):
                     newer.append(row)
-        shown = [r for r in newer[::-1] + rows
+        newer = [r for r in newer[::-1]
                  if can_see(actor, {"visibility": r["visibility"], "position": r["position"]}, revealed)]
+        select = ("SELECT t.position, t.turn, t.type, t.summary, t.context, t.visibility "
+                  "FROM {proj_places} p JOIN {proj_timeline} t ON t.campaign = p.campaign "
+                  "AND t.position = p.position WHERE p.campaign = ? AND p.place = ? "
+                  "AND p.position <= ? ORDER BY p.position DESC")
+        params: tuple[Any, ...] = (str(cid), place, min(upto, reached))
+        with db.reading() as cur:
+            if sees_all(actor) and size:  # every row is shown: count, and read only the page's rows
+                cur.execute(db.sql("SELECT COUNT(*) AS n FROM {proj_places} WHERE campaign = ? AND place = ? "
+                                   "AND position <= ?"), params)
+                count = len(newer) + int(cur.fetchone()["n"])
+                page = min(max(page, 1), max((count + size - 1) // size, 1))
+                start, stop = (page - 1) * size, page * size
+                skip, limit = max(start - len(newer), 0), max(stop - max(start, len(newer)), 0)
+                cur.execute(db.sql(select + " LIMIT ? OFFSET ?"), (*params, limit, skip))
+            else:
+                cur.execute(db.sql(select), params)
+            rows = [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
+                     "context": r["context"], "visibility": visibility(r["visibility"])} for r in cur.fetchall()]
+        if sees_all(actor) and size:
+            return count, page, self._decoded(newer[start:stop] + rows)
+        shown = newer + [r for r in rows
+                         if can_see(actor, {"visibility": r["visibility"], "position": r["position"]}, revealed)]
         page = min(max(page, 1), max((len(shown) + size - 1) // size, 1)) if size else 1
         out = shown[(page - 1) * size:page * size] if size else shown
+        return len(shown), page, self._decoded(out)
+
+    @staticmethod
+    def _decoded(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
         for r in out:
             if not isinstance(r["context"], dict):  # a stored row's (the tail's rows are built decoded)
                 r["context"] = orjson.loads(r["context"])
-        return len(shown), page, out
+        return out

@@ -30,7 +30,8 @@ def test_the_read_benchmark_prints_every_page_for_a_game_master_and_a_player(tmp
     assert re.search(r"^cold export \(first\) +gm +first read .* (PASS|MISS) +\(status 200\)$", out, re.M), out
     for kind in KINDS:
         for role in ("gm", "player"):
-            pattern = rf"^{re.escape(kind)} +{role} +p50 +[\d.]+ ms +p95 +[\d.]+ ms .*target p95 <= +\d+ ms +(PASS|MISS)"
+            pattern = (rf"^{re.escape(kind)} +{role} +p50 +[\d.]+ ms +p95 +[\d.]+ ms "
+                       r".*target p95 <= +\d+ ms +(PASS|MISS)")
             [found] = re.findall(pattern, out, re.M) or [None]
             assert found, f"no line for {kind} / {role}:\n{out}"
     assert re.search(r"^close a phase \(write\) +gm .*(PASS|MISS).*statuses \[201\]", out, re.M), out
