@@ -12,7 +12,15 @@
   rebuilt when a reveal changes what they may see. Passing a visible
   ``TurnOpened`` keeps a checkpoint of that audience's documents (a bounded
   cache), so the state at a position starts from the nearest one, as the
-  stored checkpoints do for a game master.
+  stored checkpoints do for a game master. Before the first event hidden
+  from them that the map or victory reads more of than its position
+  (``shared_until``), their state at a position starts from the game
+  master's stored checkpoints instead: a new process does not fold from
+  event 1 for it.
+- **Kept and extended, never re-read.** An audience's economic history
+  (exports, charts), the budget inputs per country of the turn page's steps
+  (``budget_steps``), the turns list, the corrections and scenarios are kept
+  per campaign or audience at a position and take only the events after it.
 
 ``Reader`` holds these caches for one process (the app keeps one); they are
 ``cachetools`` LRU caches behind locks, since the routes run in a thread pool.
@@ -35,9 +43,11 @@ from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
 from ledger.economy.sheets import RELEVANT, Budget, budget, sheet_json
-from projections import budget_view, corrections, read, replay, words
+from projections import budget_steps, budget_view, corrections, read, replay, words
+from projections import history as history_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
+from projections.history import History
 from projections.read import Audience, audience, sees_all
 from projections.records import Record
 from projections.store import ViewDB
@@ -45,6 +55,13 @@ from projections.store import ViewDB
 Docs = dict[str, Any]
 #: Events whose budget difference is worth computing (the others change no ERS line).
 _BUDGET_EVENTS = RELEVANT - {"CampaignCreated", "ScenarioImported", "TurnOpened"}
+#: Types few events have, kept per campaign by ``Reader.of_types``.
+RARE = frozenset({"ScenarioImported", "CorrectionRecorded"})
+#: Types of which the map and the victory documents read nothing but the position (projections/map.py and
+#: victory.py ``apply``): a player who does not see one has the game master's documents but that field.
+POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
+                           "DiceSeedCommitted"})
+_PUBLIC = orjson.dumps({"scope": "public"}).decode()
 
 
 @dataclass(frozen=True)
@@ -72,7 +89,7 @@ class Reader:
     """One process's reads of the views at the head: per-audience documents, timelines, budgets."""
 
     def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 64, budgets: int = 64,
-                 checkpoint_bytes: int = 64 * 2**20):
+                 histories: int = 64, checkpoint_bytes: int = 64 * 2**20):
         self.ledger, self.db = ledger, db
         self._lock = threading.Lock()  # guards the caches below (cachetools caches are not thread-safe), briefly
         # Held while a turn's rows are extended (a read of the tail): its own, so no other read waits on it.
@@ -80,6 +97,16 @@ class Reader:
         self._audiences: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(audiences)
         self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(timelines)
         self._budgets: LRUCache[UUID, tuple[tuple[int, int], Budget]] = LRUCache(budgets)
+        # (campaign, audience) -> the budget's inputs per country for the turn page's steps (budget_steps).
+        self._steps: LRUCache[tuple[UUID, Audience], budget_steps.Steps] = LRUCache(audiences)
+        self._steps_lock = threading.Lock()
+        self._rare: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
+        self._rare_lock = threading.Lock()
+        # campaign -> the events the map or victory reads hidden from someone: (position, visibility), in order.
+        self._hidden: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
+        self._groups: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)  # Reader._turn_groups
+        # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
+        self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
 
@@ -144,8 +171,11 @@ class Reader:
             cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
                         (str(cid),))
             position = int(cur.fetchone()["p"])
-        # Rows past ``position`` may have been committed since: the tail adds them.
-        rows = [r for r in replay.timeline(db, cid, turn=turn) if r["position"] <= position]
+        # Rows past ``position`` may have been committed since: the tail adds them. The turn's span bounds the
+        # read (the table's key is (campaign, position): a read by turn alone scans the campaign's rows).
+        end = self.next_turn_start(cid, turn)
+        rows = replay.timeline(db, cid, turn=turn, gt=self.turn_start(cid, turn),
+                               lte=position if end is None else min(position, end))
         _, raw = stored_doc(db, cid, "timeline")  # the stack owners the summaries name
         return {"version": position, "rows": rows, "doc": orjson.loads(raw) if raw else timeline_model.empty()}
 
@@ -236,8 +266,8 @@ class Reader:
     def checkpoint(self, cid: UUID, actor: Actor, state: CampaignState, n: int
                    ) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
         """Per view, the position and document of the caller's nearest checkpoint at or before ``n``."""
-        if sees_all(actor):
-            return replay.checkpoint(self.db, cid, n)
+        if sees_all(actor) or n < self.shared_until(cid, actor, state):
+            return replay.checkpoint(self.db, cid, n)  # up to n this audience's map and victory are the GM's
         entry = self._entry(cid, actor, state)
         with entry["lock"]:
             self._forward(entry, cid, actor, state)
@@ -249,6 +279,41 @@ class Reader:
             if raw is not None:
                 return {name: position for name in replay.MODELS}, orjson.loads(raw)
         return {name: 0 for name in replay.MODELS}, {name: m.empty() for name, m in replay.MODELS.items()}
+
+    def shared_until(self, cid: UUID, actor: Actor, state: CampaignState) -> int:
+        """The first position at which this audience's map and victory may differ from the game master's: the
+        first event hidden from it (``can_see``, with the campaign's reveals) whose type the map or victory reads
+        more of than its position (``POSITION_ONLY``); past the head when there is none. Before it the stored
+        checkpoints are this audience's too (their ``TurnOpened`` is not position-only: it was visible), and a
+        fold from them of the events it may see gives exactly its documents, so no fold from event 1."""
+        db, head = self.db, state.version
+        with self._rare_lock:
+            kept = self._hidden.get(cid)
+            if kept is None:
+                kept = self._hidden[cid] = {"upto": 0, "hidden": []}
+            if head > kept["upto"]:
+                # The timeline's rows say type and visibility without decoding events; the tail it has not
+                # reached comes from the store.
+                with db.reading() as cur:
+                    cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} "
+                                       "WHERE campaign = ?"), (str(cid),))
+                    reached = min(int(cur.fetchone()["p"]), head)
+                    if reached > kept["upto"]:
+                        only = ", ".join("?" * len(POSITION_ONLY))
+                        cur.execute(db.sql("SELECT position, visibility FROM {proj_timeline} WHERE campaign = ? "
+                                           f"AND position > ? AND position <= ? AND type NOT IN ({only}) "
+                                           "AND visibility <> ? ORDER BY position"),
+                                    (str(cid), kept["upto"], reached, *sorted(POSITION_ONLY), _PUBLIC))
+                        kept["hidden"] += [(int(r["position"]), orjson.loads(r["visibility"]))
+                                           for r in cur.fetchall()]
+                        kept["upto"] = reached
+                kept["hidden"] += [(r.position, r.visibility) for r in tail(self.ledger, cid, kept["upto"], head)
+                                   if r.type not in POSITION_ONLY and r.visibility != {"scope": "public"}]
+                kept["upto"] = head
+            hidden = list(kept["hidden"])
+        revealed = frozenset(state.revealed)
+        return next((p for p, vis in hidden if p <= head
+                     and not can_see(actor, {"visibility": vis, "position": p}, revealed)), head + 1)
 
     def fold(self, cid: UUID, actor: Actor, state: CampaignState, since: dict[str, int],
              docs: dict[str, dict[str, Any]], rs: list[Record]) -> dict[str, dict[str, Any]]:
@@ -268,8 +333,40 @@ class Reader:
                            [x for x in (*earlier, *every) if start < x.position < r.position])
         after = self.fold(cid, actor, state, {name: r.position - 1 for name in since},
                           orjson.loads(orjson.dumps(before)), [r])
-        budget_before = self.budget_events(cid, actor, state, r.position - 1) if r.type in _BUDGET_EVENTS else []
-        return Step(before, after, words.changes(before, after), words.budget_changes(budget_before, r))
+        return Step(before, after, words.changes(before, after), self.budget_changes(cid, actor, state, r))
+
+    def budget_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record) -> list[dict[str, Any]]:
+        """The ERS cells ``r`` changed, as ``actor`` sees them. A treasury entry: from its country's inputs just
+        before it (``budget_steps``: a snapshot and a bounded tail, the memo of that country's sheets);
+        otherwise, or once a correction may have moved entries between countries, from every event before it."""
+        if r.type not in _BUDGET_EVENTS:
+            return []
+        if r.type == "TreasuryEntryRecorded" and isinstance(r.data.get("country"), str):
+            country = r.data["country"]
+            with self._steps_lock:
+                steps = self._budget_steps(cid, actor, state)
+                inputs = steps.before(country, r.position)
+                memo = steps.memo(country) if inputs is not None else None
+            if inputs is not None:
+                out = words.budget_changes([], r, inputs=inputs, memo=memo)
+                with self._steps_lock:
+                    steps.keep(country, memo, r.turn if r.turn is not None else 0)
+                return out
+        return words.budget_changes(self.budget_events(cid, actor, state, r.position - 1), r)
+
+    def _budget_steps(self, cid: UUID, actor: Actor, state: CampaignState) -> budget_steps.Steps:
+        """The audience's ``Steps`` at ``state.version`` (call under ``_steps_lock``): the first read gathers
+        the relevant events, later ones add those of the tail of the store it may see."""
+        key, revealed = (cid, audience(actor)), tuple(state.revealed) if not sees_all(actor) else ()
+        steps = self._steps.get(key)
+        if steps is None or steps.revealed != revealed or steps.head > state.version:
+            steps = self._steps[key] = budget_steps.Steps(revealed)
+            steps.extend(self.budget_events(cid, actor, state, state.version), state.version)
+        elif state.version > steps.head:  # the events appended since, those this audience may see
+            later = read.visible(actor, tail(self.ledger, cid, steps.head, state.version), state.revealed)
+            steps.extend([[r.type, r.position, budget_view.trim(r)] for r in later if r.type in RELEVANT],
+                         state.version)
+        return steps
 
     def state_at(self, cid: UUID, actor: Actor, state: CampaignState, n: int) -> dict[str, Any]:
         """Map and victory as of position ``n`` as the caller sees them: from the nearest checkpoint."""
@@ -284,6 +381,14 @@ class Reader:
         """The events the budget reads at positions 1..upto that the caller may see, as [type, position, fields]."""
         if sees_all(actor):
             return self.relevant_events(cid, upto)
+        entry = self._entry(cid, actor, state)
+        with entry["lock"]:
+            warm = entry["version"] > 0 and entry["revealed"] == tuple(state.revealed)
+        if not warm:  # not folded in this process yet: the store's, filtered, rather than a fold from event 1
+            with self.db.reading() as cur:
+                found = self.db.read_campaign(cur, str(cid), upto, types=RELEVANT)
+            return [[r.type, r.position, budget_view.trim(r)]
+                    for r in read.visible(actor, found, state.revealed)]
         return self.render(cid, actor, state, lambda d: [e for e in d["budget"]["events"] if e[1] <= upto])
 
     # ------------------------------------------------------------------ rendered answers at the head
@@ -332,12 +437,50 @@ class Reader:
 
         return self.render(cid, actor, state, visible_sheet)
 
+    # ------------------------------------------------------------------ the economic history (exports, charts)
+
+    def history(self, cid: UUID, actor: Actor, state: CampaignState) -> History:
+        """``projections.history.gather`` at ``state.version``, kept per audience: the first call reads the
+        campaign's history, later ones only the events appended since (and recompute only the changed sheets).
+        A reveal changes what the audience sees: its history is read again."""
+        key, revealed = (cid, audience(actor)), frozenset(state.revealed)
+        with self._lock:
+            entry = self._histories.get(key)
+            if entry is None:
+                entry = self._histories[key] = {"lock": threading.Lock(), "kept": None}
+        with entry["lock"]:
+            kept = entry["kept"]
+            if kept is None or kept.revealed != revealed or kept.position > state.version:
+                kept = entry["kept"] = history_model.Gathered(revealed)
+            made = entry.get("made")
+            if made is not None and kept.position == state.version and made.position == state.version \
+                    and (made.campaign, made.turns, made.name) == (state.slug, state.turn, state.name):
+                return made  # nothing appended since: the same (immutable) history
+            kept.add(list(history_model.kept(self.ledger, cid, actor, revealed, kept.position, state.version)),
+                     state.version)
+            made = entry["made"] = kept.history(state.slug, tuple(state.countries), state.turn, state.version,
+                                                state.name)
+            return made
+
     # ------------------------------------------------------------------ turns, for the web page
 
     def of_types(self, cid: UUID, types: set[str], upto: int) -> list[Record]:
-        """The campaign's records of some types at positions 1..upto (rare types: corrections, scenarios)."""
-        with self.db.reading() as cur:
-            return self.db.read_campaign(cur, str(cid), upto, types=types)
+        """The campaign's records of some types at positions 1..upto (rare types: corrections, scenarios). Those
+        of ``RARE`` types are kept per campaign and extended with the range not read yet (the store has no index
+        by type: each read would scan the campaign's history)."""
+        if not types <= RARE:
+            with self.db.reading() as cur:
+                return self.db.read_campaign(cur, str(cid), upto, types=types)
+        with self._rare_lock:
+            entry = self._rare.get(cid)
+            if entry is None:
+                entry = self._rare[cid] = {"upto": 0, "records": []}
+            if upto > entry["upto"]:
+                with self.db.reading() as cur:
+                    entry["records"] += self.db.read_campaign(cur, str(cid), upto, types=RARE, after=entry["upto"])
+                entry["upto"] = upto
+            kept = entry["records"]
+        return [r for r in kept if r.position <= upto and r.type in types]
 
     def turn_start(self, cid: UUID, turn: int) -> int:
         """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier
@@ -349,15 +492,62 @@ class Reader:
             row = cur.fetchone()
         return max(int(row["p"]) - 1, 0) if row and row["p"] is not None else 0
 
+    def next_turn_start(self, cid: UUID, turn: int) -> int | None:
+        """The position of the next turn's opening (its stored checkpoint), None when the views have none: a
+        turn's events are contiguous, so none of them comes after it."""
+        db = self.db
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT MIN(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
+                               "AND turn > ?"), ("map", str(cid), turn))
+            row = cur.fetchone()
+        return int(row["p"]) if row and row["p"] is not None else None
+
     def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
-        """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page."""
+        """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page (up to the
+        next turn's opening when the views have it: no page beyond)."""
         out: list[Record] = []
-        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), head, size=1000):
+        end = self.next_turn_start(cid, turn)
+        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), min(head, end or head), size=1000):
             for r in page:
                 if r.turn is not None and r.turn > turn:  # a turn's events are contiguous: the next one began
                     return out
                 out.append(r)
         return out
+
+    def _turn_groups(self, cid: UUID, head: int) -> tuple[int, dict[tuple[int, str], list[Any]]]:
+        """The timeline's rows up to the position it reached (at most ``head``) grouped by turn and visibility:
+        (turn, visibility) -> [visibility, first, last, count]; kept per campaign and extended with the rows
+        after it, so a page does not group the campaign's whole timeline again."""
+        db = self.db
+
+        def grouped(cur: Any, gt: int, upto: int, into: dict[tuple[int, str], list[Any]]) -> None:
+            cur.execute(db.sql("SELECT turn, visibility, MIN(position) AS first, MAX(position) AS last, "
+                               "COUNT(*) AS n FROM {proj_timeline} WHERE campaign = ? AND position > ? "
+                               "AND position <= ? AND turn IS NOT NULL GROUP BY turn, visibility"),
+                        (str(cid), gt, upto))
+            for g in cur.fetchall():
+                key = (int(g["turn"]), g["visibility"])
+                found = into.get(key)
+                if found is None:
+                    into[key] = [orjson.loads(g["visibility"]), int(g["first"]), int(g["last"]), int(g["n"])]
+                else:
+                    found[1], found[2] = min(found[1], int(g["first"])), max(found[2], int(g["last"]))
+                    found[3] += int(g["n"])
+
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
+                        (str(cid),))
+            upto = min(int(cur.fetchone()["p"]), head)
+            with self._rare_lock:
+                kept = self._groups.get(cid)
+                if kept is None:
+                    kept = self._groups[cid] = {"upto": 0, "groups": {}}
+                if kept["upto"] > upto:  # an older head than the kept one: grouped apart
+                    kept = {"upto": 0, "groups": {}}
+                if upto > kept["upto"]:
+                    grouped(cur, kept["upto"], upto, kept["groups"])
+                    kept["upto"] = upto
+                return upto, {k: list(v) for k, v in kept["groups"].items()}
 
     def turns(self, cid: UUID, actor: Actor, state: CampaignState) -> list[dict[str, Any]]:
         """The turns with events the caller may see: number, first and last position, event count; from the
@@ -369,20 +559,14 @@ class Reader:
             t = out.setdefault(turn, {"turn": turn, "first": first, "last": last, "events": 0})
             t["first"], t["last"], t["events"] = min(t["first"], first), max(t["last"], last), t["events"] + n
 
+        upto, groups = self._turn_groups(cid, state.version)
         with db.reading() as cur:
-            cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
-                        (str(cid),))
-            upto = min(int(cur.fetchone()["p"]), state.version)
-            cur.execute(db.sql("SELECT turn, visibility, MIN(position) AS first, MAX(position) AS last, "
-                               "COUNT(*) AS n FROM {proj_timeline} WHERE campaign = ? AND position <= ? "
-                               "AND turn IS NOT NULL GROUP BY turn, visibility"), (str(cid), upto))
-            groups = cur.fetchall()
             hidden = []
-            for g in groups:
-                if can_see(actor, {"visibility": orjson.loads(g["visibility"]), "position": -1}, ()):
-                    add(int(g["turn"]), int(g["first"]), int(g["last"]), int(g["n"]))
+            for (turn, _), (visibility, first, last, n) in groups.items():
+                if can_see(actor, {"visibility": visibility, "position": -1}, ()):
+                    add(turn, first, last, n)
                 else:
-                    hidden.append(g)
+                    hidden.append(visibility)
             shown = sorted(p for p in revealed if p <= upto)
             # Revealed events of hidden groups count one by one: few reveals, but a published turn's sheets
             # reveal all their entries, so the positions go in batches under the stores' parameter limits.
@@ -404,28 +588,66 @@ class Reader:
         """The events at positions 1..upto that touched ``place`` (``timeline.places``) the caller may see,
         newest first, as timeline rows: the ``proj_places`` index joined to the timeline rows, plus the tail
         the runner has not reached. Only this place's rows are read, never the campaign's history."""
+        return self.place_page(cid, actor, state, place, upto, 1, None)[2]
+
+    def place_page(self, cid: UUID, actor: Actor, state: CampaignState, place: str, upto: int, page: int,
+                   size: int | None) -> tuple[int, int, list[dict[str, Any]]]:
+        """How many rows ``place_history`` has, the page (clamped to 1..the last) and its rows (``size`` a
+        page, None: all): a row's context (the large part) is decoded only for the rows returned (a busy place
+        has thousands)."""
         db, revealed = self.db, frozenset(state.revealed)
+        seen: dict[Any, Any] = {}  # visibility text -> decoded: few distinct ones
+
+        def visibility(text: Any) -> Any:
+            if text not in seen:
+                seen[text] = orjson.loads(text)
+            return seen[text]
+
         with db.reading() as cur:
             cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
                         (str(cid),))
             reached = int(cur.fetchone()["p"])
-            cur.execute(db.sql("SELECT t.position, t.turn, t.type, t.summary, t.context, t.visibility "
-                               "FROM {proj_places} p JOIN {proj_timeline} t ON t.campaign = p.campaign "
-                               "AND t.position = p.position WHERE p.campaign = ? AND p.place = ? "
-                               "AND p.position <= ? ORDER BY p.position DESC"), (str(cid), place, upto))
-            rows = [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
-                     "context": orjson.loads(r["context"]), "visibility": orjson.loads(r["visibility"])}
-                    for r in cur.fetchall()]
         late = tail(self.ledger, cid, reached, min(upto, state.version))
+        newer = []
         if any(place in timeline_model.places(r) for r in late):
             # Every tail event goes through ``row``: a scenario or a split there names the stacks' countries.
             _, stored = stored_doc(db, cid, timeline_model.NAME)
             doc = orjson.loads(stored) if stored else timeline_model.empty()
-            newer = []
             for r in late:
                 row = timeline_model.row(doc, r)
                 if place in timeline_model.places(r):
                     newer.append(row)
-            rows = newer[::-1] + rows
-        return [r for r in rows if can_see(actor, {"visibility": r["visibility"], "position": r["position"]},
-                                           revealed)]
+        newer = [r for r in newer[::-1]
+                 if can_see(actor, {"visibility": r["visibility"], "position": r["position"]}, revealed)]
+        select = ("SELECT t.position, t.turn, t.type, t.summary, t.context, t.visibility "
+                  "FROM {proj_places} p JOIN {proj_timeline} t ON t.campaign = p.campaign "
+                  "AND t.position = p.position WHERE p.campaign = ? AND p.place = ? "
+                  "AND p.position <= ? ORDER BY p.position DESC")
+        params: tuple[Any, ...] = (str(cid), place, min(upto, reached))
+        with db.reading() as cur:
+            if sees_all(actor) and size:  # every row is shown: count, and read only the page's rows
+                cur.execute(db.sql("SELECT COUNT(*) AS n FROM {proj_places} WHERE campaign = ? AND place = ? "
+                                   "AND position <= ?"), params)
+                count = len(newer) + int(cur.fetchone()["n"])
+                page = min(max(page, 1), max((count + size - 1) // size, 1))
+                start, stop = (page - 1) * size, page * size
+                skip, limit = max(start - len(newer), 0), max(stop - max(start, len(newer)), 0)
+                cur.execute(db.sql(select + " LIMIT ? OFFSET ?"), (*params, limit, skip))
+            else:
+                cur.execute(db.sql(select), params)
+            rows = [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
+                     "context": r["context"], "visibility": visibility(r["visibility"])} for r in cur.fetchall()]
+        if sees_all(actor) and size:
+            return count, page, self._decoded(newer[start:stop] + rows)
+        shown = newer + [r for r in rows
+                         if can_see(actor, {"visibility": r["visibility"], "position": r["position"]}, revealed)]
+        page = min(max(page, 1), max((len(shown) + size - 1) // size, 1)) if size else 1
+        out = shown[(page - 1) * size:page * size] if size else shown
+        return len(shown), page, self._decoded(out)
+
+    @staticmethod
+    def _decoded(out: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for r in out:
+            if not isinstance(r["context"], dict):  # a stored row's (the tail's rows are built decoded)
+                r["context"] = orjson.loads(r["context"])
+        return out

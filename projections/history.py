@@ -11,7 +11,7 @@ awards, and the hash of every event kept (the lineage columns name them).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -69,10 +69,12 @@ def from_records(campaign: str, countries: tuple[str, ...], turns: int, records:
     return History(campaign, countries, turns, position, bud, doc, awards, hashes, entry_log(records))
 
 
-def entry_log(records: list[Record]) -> list[dict[str, Any]]:
-    """The treasury entries and the corrections of them, in order (a correction of anything else is skipped)."""
-    out: list[dict[str, Any]] = []
-    entries: set[int] = set()
+def entry_log(records: list[Record], out: list[dict[str, Any]] | None = None, entries: set[int] | None = None
+              ) -> list[dict[str, Any]]:
+    """The treasury entries and the corrections of them, in order (a correction of anything else is skipped);
+    ``out`` and ``entries`` (the entries' positions): an earlier call's, to extend it with later records."""
+    out = [] if out is None else out
+    entries = set() if entries is None else entries
     for r in records:
         d = r.data
         if r.type == "TreasuryEntryRecorded":
@@ -87,28 +89,73 @@ def entry_log(records: list[Record]) -> list[dict[str, Any]]:
     return out
 
 
+def kept(ledger: Any, cid: UUID, actor: Actor, revealed: frozenset[int], after: int, upto: int,
+         progress: Callable[[int], None] | None = None) -> Iterator[Record]:
+    """The records at ``(after, upto]`` the history reads (``READ``) that ``actor`` may see, in order; only
+    those are decoded. ``progress(n)`` is told of every thousand rows read."""
+    sees_all = actor.role in ALL_SEEING
+    pending = 0
+    while after < upto:
+        page = ledger.recorder.select_events(cid, gt=after or None, lte=upto, limit=5000)
+        for s in page:
+            pending += 1
+            if progress is not None and pending == 1000:
+                progress(pending)
+                pending = 0
+            kind = type_of(s.topic)
+            if kind not in READ:
+                continue
+            data = orjson.loads(s.state)
+            position = s.originator_version
+            if sees_all or can_see(actor, {"visibility": data.get("visibility"), "position": position}, revealed):
+                yield Record(str(cid), position, kind, data)
+        if len(page) < 5000:
+            break
+        after = page[-1].originator_version
+    if progress is not None and pending:
+        progress(pending)
+
+
+class Gathered:
+    """A history kept for one audience and extended with the records after it (``add``): the budget's inputs
+    with the memo of its sheets (only the sheets whose inputs changed are computed again), the victory
+    document folded forward, the hashes and the entry log. ``history()`` equals ``from_records`` of every
+    record added."""
+
+    def __init__(self, revealed: frozenset[int] = frozenset()):
+        self.revealed = revealed
+        self.position = 0  # the head the records were read up to
+        self.inputs = budget_model.Inputs()
+        self.memo: budget_model.Memo = {}
+        self.victory = victory_model.empty()
+        self.awards: list[dict[str, Any]] = []
+        self.hashes: dict[int, str] = {}
+        self.entries: list[dict[str, Any]] = []
+        self._entry_positions: set[int] = set()
+
+    def add(self, records: list[Record], upto: int) -> None:
+        for r in records:
+            if r.type in VICTORY_TYPES:
+                self.awards.extend({"position": r.position, **a} for a in victory_model.apply(self.victory, r))
+            if r.type in budget_model.RELEVANT:
+                self.inputs.add(r.type, r.position, r.data)
+            self.hashes[r.position] = r.data.get("hash", "")
+        entry_log(records, self.entries, self._entry_positions)
+        self.position = max(self.position, upto)
+
+    def history(self, campaign: str, countries: tuple[str, ...], turns: int, position: int, name: str = ""
+                ) -> History:
+        bud = budget_model.compute(self.inputs, memo=self.memo)
+        # Copies of what later ``add`` calls extend in place: a History handed out does not change.
+        return History(campaign, countries, turns, position, bud, orjson.loads(orjson.dumps(self.victory)),
+                       list(self.awards), dict(self.hashes), list(self.entries), name)
+
+
 def gather(ledger: Any, cid: UUID, actor: Actor, progress: Callable[[int], None] | None = None) -> History:
     """Read the campaign once; ``progress(n)`` is told of every page of ``n`` rows read."""
     state = ledger.campaign(cid)  # CampaignNotFound for an unknown campaign
-    revealed = frozenset(state.revealed)
-    sees_all = actor.role in ALL_SEEING
-    records: list[Record] = []
-    pending = 0
-    for row in ledger.stored_rows(cid):
-        if row.position > state.version:
-            break  # written after the state was read: the history stays at one head
-        pending += 1
-        if progress is not None and pending == 1000:
-            progress(pending)
-            pending = 0
-        kind = type_of(row.topic)
-        if kind not in READ:
-            continue
-        data = orjson.loads(row.state)
-        if sees_all or can_see(actor, {"visibility": data.get("visibility"), "position": row.position}, revealed):
-            records.append(Record(str(cid), row.position, kind, data))
-    if progress is not None and pending:
-        progress(pending)
+    # Rows written after the state was read are not read: the history stays at one head.
+    records = list(kept(ledger, cid, actor, frozenset(state.revealed), 0, state.version, progress))
     history = from_records(state.slug, tuple(state.countries), state.turn, records)
     return History(history.campaign, history.countries, history.turns, state.version, history.budget,
                    history.victory, history.awards, history.hashes, history.entries, state.name)

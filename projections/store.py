@@ -169,8 +169,10 @@ class ViewDB:
         if self.postgres:
             cur.execute("SET LOCAL synchronous_commit = off")
 
-    def read_campaign(self, cur: Any, campaign: str, upto: int, types: Iterable[str] | None = None) -> list[Any]:
-        """One campaign's records at positions 1..upto (a correction folds them again), of some types only."""
+    def read_campaign(self, cur: Any, campaign: str, upto: int, types: Iterable[str] | None = None, after: int = 0
+                      ) -> list[Any]:
+        """One campaign's records at positions after+1..upto (a correction folds them again), of some types
+        only."""
         from ledger.domain.events import LedgerEvent
         from projections.records import from_row
 
@@ -181,12 +183,12 @@ class ViewDB:
             only = f" AND topic IN ({', '.join([self.ph] * len(topics))})"
         if self.postgres:
             cur.execute(f"SELECT originator_version AS v, topic, state FROM {self.t(self.events_table)} "
-                        f"WHERE originator_id = %s AND originator_version <= %s{only} ORDER BY originator_version",
-                        (cid, upto, *topics))
+                        f"WHERE originator_id = %s AND originator_version > %s AND originator_version <= %s{only} "
+                        "ORDER BY originator_version", (cid, after, upto, *topics))
         else:
             cur.execute(f"SELECT originator_version AS v, topic, state FROM {self.events_table} "
-                        f"WHERE originator_id = ? AND originator_version <= ?{only} ORDER BY originator_version",
-                        (cid.hex, upto, *topics))
+                        f"WHERE originator_id = ? AND originator_version > ? AND originator_version <= ?{only} "
+                        "ORDER BY originator_version", (cid.hex, after, upto, *topics))
         return [from_row(campaign, r["v"], r["topic"], r["state"]) for r in cur.fetchall()]
 
     def head(self) -> int:

@@ -234,10 +234,12 @@ def ruling_diff(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[
             "kept": [e for e in eb if e in ea]}
 
 
-def budget_changes(before: list[list[Any]], event: Any) -> list[dict[str, Any]]:
+def budget_changes(before: list[list[Any]], event: Any, *, inputs: Any = None, memo: dict[Any, Any] | None = None
+                   ) -> list[dict[str, Any]]:
     """The ERS cells whose value differs between the budget without and with ``event`` (``before``: the
-    budget's inputs before it, as [type, position, fields]), sorted by country, turn, sheet and line number,
-    each with its sentence (``text``). One gathering of the inputs, two computations sharing a memo."""
+    budget's inputs before it, as [type, position, fields]; or ``inputs`` gathered already, which ``event``
+    is added to, and a ``memo`` of their sheets), sorted by country, turn, sheet and line number, each with
+    its sentence (``text``). One gathering of the inputs, two computations sharing a memo."""
     from ledger.economy.sheets import RELEVANT, Budget, Inputs, compute
     from projections import budget_view
 
@@ -249,9 +251,11 @@ def budget_changes(before: list[list[Any]], event: Any) -> list[dict[str, Any]]:
                 for code, c in (sheet.cells or {}).items()}
 
     try:
-        inputs, memo = Inputs(), {}
-        for kind, position, data in before:
-            inputs.add(kind, position, data)
+        if inputs is None:
+            inputs = Inputs()
+            for kind, position, data in before:
+                inputs.add(kind, position, data)
+        memo = {} if memo is None else memo
         c0 = cells(compute(inputs, memo=memo))
         inputs.add(event.type, event.position, budget_view.trim(event))
         c1 = cells(compute(inputs, memo=memo))

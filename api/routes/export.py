@@ -8,7 +8,9 @@ out of a player's or an observer's numbers, positions and hashes.
 
 The answer depends only on the caller's view of the history up to the head:
 its ETag is derived from the head position, the caller's role and country and
-the request, so a client that already holds it gets 304 without a re-read.
+the request, so a client that already holds it gets 304 without a re-read. The
+history itself is the read path's (``Reader.history``): kept per audience and
+extended with the events appended since, so only the first export reads it all.
 """
 
 from __future__ import annotations
@@ -18,10 +20,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
-from api.deps import ActorDep, CampaignId, CampaignStateDep, LedgerDep
+from api.deps import ActorDep, CampaignId, CampaignStateDep
+from api.readpath import ReadsDep
 from ledger.application import Actor
 from projections import charts, export
-from projections.history import gather
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["export"])
 
@@ -56,8 +58,8 @@ _HEADERS = {"Cache-Control": "private, no-cache"}  # revalidate: the ETag answer
 @router.get("/export/{table}.{fmt}", summary="The ERS (long or wide), the treasury entries, inflation, stability "
             "or victory history as CSV, JSON, Parquet or xlsx (ers.xlsx: a workbook laid out like the paper sheets)", response_class=Response,
             responses={200: {"content": {t.split(";")[0]: {} for t in export.MEDIA_TYPES.values()}}})
-def export_table(table: str, fmt: str, request: Request, cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
-                 state: CampaignStateDep, country: CountryQuery = None, turns: TurnsQuery = None,
+def export_table(table: str, fmt: str, request: Request, cid: CampaignId, actor: ActorDep,
+                 state: CampaignStateDep, reads: ReadsDep, country: CountryQuery = None, turns: TurnsQuery = None,
                  include_defaulted: Annotated[bool, Query(description="ERS: also the lines nothing was entered on "
                                                           "(their default, mostly 0)")] = False) -> Response:
     export.check_table(table)
@@ -65,7 +67,7 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, ledger
     span, etag, cached = _filters(request, actor, state, country, turns)
     if cached is not None:
         return cached
-    history = gather(ledger, cid, actor)
+    history = reads.reader.history(cid, actor, state)
     if fmt == "xlsx" and table in ("ers", "ers-wide"):  # the workbook: sheets A, B, C per country, the entries
         body = export.to_xlsx(history, country, span)
     else:
@@ -78,14 +80,15 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, ledger
 @router.get("/charts/{kind}.{fmt}", summary="A chart of the economic history: treasury, income, inflation, "
             "victory, or one country's ERS (country=)", response_class=Response,
             responses={200: {"content": {m: {} for m in charts.MEDIA_TYPES.values()}}})
-def chart(kind: str, fmt: str, request: Request, cid: CampaignId, ledger: LedgerDep, actor: ActorDep,
-          state: CampaignStateDep, country: CountryQuery = None, turns: TurnsQuery = None) -> Response:
+def chart(kind: str, fmt: str, request: Request, cid: CampaignId, actor: ActorDep,
+          state: CampaignStateDep, reads: ReadsDep, country: CountryQuery = None, turns: TurnsQuery = None
+          ) -> Response:
     charts.check_kind(kind, country)
     charts.check_format(fmt)
     span, etag, cached = _filters(request, actor, state, country, turns)
     if cached is not None:
         return cached
-    series = charts.chart_series(gather(ledger, cid, actor), kind, country, span)
+    series = charts.chart_series(reads.reader.history(cid, actor, state), kind, country, span)
     name = "-".join([state.slug, kind] + ([country] if country else [])) + "." + fmt
     return Response(charts.render(series, fmt), media_type=charts.MEDIA_TYPES[fmt],
                     headers={"Content-Disposition": f'inline; filename="{name}"', "ETag": etag, **_HEADERS})

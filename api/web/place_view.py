@@ -65,9 +65,7 @@ def place_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: C
     stacks = [{"id": sid, **st, "units_words": words.units(st.get("units"))}
               for sid, st in sorted((doc.get("stacks") or {}).items()) if st.get("location") == name]
     siege = (doc.get("sieges") or {}).get(name)
-    history = reader.place_history(cid, actor, state, name, n)
-    pages = max((len(history) + PAGE - 1) // PAGE, 1)
-    page = min(max(page, 1), pages)
+    count, page, history = reader.place_page(cid, actor, state, name, n, page, PAGE)
+    pages = max((count + PAGE - 1) // PAGE, 1)
     return {"name": name, "at": n, "state": places.get(name), "facts": facts, "stacks": stacks, "siege": siege,
-            "history": history[(page - 1) * PAGE:page * PAGE], "page": page, "pages": pages,
-            "events": len(history)}
+            "history": history, "page": page, "pages": pages, "events": count}

@@ -134,3 +134,21 @@ def test_a_long_history_is_paged_newest_first_25_a_page(sample, gm_client):  # n
     # landing), still newest first.
     assert older[:5] == list(range(head - 25, head - 30, -1)) and len(older) == 11 and "Page 2 of 2" in second
     assert older[5:] == sorted(older[5:], reverse=True) and older[5] < head - 29
+
+
+def test_a_game_masters_page_read_by_count_and_offset_is_the_slice_of_the_whole_history(sample):  # noqa: F811
+    for i in range(15):
+        sample.submit(CID, RemoveMarker, province="Picardie", marker="Pillage-", reason=f"foraged out {i}", actor=GM)
+        sample.submit(CID, PlaceMarker, province="Picardie", marker="Pillage-", reason=f"foraged {i}", actor=GM)
+    reader = reader_of(sample)
+    Projector(sample).catch_up()
+    for i in range(4):  # and some the views have not reached: the tail comes first
+        sample.submit(CID, PlaceMarker, province="Picardie", marker="Pillage-", reason=f"late {i}", actor=GM)
+    state = sample.campaign(CID)
+    whole = reader.place_history(CID, GM, state, "Picardie", state.version)
+    for size in (3, 4, 25):
+        for page in range(1, len(whole) // size + 3):
+            count, shown, rows = reader.place_page(CID, GM, state, "Picardie", state.version, page, size)
+            last = max((len(whole) + size - 1) // size, 1)
+            assert (count, shown) == (len(whole), min(page, last))
+            assert rows == whole[(shown - 1) * size:shown * size]

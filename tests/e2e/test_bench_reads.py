@@ -1,0 +1,38 @@
+"""ops/bench_reads.py in its --short version: one line per page and role, each beside its target (no timings
+are asserted: the machine is shared; the figures are the benchmark's to print)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KINDS = ["turn page at a step", "state?at=N", "map.svg?at=N", "ERS sheet (JSON)", "ERS page", "timeline of a turn",
+         "export ERS csv (FRA)", "place page"]
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_the_read_benchmark_prints_every_page_for_a_game_master_and_a_player(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
+    done = subprocess.run([sys.executable, str(ROOT / "ops/bench_reads.py"), "--short"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=240)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr[-3000:]
+    assert re.search(r"^views caught up in [\d.]+ s$", out, re.M), out
+    assert re.search(r"^raw baseline: read \+ decode all \d+ events", out, re.M), out
+    assert re.search(r"^cold player state\?at=N +player first read .* (PASS|MISS) +\(status 200\)$", out, re.M), out
+    assert re.search(r"^cold export \(first\) +gm +first read .* (PASS|MISS) +\(status 200\)$", out, re.M), out
+    for kind in KINDS:
+        for role in ("gm", "player"):
+            pattern = (rf"^{re.escape(kind)} +{role} +p50 +[\d.]+ ms +p95 +[\d.]+ ms "
+                       r".*target p95 <= +\d+ ms +(PASS|MISS)")
+            [found] = re.findall(pattern, out, re.M) or [None]
+            assert found, f"no line for {kind} / {role}:\n{out}"
+    assert re.search(r"^close a phase \(write\) +gm .*(PASS|MISS).*statuses \[201\]", out, re.M), out
+    assert " 500" not in out and "[500" not in out, out

@@ -1,0 +1,78 @@
+"""A player's map and victory as of any position, read in a process that has not folded their view yet, start
+from the game master's stored checkpoint while every event hidden from them is of a type those documents read
+only the position of (``POSITION_ONLY``: a treasury entry, a phase closed, a token), and from their own fold
+once a map event is hidden from them: either way they equal the fold from the first event of what they may
+see. The turns list, kept per campaign and extended, equals one grouped afresh."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+from ledger.application import Actor
+from ledger.domain.commands import ChangeControl
+from ops.generate_campaign import generate
+from projections import corrections, replay
+from projections.head import POSITION_ONLY, Reader
+from projections.read import records, visible
+from projections.runner import Projector
+
+GM, FRANCE, ENGLAND = Actor("gm", "gm"), Actor("fra", "player", "FRA"), Actor("eng", "player", "ENG")
+
+
+def from_first_event(ledger, cid, actor, state, n):
+    return corrections.fold(replay.MODELS, visible(actor, records(ledger, cid, 0, n), state.revealed))
+
+
+def test_the_events_the_shortcut_skips_change_nothing_but_the_position(ledger):
+    generate(ledger, "skips", 300, seed=5, turn_size=60)
+    [state] = ledger.campaigns()
+    rs = records(ledger, state.id)
+    skipped = [r for r in rs if r.type in POSITION_ONLY]
+    assert "TreasuryEntryRecorded" in {r.type for r in skipped}
+    docs = corrections.fold(replay.MODELS, [r for r in rs if r.type not in POSITION_ONLY])
+    for r in skipped:
+        for name, model in replay.MODELS.items():
+            before = copy.deepcopy(docs[name])
+            model.apply(docs[name], r)
+            assert {k: v for k, v in docs[name].items() if k != "position"} == \
+                {k: v for k, v in before.items() if k != "position"}
+            assert docs[name]["position"] == r.position
+
+
+def test_a_players_state_at_any_position_in_a_fresh_process_equals_their_fold_from_the_first_event(ledger):
+    generate(ledger, "fresh", 500, seed=6, turn_size=80)
+    [state] = ledger.campaigns()
+    cid = state.id
+    ledger.open_turn(cid, actor=GM)
+    hidden_at = ledger.submit(cid, ChangeControl, province="Picardie", controller="ENG", actor=GM,
+                              visibility={"scope": "countries", "countries": ["ENG"]}).events[-1]["position"]
+    later = ledger.submit(cid, ChangeControl, province="Kent", controller="FRA", actor=GM)
+    state = ledger.campaign(cid)
+    Projector(ledger).catch_up()
+    assert Reader(ledger, Projector(ledger).db).shared_until(cid, FRANCE, state) == hidden_at
+    assert Reader(ledger, Projector(ledger).db).shared_until(cid, ENGLAND, state) > state.version
+    positions = random.Random(2).sample(range(1, state.version + 1), 25) + [hidden_at - 1, hidden_at,
+                                                                               later.events[-1]["position"]]
+    for actor in (FRANCE, ENGLAND):
+        for n in positions:
+            got = Reader(ledger, Projector(ledger).db).state_at(cid, actor, state, n)  # a new process's reader
+            want = from_first_event(ledger, cid, actor, state, n)
+            assert (got["map"], got["victory"]) == (want["map"], want["victory"]), (actor.country, n)
+
+
+def test_the_turns_kept_and_extended_equal_the_turns_grouped_afresh(ledger):
+    generate(ledger, "turns", 300, seed=7, turn_size=60)
+    [state] = ledger.campaigns()
+    projector = Projector(ledger)
+    projector.catch_up()
+    warm = Reader(ledger, projector.db)
+    for actor in (GM, FRANCE):
+        warm.turns(state.id, actor, state)
+    ledger.open_turn(state.id, actor=GM)
+    ledger.submit(state.id, ChangeControl, province="Kent", controller="FRA", actor=GM,
+                  visibility={"scope": "countries", "countries": ["FRA"]})
+    projector.catch_up()
+    state = ledger.campaign(state.id)
+    for actor in (GM, FRANCE, ENGLAND):
+        assert warm.turns(state.id, actor, state) == Reader(ledger, projector.db).turns(state.id, actor, state)
