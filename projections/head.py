@@ -230,11 +230,15 @@ class Reader:
             entry.update(version=0, revealed=revealed, opened=[], docs=self._empty())
         shown = frozenset(revealed)
         docs = entry["docs"]
+        since: dict[str, int] = {}
+        if entry["version"] == 0:
+            since = self._start_from_checkpoint(entry, cid, actor, state)
         history = self._history(cid, actor, shown)
         for r in tail(self.ledger, cid, entry["version"], state.version):
             if can_see(actor, r, shown):
                 for name, model in replay.MODELS.items():
-                    docs[name], _ = corrections.apply(model, docs[name], r, history)
+                    if r.position > since.get(name, 0):
+                        docs[name], _ = corrections.apply(model, docs[name], r, history)
                 if r.type in RELEVANT:
                     docs["budget"]["events"].append([r.type, r.position, budget_view.trim(r)])
                     docs["budget_result"] = None
@@ -243,6 +247,27 @@ class Reader:
                     self._keep_checkpoint(cid, actor, revealed, r.position, docs)
         entry["version"] = state.version
         return docs
+
+    def _start_from_checkpoint(self, entry: dict[str, Any], cid: UUID, actor: Actor, state: CampaignState
+                               ) -> dict[str, int]:
+        """A fresh audience starts from the game master's stored checkpoint before ``shared_until`` (its map and
+        victory are the audience's there) and the budget events it may see up to that point, read from the
+        store, instead of folding from event 1; returns each view's checkpoint position (none: from event 1)."""
+        n = min(self.shared_until(cid, actor, state) - 1, state.version)
+        if n <= 0:
+            return {}
+        since, docs = replay.checkpoint(self.db, cid, n)
+        start = min(since.values())
+        if start <= 0:
+            return {}
+        with self.db.reading() as cur:
+            found = self.db.read_campaign(cur, str(cid), start, types=RELEVANT)
+        entry["docs"].update(docs)
+        entry["docs"]["budget"]["events"] = [[r.type, r.position, budget_view.trim(r)]
+                                             for r in read.visible(actor, found, frozenset(entry["revealed"]))]
+        entry["docs"]["budget_result"] = None
+        entry["version"] = start
+        return since
 
     def _keep_checkpoint(self, cid: UUID, actor: Actor, revealed: tuple[int, ...], position: int, docs: Docs
                          ) -> None:

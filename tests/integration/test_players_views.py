@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import random
 
+import orjson
+
 from ledger.application import Actor
 from ledger.domain.commands import ChangeControl
 from ops.generate_campaign import generate
@@ -76,3 +78,43 @@ def test_the_turns_kept_and_extended_equal_the_turns_grouped_afresh(ledger):
     state = ledger.campaign(state.id)
     for actor in (GM, FRANCE, ENGLAND):
         assert warm.turns(state.id, actor, state) == Reader(ledger, projector.db).turns(state.id, actor, state)
+
+
+def test_a_players_views_at_the_head_in_a_fresh_process_start_from_the_checkpoint_and_equal_their_fold(ledger):
+    """The map, victory and ERS a player first reads at the head in a process: from the game master's checkpoint
+    before the first event hidden from them that the map reads, and the budget events they may see from the
+    store, then their own fold; a treasury entry hidden from them stays out of their sheet."""
+    from ledger.economy.sheets import RELEVANT, budget, sheet_json
+    from projections import budget_view
+
+    generate(ledger, "head", 600, seed=8, turn_size=90)
+    [state] = ledger.campaigns()
+    cid = state.id
+    ledger.open_turn(cid, actor=GM)
+    turn = ledger.campaign(cid).turn
+    ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=17, reason="hidden from France",
+                                 actor=GM, visibility={"scope": "countries", "countries": ["ENG"]})
+    ledger.close_turn(cid, actor=GM)
+    ledger.open_turn(cid, actor=GM)  # its checkpoint lies after the hidden entry: read from the store, filtered
+    ledger.submit(cid, ChangeControl, province="Picardie", controller="ENG", actor=GM,
+                  visibility={"scope": "countries", "countries": ["ENG"]})
+    ledger.submit(cid, ChangeControl, province="Kent", controller="FRA", actor=GM)
+    state = ledger.campaign(cid)
+    Projector(ledger).catch_up()
+    for actor in (FRANCE, ENGLAND):
+        reader = Reader(ledger, Projector(ledger).db)  # a new process's reader
+        entry = reader._entry(cid, actor, state)
+        with entry["lock"]:
+            since = reader._start_from_checkpoint({**entry, "docs": reader._empty(), "revealed": ()},
+                                                  cid, actor, state)
+        assert since and min(since.values()) > 0, "a fresh audience starts from a stored checkpoint"
+        want = from_first_event(ledger, cid, actor, state, state.version)
+        got = orjson.loads(reader.state(cid, actor, state))
+        assert (got["map"], got["victory"]) == (want["map"], want["victory"]), actor.country
+        seen = visible(actor, records(ledger, cid, 0, state.version), state.revealed)
+        sheets = budget(budget_view.records({"events": [[r.type, r.position, budget_view.trim(r)]
+                                                        for r in seen if r.type in RELEVANT]}))
+        for country in ("ENG", "FRA"):
+            expected = sheets.sheet(country, turn)
+            raw = Reader(ledger, Projector(ledger).db).sheet(cid, actor, state, country, turn)
+            assert orjson.loads(raw) == orjson.loads(orjson.dumps(sheet_json(expected))), (actor.country, country)
