@@ -7,6 +7,7 @@ each PostgreSQL test gets a schema of its own, dropped afterwards.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import uuid
 from collections.abc import Iterator
 
@@ -81,3 +82,26 @@ def raw_execute(settings: Settings, sql: str, params: tuple = ()) -> None:
 
 def events_table(settings: Settings) -> str:
     return "stored_events" if settings.backend == "sqlite" else "ledger_events"
+
+
+CHROMIUM = Path("/usr/bin/chromium")
+REQUIRE = os.environ.get("LEDGER_TEST_REQUIRE_BROWSER") == "1"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not CHROMIUM.exists():
+        if REQUIRE:
+            pytest.fail("LEDGER_TEST_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing (apt-get install chromium)")
+        pytest.skip("/usr/bin/chromium is missing (apt-get install chromium; ops/test installs it)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if REQUIRE:
+            raise
+        pytest.skip("playwright is not installed (pip install -e '.[test]')")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()

@@ -38,9 +38,9 @@ from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 from tests.conftest import PG_DSN, STORES
 
-CHROMIUM = Path("/usr/bin/chromium")
-REQUIRE = os.environ.get("LEDGER_TEST_REQUIRE_BROWSER") == "1"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+# The session's one Chromium (`browser`) lives in tests/conftest.py: Playwright's sync API runs one instance per
+# thread, and every folder with browser tests (tests/browser, tests/replica) shares it.
+from tests.conftest import ARGS, CHROMIUM, REQUIRE  # noqa: E402,F401
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 ADMIN = "browser-admin-token"
 
@@ -107,24 +107,6 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not CHROMIUM.exists():
-        if REQUIRE:
-            pytest.fail("LEDGER_TEST_REQUIRE_BROWSER=1 but /usr/bin/chromium is missing (apt-get install chromium)")
-        pytest.skip("/usr/bin/chromium is missing (apt-get install chromium; ops/test installs it)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if REQUIRE:
-            raise
-        pytest.skip("playwright is not installed (pip install -e '.[test]')")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module", params=STORES)

@@ -19,7 +19,7 @@ from ledger.application import Ledger
 from ledger.config import Settings
 from ledger.domain import events as ev
 from projections.runner import Projector
-from tests.browser.conftest import ADMIN, REQUIRE, SCREENSHOTS, _free_port, _populate, browser, context, login  # noqa: F401
+from tests.browser.conftest import ADMIN, REQUIRE, SCREENSHOTS, _free_port, _populate, context, login  # noqa: F401
 from tests.conftest import PG_DSN, REPLICA_DSN
 from tests.replica.conftest import caught_up
 
