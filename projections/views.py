@@ -280,13 +280,9 @@ class BudgetView(View):
                                 [(campaign, c, t) for c, t in stale])
             lines, sheets = [], []
             for key in fresh:
-                s = cache.computed[key]
-                sheets.append((campaign, *key, orjson.dumps(
-                    {k: s[k] for k in ("error", "unbooked", "phases_closed")}).decode()))
-                for seq, line in enumerate(s["lines"]):
-                    lines.append((campaign, *key, seq, line["code"], line["amount"], line["kind"],
-                                  orjson.dumps(line["events"]).decode(), orjson.dumps(line["sources"]).decode(),
-                                  orjson.dumps(line).decode()))
+                sheet, rows = cache.computed[key]  # serialised once, by Cache.sheets
+                sheets.append((campaign, *key, sheet))
+                lines.extend((campaign, *key, *row) for row in rows)
             insert_rows(self.db, cur, self.lines_table, ("campaign", "country", "turn", "seq", "line", "amount",
                                                          "kind", "events", "sources", "detail"), lines)
             insert_rows(self.db, cur, self.sheets_table, ("campaign", "country", "turn", "sheet"), sheets)
