@@ -53,30 +53,84 @@ def relevant_events(db: ViewDB, cur: Any, campaign: str, upto: int) -> list[list
     return [[r.type, r.position, trim(r)] for r in rows]
 
 
+#: A sheet as stored: its ``proj_budget_sheets.sheet`` text, and per line (seq, line, amount, kind, events,
+#: sources, detail) of ``proj_budget``.
+SheetRows = tuple[str, list[tuple[int, str, int, str, str, str, str]]]
+
+
+def sheet_rows(s: dict[str, Any]) -> SheetRows:
+    """``sheet_json``'s answer serialised once, as the view writes it (and digests it)."""
+    dumps = orjson.dumps
+    return (dumps({k: s[k] for k in ("error", "unbooked", "phases_closed")}).decode(),
+            [(seq, line["code"], line["amount"], line["kind"], dumps(line["events"]).decode(),
+              dumps(line["sources"]).decode(), dumps(line).decode()) for seq, line in enumerate(s["lines"])])
+
+
 class Cache:
-    """One campaign's budget in memory: its gathered inputs, the sheet memo, a digest of each memoised sheet."""
+    """One campaign's budget in memory: its gathered inputs, the sheet memo, a digest of each memoised sheet,
+    and the first turn per country whose inputs changed since the last ``sheets`` (``dirty``)."""
 
     def __init__(self, events: list[list[Any]]):
         self.inputs = Inputs()
-        for kind, position, data in events:
-            self.inputs.add(kind, position, data)
         self.memo: Memo = {}
         # Per sheet: the memoised sheet and a digest of its JSON. Not the JSON itself: a 300,000-event campaign
         # has thousands of sheets of ~95 lines, and their JSON kept in memory was a third of a rebuild's RSS.
         self.seen: dict[tuple[str, int], tuple[Any, bytes]] = {}
-        self.computed: dict[tuple[str, int], dict[str, Any]] = {}  # the JSON of the sheets the last call computed
+        self.computed: dict[tuple[str, int], SheetRows] = {}  # the rows of the sheets the last call computed
+        self.dirty: dict[str, int] | None = None  # None: every sheet (nothing computed yet, or the countries changed)
+        for kind, position, data in events:
+            self.add(kind, position, data)
+        self.dirty = None
 
-    def sheets(self) -> dict[tuple[str, int], bytes]:
-        """Every sheet's digest; only the sheets whose inputs changed are computed and serialised again (their
-        JSON in ``computed`` until the next call)."""
+    def _touch(self, country: Any, turn: Any) -> None:
+        if self.dirty is not None and isinstance(country, str) and isinstance(turn, int):
+            self.dirty[country] = min(self.dirty.get(country, turn), turn)
+
+    def add(self, kind: str, position: int, data: dict[str, Any]) -> None:
+        """Take one relevant event and note the sheets it may change (the later ones follow in ``compute``)."""
+        inputs = self.inputs
+        if kind == "TreasuryEntryRecorded":
+            self._touch(data.get("country"), data.get("turn"))
+        elif kind == "CorrectionRecorded":
+            # The corrected entry's sheet, and the sheets its standing replacement named before and after.
+            root = inputs.standing.root(data["corrects"])
+            before = inputs.corrections.get(root)
+            inputs.add(kind, position, data)
+            entry = inputs.entries.get(root)
+            if entry is not None:
+                self._touch(entry.country, entry.turn)
+                for fix in (before, inputs.corrections.get(root)):
+                    if fix is not None and isinstance(fix[1], dict):
+                        self._touch(fix[1].get("country", entry.country), fix[1].get("turn", entry.turn))
+            return
+        elif kind == "TurnOpened":
+            for country in inputs.countries:  # the new turns' sheets
+                self._touch(country, inputs.turns + 1)
+        elif kind == "PhaseClosed":
+            for country in inputs.countries:  # every sheet of the turn lists its closed phases
+                self._touch(country, data["turn"])
+        elif kind in ("CampaignCreated", "ScenarioImported"):
+            self.dirty = None
+        inputs.add(kind, position, data)
+
+    def sheets(self) -> tuple[dict[tuple[str, int], bytes], bool]:
+        """The digests of the sheets computed again since the last call, and whether that is every sheet (when
+        not, the sheets left out are unchanged). Their rows are in ``computed`` until the next call."""
+        every = self.dirty is None
         out, self.computed = {}, {}
-        for key, s in compute(self.inputs, memo=self.memo).sheets.items():
-            seen = self.seen.get(key)
-            if seen is None or seen[0] is not s:
-                js = self.computed[key] = sheet_json(s)
-                seen = self.seen[key] = (s, blake2b(orjson.dumps(js), digest_size=16).digest())
-            out[key] = seen[1]
-        return out
+        if every or self.dirty:
+            for key, s in compute(self.inputs, memo=self.memo, since=self.dirty).sheets.items():
+                seen = self.seen.get(key)
+                if seen is None or seen[0] is not s:
+                    rows = self.computed[key] = sheet_rows(sheet_json(s))
+                    # The digest of the rows as written: each line's detail holds all of the line.
+                    h = blake2b(rows[0].encode(), digest_size=16)
+                    for line in rows[1]:
+                        h.update(line[-1].encode())
+                    seen = self.seen[key] = (s, h.digest())
+                out[key] = seen[1]
+        self.dirty = {}
+        return out, every
 
 
 def create_tables(db: ViewDB) -> None:

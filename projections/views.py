@@ -240,7 +240,8 @@ class BudgetView(View):
         self.lines_table, self.sheets_table = db.t("proj_budget"), db.t("proj_budget_sheets")
         self.sheets: dict[str, dict[tuple[str, int], bytes]] = {}  # the stored answer's digests, per campaign
         self.changed: set[str] = set()  # campaigns whose relevant events changed in this batch
-        self._pending: dict[str, dict[tuple[str, int], bytes]] = {}  # written, not yet committed
+        # Written, not yet committed: the digests of the sheets computed again, and whether that was every one.
+        self._pending: dict[str, tuple[dict[tuple[str, int], bytes], bool]] = {}
         self.caches: dict[str, budget_view.Cache] = {}  # per campaign, in step with self.docs
 
     def doc(self, cur: Any, campaign: str) -> dict[str, Any]:
@@ -252,7 +253,7 @@ class BudgetView(View):
             self.caches[campaign] = budget_view.Cache(
                 budget_view.relevant_events(self.db, cur, campaign, doc["position"]) if doc["position"] else [])
             doc.pop("events", None)  # older documents kept the events themselves
-            self.sheets[campaign] = self.caches[campaign].sheets()
+            self.sheets[campaign] = self.caches[campaign].sheets()[0]
         return doc
 
     def handle(self, cur: Any, r: Record) -> None:
@@ -260,7 +261,7 @@ class BudgetView(View):
         doc["position"] = r.position
         self.dirty.add(r.campaign)
         if r.type in RELEVANT:
-            self.caches[r.campaign].inputs.add(r.type, r.position, budget_view.trim(r))
+            self.caches[r.campaign].add(r.type, r.position, budget_view.trim(r))
             self.changed.add(r.campaign)
 
     def flush(self, cur: Any) -> None:
@@ -269,30 +270,30 @@ class BudgetView(View):
         for campaign in sorted(self.changed):
             old = self.sheets.get(campaign, {})
             cache = self.caches[campaign]
-            new = cache.sheets()
+            new, every = cache.sheets()  # the sheets computed again (every one: a sheet not in it is gone)
             # Only the sheets whose answer changed are rewritten (an entry changes its turn and the later ones).
             # A changed digest means the sheet was computed again by this call: its JSON is in cache.computed.
-            stale = [k for k in old if old[k] != new.get(k)]
+            stale = [k for k in (old if every else new) if old.get(k) is not None and old[k] != new.get(k)]
             fresh = [k for k in new if old.get(k) != new[k]]
             for table in (self.lines_table, self.sheets_table) if stale else ():
                 cur.executemany(f"DELETE FROM {table} WHERE campaign = {ph} AND country = {ph} AND turn = {ph}",
                                 [(campaign, c, t) for c, t in stale])
             lines, sheets = [], []
             for key in fresh:
-                s = cache.computed[key]
-                sheets.append((campaign, *key, orjson.dumps(
-                    {k: s[k] for k in ("error", "unbooked", "phases_closed")}).decode()))
-                for seq, line in enumerate(s["lines"]):
-                    lines.append((campaign, *key, seq, line["code"], line["amount"], line["kind"],
-                                  orjson.dumps(line["events"]).decode(), orjson.dumps(line["sources"]).decode(),
-                                  orjson.dumps(line).decode()))
+                sheet, rows = cache.computed[key]  # serialised once, by Cache.sheets
+                sheets.append((campaign, *key, sheet))
+                lines.extend((campaign, *key, *row) for row in rows)
             insert_rows(self.db, cur, self.lines_table, ("campaign", "country", "turn", "seq", "line", "amount",
                                                          "kind", "events", "sources", "detail"), lines)
             insert_rows(self.db, cur, self.sheets_table, ("campaign", "country", "turn", "sheet"), sheets)
-            self._pending[campaign] = new
+            self._pending[campaign] = (new, every)
 
     def committed(self) -> None:
-        self.sheets.update(self._pending)
+        for campaign, (new, every) in self._pending.items():
+            if every or campaign not in self.sheets:
+                self.sheets[campaign] = new
+            else:  # in place: the campaign's other sheets did not change
+                self.sheets[campaign].update(new)
         self._pending.clear()
         self.changed.clear()
         super().committed()

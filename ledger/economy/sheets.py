@@ -190,8 +190,15 @@ def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None, 
     return compute(inputs, definition=definition, memo=memo)
 
 
-def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: Memo | None = None) -> Budget:
-    """The sheets from gathered inputs (``memo``: see ``Memo``)."""
+def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: Memo | None = None,
+            since: Mapping[str, int] | None = None) -> Budget:
+    """The sheets from gathered inputs (``memo``: see ``Memo``).
+
+    ``since`` (with ``memo``): country -> the first turn whose inputs may have changed since the memo was
+    filled; only those sheets and the later ones of that country are in the answer, and the countries not
+    named have none. A view that tracks what each event touches pays for those sheets only, not for a walk
+    of every sheet of the campaign. A country whose earlier sheets are not all memoised starts from turn 1.
+    """
     defn = definition or ers_definition()
     countries, settings, start, turns, position = (inputs.countries, inputs.settings, inputs.start, inputs.turns,
                                                    inputs.position)
@@ -251,7 +258,19 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
         history: list[dict[str, LineValue] | None] = []  # computed sheets, oldest first
         tokens: list[int] = []  # memo tokens of those sheets (0: not memoised)
         broken: int | None = None
-        for turn in range(1, last_turn + 1):
+        first = 1
+        if since is not None and memo is not None:
+            if country not in since:
+                continue
+            first = max(1, since[country])
+            # The three sheets before ``first`` are all the next one reads (A1 from the last, loans from three).
+            primed = [memo.get((country, t)) for t in range(max(1, first - 3), first)]
+            if None in primed:
+                first = 1
+            else:
+                history = [hit[3] for hit in primed]  # type: ignore[index]
+                tokens = [hit[1] for hit in primed]  # type: ignore[index]
+        for turn in range(first, last_turn + 1):
             key = (country, turn)
             previous = history[-1] if history else None
             inputs_key = None
@@ -277,6 +296,8 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
                                     "reason": f"{code} is carried from turn {turn - 1}'s sheet"})
             base = {"country": country, "turn": turn, "unbooked": tuple(skipped),
                     "phases_closed": tuple(phases.get(turn, ()))}
+            if memo is not None and inputs_key is None:
+                memo.pop(key, None)  # its answer is no longer the memo's: ``since`` must not prime from it
             if broken is not None:
                 sheets[key] = Sheet(cells=None, error={"message": f"turn {broken}'s sheet could not be computed",
                                                        "field": None}, **base)

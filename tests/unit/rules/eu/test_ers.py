@@ -424,3 +424,21 @@ def test_ers_treasury_identity_holds(a1, incomes, expenses, pcts, inflation):
     assert v["A25"] == v["A13"] - (v["B48"] - v["A15"])  # no prestige or loans taken
     assert 0 <= v["A32"] <= abs(v["A31"])
     assert v["A15"] <= v["A14"] * pcts[0] / 100 < v["A15"] + 1
+
+
+def test_ers_lines_are_the_models_model_construct_builds():
+    """compute_sheet builds its LineValues without model_construct's bookkeeping (a rebuild's largest cost):
+    each must be indistinguishable from the one model_construct gives, field order and set fields included."""
+    from ledger.rules.eu.ers import LineValue
+
+    turn1 = compute_sheet(_turn1_entered(), None, period_start=True)
+    for sheet in (turn1, compute_sheet(_turn2_entered(), turn1)):
+        for code, lv in sheet.items():
+            ref = LineValue.model_construct(**lv.__dict__)
+            assert lv == ref
+            assert list(vars(lv).items()) == list(vars(ref).items())
+            assert lv.model_fields_set == ref.model_fields_set
+            assert lv.model_dump() == ref.model_dump() and repr(lv) == repr(ref)
+            assert LineValue.model_validate(lv.model_dump()) == lv
+            with pytest.raises(Exception):
+                lv.value = 0  # type: ignore[misc]  # still frozen
