@@ -658,17 +658,28 @@ class Reader:
                 start, stop = (page - 1) * size, page * size
                 skip, limit = max(start - len(newer), 0), max(stop - max(start, len(newer)), 0)
                 cur.execute(db.sql(select + " LIMIT ? OFFSET ?"), (*params, limit, skip))
+                rows = cur.fetchall()
             else:
-                cur.execute(db.sql(select), params)
+                # Which rows the caller may see, from two small columns; then only the page's rows in full.
+                cur.execute(db.sql("SELECT p.position, t.visibility FROM {proj_places} p JOIN {proj_timeline} t "
+                                   "ON t.campaign = p.campaign AND t.position = p.position WHERE p.campaign = ? "
+                                   "AND p.place = ? AND p.position <= ? ORDER BY p.position DESC"), params)
+                allowed = [int(r["position"]) for r in cur.fetchall()
+                           if can_see(actor, {"visibility": visibility(r["visibility"]),
+                                              "position": int(r["position"])}, revealed)]
+                count = len(newer) + len(allowed)
+                page = min(max(page, 1), max((count + size - 1) // size, 1)) if size else 1
+                start, stop = ((page - 1) * size, page * size) if size else (0, count)
+                wanted = allowed[max(start - len(newer), 0):max(stop - len(newer), 0)]
+                rows = []
+                for i in range(0, len(wanted), 500):  # a bounded IN list per query
+                    chunk = wanted[i:i + 500]
+                    cur.execute(db.sql(select.replace("ORDER BY", f"AND p.position IN ({', '.join('?' * len(chunk))}) "
+                                                                  "ORDER BY")), (*params, *chunk))
+                    rows += cur.fetchall()
             rows = [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
-                     "context": r["context"], "visibility": visibility(r["visibility"])} for r in cur.fetchall()]
-        if sees_all(actor) and size:
-            return count, page, self._decoded(newer[start:stop] + rows)
-        shown = newer + [r for r in rows
-                         if can_see(actor, {"visibility": r["visibility"], "position": r["position"]}, revealed)]
-        page = min(max(page, 1), max((len(shown) + size - 1) // size, 1)) if size else 1
-        out = shown[(page - 1) * size:page * size] if size else shown
-        return len(shown), page, self._decoded(out)
+                     "context": r["context"], "visibility": visibility(r["visibility"])} for r in rows]
+        return count, page, self._decoded(newer[start:stop] + rows)
 
     @staticmethod
     def _decoded(out: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -152,3 +152,32 @@ def test_a_game_masters_page_read_by_count_and_offset_is_the_slice_of_the_whole_
             last = max((len(whole) + size - 1) // size, 1)
             assert (count, shown) == (len(whole), min(page, last))
             assert rows == whole[(shown - 1) * size:shown * size]
+
+
+def test_a_players_page_is_the_slice_of_what_they_may_see_of_the_whole_history(sample):  # noqa: F811
+    """A player's page reads which rows they may see from two small columns, then only that page's rows: each page
+    equals the slice of their whole history, with the events hidden from them left out of pages and count."""
+    from ledger.application import Actor
+
+    fra, eng = Actor("bruno", "player", "FRA"), Actor("alice", "player", "ENG")
+    for i in range(12):
+        shown_to = {"scope": "countries", "countries": ["ENG"]} if i % 3 else None
+        sample.submit(CID, RemoveMarker, province="Picardie", marker="Pillage-", reason=f"foraged out {i}", actor=GM,
+                      **({"visibility": shown_to} if shown_to else {}))
+        sample.submit(CID, PlaceMarker, province="Picardie", marker="Pillage-", reason=f"foraged {i}", actor=GM)
+    reader = reader_of(sample)
+    Projector(sample).catch_up()
+    sample.submit(CID, PlaceMarker, province="Picardie", marker="Pillage-", reason="late", actor=GM)  # the tail
+    state = sample.campaign(CID)
+    for actor in (fra, eng):
+        whole = reader.place_history(CID, actor, state, "Picardie", state.version)
+        everything = reader.place_history(CID, GM, state, "Picardie", state.version)
+        hidden = {r["position"] for r in everything if r["visibility"].get("countries") == ["ENG"]}
+        assert len(hidden) == 8
+        assert whole == [r for r in everything if actor is eng or r["position"] not in hidden]
+        for size in (3, 5, 25):
+            for page in range(1, len(whole) // size + 3):
+                count, shown, rows = reader.place_page(CID, actor, state, "Picardie", state.version, page, size)
+                last = max((len(whole) + size - 1) // size, 1)
+                assert (count, shown) == (len(whole), min(page, last))
+                assert rows == whole[(shown - 1) * size:shown * size]
