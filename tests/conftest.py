@@ -89,6 +89,18 @@ REQUIRE = os.environ.get("LEDGER_TEST_REQUIRE_BROWSER") == "1"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 
 
+def playwright_expect():
+    """Playwright's ``expect``, for a browser test module at import; without Playwright the module is skipped
+    (an error under LEDGER_TEST_REQUIRE_BROWSER=1)."""
+    try:
+        from playwright.sync_api import expect
+    except ImportError:
+        if REQUIRE:
+            raise
+        pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+    return expect
+
+
 @pytest.fixture(scope="session")
 def browser():
     if not CHROMIUM.exists():

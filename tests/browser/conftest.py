@@ -16,13 +16,14 @@ LEDGER_TEST_REQUIRE_BROWSER=1 (``ops/test`` sets it), where they fail.
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import tempfile
 import threading
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,9 +39,8 @@ from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 from tests.conftest import PG_DSN, STORES
 
-# The session's one Chromium (`browser`) lives in tests/conftest.py: Playwright's sync API runs one instance per
-# thread, and every folder with browser tests (tests/browser, tests/replica) shares it.
-from tests.conftest import ARGS, CHROMIUM, REQUIRE  # noqa: E402,F401
+# The session's one Chromium (`browser`) and Playwright's `expect` live in tests/conftest.py: Playwright's sync API
+# runs one instance per thread, and every folder with browser tests (tests/browser, tests/replica) shares it.
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "screenshots"
 ADMIN = "browser-admin-token"
 
@@ -109,11 +109,30 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """``app`` served by a real uvicorn server in a thread of this process on a free port: its base URL."""
+    import uvicorn
+
+    port = _free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            pytest.fail("the uvicorn server did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
 @pytest.fixture(scope="module", params=STORES)
 def site(request, browser):  # the browser first: without Chromium the tests skip before any set-up
     """A real uvicorn server on 127.0.0.1 (a thread of this process) over a fresh store."""
-    import uvicorn
-
     from api.main import create_app
 
     tmp = Path(tempfile.mkdtemp(prefix="ledger-web-"))
@@ -121,20 +140,9 @@ def site(request, browser):  # the browser first: without Chromium the tests ski
     ledger = Ledger(settings)
     try:
         data = _populate(ledger)
-        port = _free_port()
         app = create_app(settings, ledger)
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
-                                               log_level="warning", lifespan="on"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                pytest.fail("the uvicorn server did not start")
-            time.sleep(0.02)
-        yield Site(request.param, f"http://127.0.0.1:{port}", ledger, app=app, **data)
-        server.should_exit = True
-        thread.join(timeout=10)
+        with serving(app) as url:
+            yield Site(request.param, url, ledger, app=app, **data)
     finally:
         ledger.close()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -6,14 +6,10 @@ from __future__ import annotations
 import pytest
 
 from ledger.sample import GM
-from tests.browser.conftest import REQUIRE, login
+from tests.browser.conftest import login
+from tests.conftest import playwright_expect
 
-try:
-    from playwright.sync_api import expect
-except ImportError:
-    if REQUIRE:
-        raise
-    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+expect = playwright_expect()
 
 pytestmark = pytest.mark.browser
 

@@ -12,14 +12,10 @@ import pytest
 from ledger.application import visibility
 from ledger.domain.commands import MoveStack
 from ledger.sample import GM
-from tests.browser.conftest import REQUIRE, login
+from tests.browser.conftest import login
+from tests.conftest import playwright_expect
 
-try:
-    from playwright.sync_api import expect
-except ImportError:
-    if REQUIRE:
-        raise
-    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+expect = playwright_expect()
 
 pytestmark = pytest.mark.browser
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"

@@ -14,14 +14,10 @@ import re
 import httpx
 import pytest
 
-from tests.browser.conftest import REQUIRE, login
+from tests.browser.conftest import login
+from tests.conftest import playwright_expect
 
-try:
-    from playwright.sync_api import expect
-except ImportError:
-    if REQUIRE:
-        raise
-    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+expect = playwright_expect()
 
 pytestmark = pytest.mark.browser
 TURN1 = "/ui/campaigns/sample/turns/1"

@@ -7,8 +7,6 @@ from __future__ import annotations
 import re
 import shutil
 import tempfile
-import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -19,24 +17,17 @@ from ledger.application import Ledger
 from ledger.config import Settings
 from ledger.domain import events as ev
 from projections.runner import Projector
-from tests.browser.conftest import ADMIN, REQUIRE, SCREENSHOTS, _free_port, _populate, context, login  # noqa: F401
-from tests.conftest import PG_DSN, REPLICA_DSN
+from tests.browser.conftest import ADMIN, SCREENSHOTS, _populate, context, login, serving  # noqa: F401
+from tests.conftest import PG_DSN, REPLICA_DSN, playwright_expect
 from tests.replica.conftest import caught_up
 
-try:
-    from playwright.sync_api import expect
-except ImportError:
-    if REQUIRE:
-        raise
-    pytest.skip("playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+expect = playwright_expect()
 
 pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
 def site(browser):  # noqa: F811 (the browser first: without Chromium the test skips before any set-up)
-    import uvicorn
-
     from api.main import create_app
 
     tmp = Path(tempfile.mkdtemp(prefix="ledger-web-replica-"))
@@ -51,21 +42,10 @@ def site(browser):  # noqa: F811 (the browser first: without Chromium the test s
         Projector(ledger)  # the view tables, on the replica before the test pauses its replay
         caught_up()
         app = create_app(settings, ledger)
-        port = _free_port()
-        server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                               lifespan="on"))
-        thread = threading.Thread(target=server.run, daemon=True)
-        thread.start()
-        deadline = time.monotonic() + 20
-        while not server.started:
-            if time.monotonic() > deadline or not thread.is_alive():
-                pytest.fail("the uvicorn server did not start")
-            time.sleep(0.02)
         from tests.browser.conftest import Site
 
-        yield Site("replica", f"http://127.0.0.1:{port}", ledger, app=app, **data)
-        server.should_exit = True
-        thread.join(timeout=10)
+        with serving(app) as url:
+            yield Site("replica", url, ledger, app=app, **data)
     finally:
         ledger.close()
         shutil.rmtree(tmp, ignore_errors=True)
