@@ -260,11 +260,8 @@ class Reader:
         start = min(since.values())
         if start <= 0:
             return {}
-        with self.db.reading() as cur:
-            found = self.db.read_campaign(cur, str(cid), start, types=RELEVANT)
         entry["docs"].update(docs)
-        entry["docs"]["budget"]["events"] = [[r.type, r.position, budget_view.trim(r)]
-                                             for r in read.visible(actor, found, frozenset(entry["revealed"]))]
+        entry["docs"]["budget"]["events"] = self._stored_budget_events(cid, actor, entry["revealed"], start)
         entry["docs"]["budget_result"] = None
         entry["version"] = start
         return since
@@ -410,11 +407,14 @@ class Reader:
         with entry["lock"]:
             warm = entry["version"] > 0 and entry["revealed"] == tuple(state.revealed)
         if not warm:  # not folded in this process yet: the store's, filtered, rather than a fold from event 1
-            with self.db.reading() as cur:
-                found = self.db.read_campaign(cur, str(cid), upto, types=RELEVANT)
-            return [[r.type, r.position, budget_view.trim(r)]
-                    for r in read.visible(actor, found, state.revealed)]
+            return self._stored_budget_events(cid, actor, state.revealed, upto)
         return self.render(cid, actor, state, lambda d: [e for e in d["budget"]["events"] if e[1] <= upto])
+
+    def _stored_budget_events(self, cid: UUID, actor: Actor, revealed: Any, upto: int) -> list[list[Any]]:
+        """The events the budget reads at positions 1..upto that the caller may see, read from the store."""
+        with self.db.reading() as cur:
+            found = self.db.read_campaign(cur, str(cid), upto, types=RELEVANT)
+        return [[r.type, r.position, budget_view.trim(r)] for r in read.visible(actor, found, frozenset(revealed))]
 
     # ------------------------------------------------------------------ rendered answers at the head
 
