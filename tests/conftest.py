@@ -17,6 +17,11 @@ import pytest
 from ledger.application import Ledger
 from ledger.config import Settings
 
+# The service's own settings in the shell (a benchmark's LEDGER_POSTGRES_OWNER_DSN, a signing key file) would
+# reach every Settings() a test builds, and the servers it starts: the tests choose their settings themselves.
+for _name in [n for n in os.environ if n.startswith("LEDGER_") and not n.startswith("LEDGER_TEST_")]:
+    del os.environ[_name]
+
 PG_DSN = os.environ.get("LEDGER_TEST_POSTGRES_DSN")
 #: A streaming replica of PG_DSN's cluster (ops/pg.sh replica): tests/replica runs the read tests against it.
 REPLICA_DSN = os.environ.get("LEDGER_TEST_POSTGRES_REPLICA_DSN")
