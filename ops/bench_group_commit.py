@@ -177,6 +177,63 @@ def hot_latencies(app: Ledger, cid: uuid.UUID, seconds: float) -> tuple[list[flo
     return sorted(lat), n / elapsed
 
 
+STAGES = ("command model (validation)", "use case (ruleset, dice)", "seal (hash chain)", "fold into the state",
+          "checkpoint (Ed25519 note)", "answer and idempotency JSON", "stored event (serialise)",
+          "commit of its group (per group)")
+
+
+def stage_breakdown(app: Ledger, cid: uuid.UUID, n: int) -> tuple[float, dict[str, float]]:
+    """CPU ms per append, in total and by stage, of ``n`` appends one after another in one thread.
+
+    Each stage is timed with ``time.process_time`` around the call that does it, wrapped for the run only
+    (a few microseconds of timer per call are counted too). One writer alone leads a group of one: the commit
+    line is the CPU of one group's transaction, which (b) shares among the appends of its group.
+    """
+    import ledger.application as application
+    from ledger.checkpoints import Signer
+    from ledger.domain import commands as cmd
+    from ledger.usecases import HANDLERS
+
+    spent = dict.fromkeys(STAGES, 0.0)
+
+    def timed(stage: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kw: Any) -> Any:
+            t0 = time.process_time()
+            try:
+                return fn(*args, **kw)
+            finally:
+                spent[stage] += time.process_time() - t0
+        return call
+
+    use = HANDLERS[cmd.RecordRuling]
+    group = app.recorder._group  # type: ignore[attr-defined]
+    patches: list[tuple[Any, str, Any]] = [
+        (cmd, "build", timed(STAGES[0], cmd.build)),
+        (application.Draft, "seal", timed(STAGES[2], application.Draft.seal)),
+        (application, "project_campaign", timed(STAGES[3], application.project_campaign)),
+        (Signer, "note", timed(STAGES[4], Signer.note)),
+        (application, "canonical_json", timed(STAGES[5], application.canonical_json)),
+        (app.mapper, "to_stored_event", timed(STAGES[6], app.mapper.to_stored_event)),
+        (group, "commit", timed(STAGES[7], group.commit)),
+    ]
+    saved = [(obj, name, obj.__dict__[name] if isinstance(obj, type) else getattr(obj, name))
+             for obj, name, _ in patches]
+    for obj, name, new in patches:
+        setattr(obj, name, new)
+    HANDLERS[cmd.RecordRuling] = type(use)(timed(STAGES[1], use.run), use.creating)
+    app.recorder.group_commit = True
+    try:
+        t0 = time.process_time()
+        for _ in range(n):
+            app.record_ruling(cid, procedure="M13", inputs=INPUTS, actor=GM)
+        total = time.process_time() - t0
+    finally:
+        HANDLERS[cmd.RecordRuling] = use
+        for obj, name, old in saved:
+            setattr(obj, name, old)
+    return 1000 * total / n, {k: 1000 * v / n for k, v in spent.items()}
+
+
 def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
@@ -227,6 +284,7 @@ def main() -> None:
             cpu_on.append(cpu)
             spread.append(processes_rate(dsn, schema, data_dir, cids, args.seconds, args.processes))
         lat, hot_rate = hot_latencies(app, hot, args.seconds * args.rounds)
+        serial, stages = stage_breakdown(app, cids[0], 200 if args.short else 2000)
         app.close()
 
         a, a16, b0, b1 = (statistics.median(x) for x in (raw1, raw16, off, on))
@@ -252,6 +310,13 @@ def main() -> None:
         print(f"(c)  hot campaign, 1 GM + 8 players: {len(lat)} appends, {hot_rate:.0f}/s; latency p50 "
               f"{pct(lat, 0.50):.1f} ms, p95 {pct(lat, 0.95):.1f} ms, p99 {pct(lat, 0.99):.1f} ms  "
               f"(target p99 <= 50 ms)")
+        group_size = statistics.median(per_commit)
+        print(f"(d)  CPU per append by stage, one writer alone (a group of one): {serial:.3f} ms in all")
+        for stage, ms in stages.items():
+            print(f"       {stage:32s} {ms:6.3f} ms" + (f"   (/{group_size:.1f} appends per commit in (b): "
+                                                         f"{ms / group_size:.3f} ms per append)"
+                                                         if stage == STAGES[-1] else ""))
+        print(f"       {'the rest (execute, queue, caches)':32s} {serial - sum(stages.values()):6.3f} ms")
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

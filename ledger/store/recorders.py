@@ -512,34 +512,40 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
         extras in one per table. False, with nothing written, when one append conflicts: the group is then
         sent append by append (``_send_appends``), so that the conflict fails that append only. Within one
         process appends of a campaign never conflict (``Ledger.execute``): that is for races between
-        processes, and for a reused idempotency key."""
+        processes, and for a reused idempotency key.
+
+        The statements go as one query string, parameters bound on the client: PostgreSQL runs the
+        statements of one simple-protocol query as one implicit transaction (all or nothing, the lock held
+        to its end), so the group costs one round trip and one call into psycopg, where a pipeline of
+        BEGIN, the preamble, each INSERT and COMMIT cost about 0.3 ms of client CPU per group.
+        """
         events = [e for r in group for e in r.events]
         extras = [r.extras for r in group if r.extras is not None]
         checkpoints = [x.checkpoint for x in extras if x.checkpoint]
         keys = [x.idempotency for x in extras if x.idempotency]
         seeds = [s for x in extras for s in x.seeds]
-        if 4 * len(events) > 60_000:  # past PostgreSQL's 65,535 parameters of a statement: one by one
+        if 4 * len(events) > 60_000:  # a very large group: one by one, as before
             return False
-        try:
-            with conn.pipeline(), conn.transaction():
-                conn.execute(sql["lock_timeout"])
-                conn.execute(sql["lock"])
-                conn.execute(sql["notify"])
-                inserted = conn.execute(
-                    sql["insert_all"] + _rows(4, len(events)) + sql["insert_all_returning"],
-                    [x for e in events for x in (e.originator_id, e.originator_version, e.topic, e.state)])
-                if checkpoints:
-                    conn.execute(sql["checkpoint_all"] + _rows(3, len(checkpoints)),
-                                 [x for c in checkpoints for x in c])
-                if keys:
-                    conn.execute(sql["idempotency_all"] + _rows(4, len(keys)),
-                                 [x for i in keys for x in (i.scope, i.key, i.request_hash, i.response)])
-                if seeds:
-                    conn.execute(sql["seed_all"] + _rows(4, len(seeds)),
-                                 [x for s in seeds for x in (s.campaign, s.turn, s.audience, s.sealed)])
-        except psycopg.IntegrityError:
-            return False
-        ids = {(r["originator_id"], r["originator_version"]): r["notification_id"] for r in inserted.fetchall()}
+        # The lock timeout, the table lock (notification ids in commit order) and the NOTIFY first, in one
+        # statement; then the events, whose ids the second result returns.
+        statements = [sql["preamble"], sql["insert_all"] + _rows(4, len(events)) + sql["insert_all_returning"]]
+        params: list[Any] = [x for e in events for x in (e.originator_id, e.originator_version, e.topic, e.state)]
+        if checkpoints:
+            statements.append(sql["checkpoint_all"] + _rows(3, len(checkpoints)))
+            params.extend(x for c in checkpoints for x in c)
+        if keys:
+            statements.append(sql["idempotency_all"] + _rows(4, len(keys)))
+            params.extend(x for i in keys for x in (i.scope, i.key, i.request_hash, i.response))
+        if seeds:
+            statements.append(sql["seed_all"] + _rows(4, len(seeds)))
+            params.extend(x for s in seeds for x in (s.campaign, s.turn, s.audience, s.sealed))
+        with psycopg.ClientCursor(conn) as cur:
+            try:
+                cur.execute(";".join(statements), params, prepare=False)
+            except psycopg.IntegrityError:
+                return False  # the implicit transaction rolled back: nothing of the group was written
+            cur.nextset()
+            ids = {(r["originator_id"], r["originator_version"]): r["notification_id"] for r in cur.fetchall()}
         for request in group:
             request.ids = [ids[(e.originator_id, e.originator_version)] for e in request.events]
         return True
@@ -599,6 +605,10 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                 self._sql = {
                     "lock_timeout": f"SET LOCAL lock_timeout = '{self.datastore.lock_timeout}s'",
                     "lock": SQL("SELECT {0}.{1}()").format(schema, self._lock_function).as_string(conn),
+                    # The three above as one statement (``_insert_group``): set_config(..., true) is SET LOCAL.
+                    "preamble": SQL("SELECT set_config('lock_timeout', {0}, true), {1}.{2}(), pg_notify({3}, '')"
+                                    ).format(f"{self.datastore.lock_timeout}s", schema, self._lock_function,
+                                             self.channel_name).as_string(conn),
                     "notify": SQL("NOTIFY {0}").format(Identifier(self.channel_name)).as_string(conn),
                     "insert": SQL(
                         "INSERT INTO {0}.{1} (originator_id, originator_version, topic, state) "
