@@ -102,6 +102,7 @@ class ServerCPU:
         before = cluster_cpu(self.pg_dir)
         out = run()
         if before is not None:
+            time.sleep(0.3)  # a backend whose connection just closed is counted once the postmaster reaped it
             self.spent += (cluster_cpu(self.pg_dir) or 0.0) - before
             self.events += (out[0] if isinstance(out, tuple) else out) * seconds
         return out
