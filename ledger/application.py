@@ -521,16 +521,14 @@ class Ledger(Application[UUID]):
         assert new_state is not None
         # Signed before the append and written with it: every stored head is one the service signed.
         note = self.signer.note(cid, new_state.version, new_state.root)
-        # Canonical (sorted) form, so a replayed response is byte-identical to the first.
-        result = Appended.from_json(orjson.loads(canonical_json(
-            Appended(str(cid), tuple(summarise(e) for e in sealed), data, checkpoint=note).to_json())),
-            replayed=False)
-        extras = replace(draft.extras, checkpoint=(cid, new_state.version, note))
-        if idempotency_key:
-            extras = replace(
-                extras,
-                idempotency=IdempotencyRecord(scope, idempotency_key, request_hash, canonical_json(result.to_json())),
-            )
+        # Canonical (sorted) form, so a replayed response is byte-identical to the first; the same bytes are
+        # the stored response of an Idempotency-Key (encoded once).
+        response = canonical_json(
+            Appended(str(cid), tuple(summarise(e) for e in sealed), data, checkpoint=note).to_json())
+        result = Appended.from_json(orjson.loads(response), replayed=False)
+        extras = Extras(idempotency=IdempotencyRecord(scope, idempotency_key, request_hash, response)
+                        if idempotency_key else None, seeds=draft.extras.seeds,
+                        checkpoint=(cid, new_state.version, note))
         stored = [self.mapper.to_stored_event(e) for e in sealed]
         if pipelined:
             queued, lead = self.recorder.enqueue(  # type: ignore[attr-defined]
@@ -662,7 +660,9 @@ class Ledger(Application[UUID]):
             return use.run(d, command, **extra)
 
         result = self.execute(cid, actor, run, context=context.as_dict() if context is not None else None,
-                              idempotency_key=idempotency_key, request=command.request(), creating=use.creating)
+                              idempotency_key=idempotency_key, creating=use.creating,
+                              # Hashed only under an Idempotency-Key: a command's full dump is CPU on every append.
+                              request=command.request() if idempotency_key else None)
         positions.note(result)  # the position a read names to see this write (read-your-writes, on a replica)
         return result
 

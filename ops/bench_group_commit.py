@@ -11,6 +11,10 @@ In one run, on one PostgreSQL (fsync on):
     commit per process), group commit on;
 (c) a hot campaign: 9 writers on one campaign (a game master recording rulings, 8 players rolling dice),
     group commit on: append latency p50/p95/p99 (target p99 <= 50 ms).
+(d) the CPU of one append by stage (command model, use case, seal, fold, signature, JSON, serialisation, its
+    group's commit), timed around each stage in one writer's serial run;
+(e) PostgreSQL's own CPU per event (when the benchmark started the cluster), and what the CPU of an append
+    bounds (b) at: one process runs its Python on one core; the machine's cores are shared with PostgreSQL.
 Rounds alternate off/on so both see the same machine load; medians are printed.
 
     python ops/bench_group_commit.py [--seconds 5] [--rounds 3]   # starts its own PostgreSQL if no DSN
@@ -62,6 +66,49 @@ def new_campaign(app: Ledger) -> uuid.UUID:
                                         countries=COUNTRIES, actor=GM).data["id"])
     app.open_turn(cid, actor=GM)
     return cid
+
+
+def cluster_cpu(pg_dir: str | None) -> float | None:
+    """CPU seconds the benchmark's own PostgreSQL has spent (postmaster, its live children, the exited ones it
+    reaped), from /proc; None on a cluster it did not start (others' work would be counted)."""
+    if not pg_dir:
+        return None
+    pid = int(Path(pg_dir, "data", "postmaster.pid").read_text().split()[0])
+
+    def fields(proc: str) -> list[str]:
+        text = Path(f"/proc/{proc}/stat").read_text()
+        return text[text.rindex(")") + 2:].split()  # [0] state, [1] ppid, [11..14] utime stime cutime cstime
+
+    ticks = sum(int(x) for x in fields(str(pid))[11:15])
+    for proc in os.listdir("/proc"):
+        if proc.isdigit() and proc != str(pid):
+            try:
+                f = fields(proc)
+            except (OSError, ValueError):
+                continue  # exited meanwhile
+            if f[1] == str(pid):
+                ticks += int(f[11]) + int(f[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+class ServerCPU:
+    """PostgreSQL's CPU per event of the measurements made under ``with``: ms, or None (not its own cluster)."""
+
+    def __init__(self, pg_dir: str | None):
+        self.pg_dir, self.spent, self.events = pg_dir, 0.0, 0.0
+
+    def measure(self, run: Callable[[], Any], seconds: float) -> Any:
+        """``run()`` returns a rate (or a tuple starting with one) over ``seconds``."""
+        before = cluster_cpu(self.pg_dir)
+        out = run()
+        if before is not None:
+            time.sleep(0.3)  # a backend whose connection just closed is counted once the postmaster reaped it
+            self.spent += (cluster_cpu(self.pg_dir) or 0.0) - before
+            self.events += (out[0] if isinstance(out, tuple) else out) * seconds
+        return out
+
+    def per_event(self) -> float | None:
+        return 1000 * self.spent / self.events if self.pg_dir and self.events else None
 
 
 def run_threads(workers: list[Callable[[threading.Event], int]], seconds: float) -> tuple[int, float]:
@@ -177,6 +224,63 @@ def hot_latencies(app: Ledger, cid: uuid.UUID, seconds: float) -> tuple[list[flo
     return sorted(lat), n / elapsed
 
 
+STAGES = ("command model (validation)", "use case (ruleset, dice)", "seal (hash chain)", "fold into the state",
+          "checkpoint (Ed25519 note)", "answer and idempotency JSON", "stored event (serialise)",
+          "commit of its group (per group)")
+
+
+def stage_breakdown(app: Ledger, cid: uuid.UUID, n: int) -> tuple[float, dict[str, float]]:
+    """CPU ms per append, in total and by stage, of ``n`` appends one after another in one thread.
+
+    Each stage is timed with ``time.process_time`` around the call that does it, wrapped for the run only
+    (a few microseconds of timer per call are counted too). One writer alone leads a group of one: the commit
+    line is the CPU of one group's transaction, which (b) shares among the appends of its group.
+    """
+    import ledger.application as application
+    from ledger.checkpoints import Signer
+    from ledger.domain import commands as cmd
+    from ledger.usecases import HANDLERS
+
+    spent = dict.fromkeys(STAGES, 0.0)
+
+    def timed(stage: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any, **kw: Any) -> Any:
+            t0 = time.process_time()
+            try:
+                return fn(*args, **kw)
+            finally:
+                spent[stage] += time.process_time() - t0
+        return call
+
+    use = HANDLERS[cmd.RecordRuling]
+    group = app.recorder._group  # type: ignore[attr-defined]
+    patches: list[tuple[Any, str, Any]] = [
+        (cmd, "build", timed(STAGES[0], cmd.build)),
+        (application.Draft, "seal", timed(STAGES[2], application.Draft.seal)),
+        (application, "project_campaign", timed(STAGES[3], application.project_campaign)),
+        (Signer, "note", timed(STAGES[4], Signer.note)),
+        (application, "canonical_json", timed(STAGES[5], application.canonical_json)),
+        (app.mapper, "to_stored_event", timed(STAGES[6], app.mapper.to_stored_event)),
+        (group, "commit", timed(STAGES[7], group.commit)),
+    ]
+    saved = [(obj, name, obj.__dict__[name] if isinstance(obj, type) else getattr(obj, name))
+             for obj, name, _ in patches]
+    for obj, name, new in patches:
+        setattr(obj, name, new)
+    HANDLERS[cmd.RecordRuling] = type(use)(timed(STAGES[1], use.run), use.creating)
+    app.recorder.group_commit = True
+    try:
+        t0 = time.process_time()
+        for _ in range(n):
+            app.record_ruling(cid, procedure="M13", inputs=INPUTS, actor=GM)
+        total = time.process_time() - t0
+    finally:
+        HANDLERS[cmd.RecordRuling] = use
+        for obj, name, old in saved:
+            setattr(obj, name, old)
+    return 1000 * total / n, {k: 1000 * v / n for k, v in spent.items()}
+
+
 def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
@@ -215,18 +319,21 @@ def main() -> None:
         ledger_rate(app, cids, 1.0, True)
 
         raw1, raw16, off, on, per_commit, cpu_off, cpu_on, spread = [], [], [], [], [], [], [], []
+        # PostgreSQL's CPU per event (its own cluster only): it shares the machine's cores with the ledger.
+        pg_raw, pg_on = ServerCPU(pg_dir), ServerCPU(pg_dir)
         for _ in range(args.rounds):
-            raw1.append(raw_rate(dsn, schema, payload, args.seconds, 1))
+            raw1.append(pg_raw.measure(lambda: raw_rate(dsn, schema, payload, args.seconds, 1), args.seconds))
             raw16.append(raw_rate(dsn, schema, payload, args.seconds, args.writers))
             rate, _, cpu = ledger_rate(app, cids, args.seconds, False)
             off.append(rate)
             cpu_off.append(cpu)
-            rate, size, cpu = ledger_rate(app, cids, args.seconds, True)
+            rate, size, cpu = pg_on.measure(lambda: ledger_rate(app, cids, args.seconds, True), args.seconds)
             on.append(rate)
             per_commit.append(size)
             cpu_on.append(cpu)
             spread.append(processes_rate(dsn, schema, data_dir, cids, args.seconds, args.processes))
         lat, hot_rate = hot_latencies(app, hot, args.seconds * args.rounds)
+        serial, stages = stage_breakdown(app, cids[0], 200 if args.short else 2000)
         app.close()
 
         a, a16, b0, b1 = (statistics.median(x) for x in (raw1, raw16, off, on))
@@ -252,6 +359,25 @@ def main() -> None:
         print(f"(c)  hot campaign, 1 GM + 8 players: {len(lat)} appends, {hot_rate:.0f}/s; latency p50 "
               f"{pct(lat, 0.50):.1f} ms, p95 {pct(lat, 0.95):.1f} ms, p99 {pct(lat, 0.99):.1f} ms  "
               f"(target p99 <= 50 ms)")
+        group_size = statistics.median(per_commit)
+        print(f"(d)  CPU per append by stage, one writer alone (a group of one): {serial:.3f} ms in all")
+        for stage, ms in stages.items():
+            print(f"       {stage:32s} {ms:6.3f} ms" + (f"   (/{group_size:.1f} appends per commit in (b): "
+                                                         f"{ms / group_size:.3f} ms per append)"
+                                                         if stage == STAGES[-1] else ""))
+        print(f"       {'the rest (execute, queue, caches)':32s} {serial - sum(stages.values()):6.3f} ms")
+        # What bounds (b): the CPU of one append, the ledger's and PostgreSQL's, on the machine's cores.
+        ledger_ms, raw_pg, on_pg = statistics.median(cpu_on), pg_raw.per_event(), pg_on.per_event()
+        cores = os.cpu_count() or 1
+        if raw_pg is not None and on_pg is not None:
+            one = 1000 / ledger_ms  # one process: its Python runs on one core at a time (the GIL)
+            machine = 1000 * cores / (ledger_ms + on_pg)
+            print(f"(e)  PostgreSQL's CPU per event: raw INSERT+COMMIT {raw_pg:.3f} ms; ledger append, group commit "
+                  f"{on_pg:.3f} ms. CPU bounds: one process (one core for the ledger's {ledger_ms:.3f} ms) "
+                  f"{one:.0f} events/s = {one / a:.2f} x (a); {cores} cores (ledger + PostgreSQL) {machine:.0f} "
+                  f"events/s = {machine / a:.2f} x (a)")
+        else:
+            print("(e)  PostgreSQL's CPU per event: not measured (a cluster this benchmark did not start)")
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from datetime import UTC, datetime
 from uuid import UUID
@@ -9,7 +10,9 @@ from uuid import UUID
 import pytest
 from freezegun import freeze_time
 
-from ledger.application import Actor, Ledger
+from ledger.application import Actor, Ledger, idempotency_scope
+from ledger.chain import canonical_json
+from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import CampaignNotFound, IdempotencyConflict, InvalidInput, StateConflict
 from tests.conftest import events_table, raw_execute
@@ -164,6 +167,28 @@ def test_a_new_idempotency_key_is_not_looked_up_and_a_known_one_replays_even_whe
     again = ledger.roll(cid, purpose="siege of Calais", actor=GM, idempotency_key="k-new")
     assert again.replayed and again.to_json() == first.to_json() and len(lookups) == 1
     assert [e.type for e in ledger.history(cid)].count("DiceRolled") == 1
+
+
+def test_the_stored_response_of_a_key_is_the_canonical_bytes_of_the_first_answer(ledger):
+    """Encoded once for the answer and the key's record: the replay is byte for byte the first answer, and a
+    request without a key stores no record and is not hashed."""
+    cid = new_campaign(ledger)
+    ledger.open_turn(cid, actor=GM)
+    first = ledger.record_ruling(cid, procedure="T1", inputs={"bonus": 2, "target": 8}, actor=GM, idempotency_key="k-r")
+    record = ledger.recorder.get_idempotency(idempotency_scope(cid, GM), "k-r")
+    assert record.response == canonical_json(first.to_json())
+    assert record.request_hash == hashlib.sha256(canonical_json(cmd.build(
+        cmd.RecordRuling, procedure="T1", inputs={"bonus": 2, "target": 8}).request())).hexdigest()
+    assert canonical_json(ledger.record_ruling(cid, procedure="T1", inputs={"bonus": 2, "target": 8}, actor=GM,
+                                               idempotency_key="k-r").to_json()) == record.response
+    requests = []
+    real = cmd.RecordRuling.request
+    cmd.RecordRuling.request = lambda self: requests.append(self) or real(self)
+    try:
+        ledger.record_ruling(cid, procedure="T1", inputs={"bonus": 2, "target": 8}, actor=GM)
+    finally:
+        cmd.RecordRuling.request = real
+    assert requests == []
 
 
 def test_an_idempotency_key_reused_for_another_request_is_refused(ledger):

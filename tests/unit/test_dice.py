@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hmac
 import math
 
 import pytest
@@ -24,6 +25,20 @@ def test_derivation_is_deterministic():
     first = [derive(SEED, CAMPAIGN, 1, i, 10, 1, "attrition") for i in range(50)]
     again = [derive(SEED, CAMPAIGN, 1, i, 10, 1, "attrition") for i in range(50)]
     assert first == again
+
+
+@given(st.binary(min_size=32, max_size=32), st.integers(1, 300), st.integers(0, 5000),
+       st.integers(2, 100), st.integers(1, 20), st.text(max_size=40))
+def test_the_faces_are_the_published_hmac_sha256_derivation(seed, turn, index, sides, count, purpose):
+    """Rolls already recorded must still verify: the faces are HMAC-SHA256(seed, message|block) cut in 4-byte
+    big-endian integers, the top slice rejected (a faster HMAC path must give the same faces)."""
+    message = dice.roll_message(CAMPAIGN, turn, index, sides, count, purpose)
+    faces, block = [], 0
+    while len(faces) < count:
+        digest = hmac.digest(seed, message + b"|" + str(block).encode(), "sha256")
+        faces += [f for i in range(0, 32, 4) if (f := accept(int.from_bytes(digest[i:i + 4], "big"), sides))]
+        block += 1
+    assert derive(seed, CAMPAIGN, turn, index, sides, count, purpose) == tuple(faces[:count])
 
 
 @pytest.mark.parametrize("change", [
