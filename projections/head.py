@@ -105,6 +105,7 @@ class Reader:
         # campaign -> the events the map or victory reads hidden from someone: (position, visibility), in order.
         self._hidden: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
         self._groups: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)  # Reader._turn_groups
+        self._restricted: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)  # Reader._restricted_places
         # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
@@ -615,6 +616,29 @@ class Reader:
         the runner has not reached. Only this place's rows are read, never the campaign's history."""
         return self.place_page(cid, actor, state, place, upto, 1, None)[2]
 
+    def _restricted_places(self, cid: UUID, reached: int) -> dict[str, list[tuple[int, Any]]]:
+        """place -> (position, visibility) of the timeline rows up to ``reached`` not shown to everyone that
+        touched it, in order: kept per campaign and extended with the rows after it. Few rows (a campaign's
+        hidden events are mostly treasury entries, which touch no place), so a player's place page needs no
+        join of every row of a busy place to the timeline to learn which ones it may see."""
+        db = self.db
+        with self._rare_lock:
+            kept = self._restricted.get(cid)
+            if kept is None or kept["upto"] > reached:  # an older head than the kept one: read afresh
+                kept = self._restricted[cid] = {"upto": 0, "places": {}}
+            if reached > kept["upto"]:
+                with db.reading() as cur:
+                    cur.execute(db.sql("SELECT p.place, p.position, t.visibility FROM {proj_timeline} t "
+                                       "JOIN {proj_places} p ON p.campaign = t.campaign AND p.position = t.position "
+                                       "WHERE t.campaign = ? AND t.position > ? AND t.position <= ? "
+                                       "AND t.visibility <> ? ORDER BY p.position"),
+                                (str(cid), kept["upto"], reached, _PUBLIC))
+                    for r in cur.fetchall():
+                        kept["places"].setdefault(r["place"], []).append(
+                            (int(r["position"]), orjson.loads(r["visibility"])))
+                kept["upto"] = reached
+            return kept["places"]
+
     def place_page(self, cid: UUID, actor: Actor, state: CampaignState, place: str, upto: int, page: int,
                    size: int | None) -> tuple[int, int, list[dict[str, Any]]]:
         """How many rows ``place_history`` has, the page (clamped to 1..the last) and its rows (``size`` a
@@ -649,15 +673,21 @@ class Reader:
                   "AND t.position = p.position WHERE p.campaign = ? AND p.place = ? "
                   "AND p.position <= ? ORDER BY p.position DESC")
         params: tuple[Any, ...] = (str(cid), place, min(upto, reached))
+        # The stored rows of this place hidden from the caller: none for a game master.
+        hidden = [] if sees_all(actor) else [
+            p for p, vis in self._restricted_places(cid, reached).get(place, ())
+            if p <= params[2] and not can_see(actor, {"visibility": vis, "position": p}, revealed)]
         with db.reading() as cur:
-            if sees_all(actor) and size:  # every row is shown: count, and read only the page's rows
+            if size and len(hidden) <= 500:  # count from the index, and read only the page's rows
                 cur.execute(db.sql("SELECT COUNT(*) AS n FROM {proj_places} WHERE campaign = ? AND place = ? "
                                    "AND position <= ?"), params)
-                count = len(newer) + int(cur.fetchone()["n"])
+                count = len(newer) + int(cur.fetchone()["n"]) - len(hidden)
                 page = min(max(page, 1), max((count + size - 1) // size, 1))
                 start, stop = (page - 1) * size, page * size
                 skip, limit = max(start - len(newer), 0), max(stop - max(start, len(newer)), 0)
-                cur.execute(db.sql(select + " LIMIT ? OFFSET ?"), (*params, limit, skip))
+                unseen = f"AND p.position NOT IN ({', '.join('?' * len(hidden))}) " if hidden else ""
+                cur.execute(db.sql(select.replace("ORDER BY", unseen + "ORDER BY") + " LIMIT ? OFFSET ?"),
+                            (*params, *hidden, limit, skip))
                 rows = cur.fetchall()
             else:
                 # Which rows the caller may see, from two small columns; then only the page's rows in full.
