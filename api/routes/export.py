@@ -70,6 +70,8 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, actor:
     history = reads.reader.history(cid, actor, state)
     if fmt == "xlsx" and table in ("ers", "ers-wide"):  # the workbook: sheets A, B, C per country, the entries
         body = export.to_xlsx(history, country, span)
+    elif fmt == "csv" and table == "ers":  # the charts page's link: the same bytes, written line by line
+        body = export.ers_csv(history, country, span, include_defaulted)
     else:
         body = export.encode(table, fmt, export.rows(history, table, country, span, include_defaulted))
     name = export.filename(history.campaign, table, fmt, country, span)
