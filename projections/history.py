@@ -21,8 +21,9 @@ import orjson
 from ledger.access import ALL_SEEING, can_see
 from ledger.application import Actor
 from ledger.economy import sheets as budget_model
+from projections import budget_view
 from projections import victory as victory_model
-from projections.records import Record, type_of
+from projections.records import Record, num, plain, type_of
 
 #: The event types the victory document reads (projections/victory.py).
 VICTORY_TYPES = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "PeaceMade",
@@ -159,3 +160,90 @@ def gather(ledger: Any, cid: UUID, actor: Actor, progress: Callable[[int], None]
     history = from_records(state.slug, tuple(state.countries), state.turn, records)
     return History(history.campaign, history.countries, history.turns, state.version, history.budget,
                    history.victory, history.awards, history.hashes, history.entries, state.name)
+
+
+#: The events whose hashes and fields the entries table and the ERS lineage read (``seeded``).
+ENTRY_TYPES = frozenset({"ScenarioImported", "TreasuryEntryRecorded", "CorrectionRecorded"})
+
+
+def _stored_positions(cur: Any, db: Any, cid: UUID) -> tuple[int | None, int | None]:
+    cur.execute(db.sql("SELECT view, position FROM {proj_docs} WHERE campaign = ? AND view IN (?, ?)"),
+                (str(cid), budget_view.NAME, victory_model.NAME))
+    found = {r["view"]: int(r["position"]) for r in cur.fetchall()}
+    return found.get(budget_view.NAME), found.get(victory_model.NAME)
+
+
+def _stored_budget(cur: Any, db: Any, cid: UUID, countries: tuple[str, ...], turns: int, position: int
+                   ) -> budget_model.Budget:
+    """The budget view's sheets (``sheet_json`` as stored) as the budget's objects."""
+    cur.execute(f"SELECT country, turn, sheet FROM {db.t('proj_budget_sheets')} WHERE campaign = {db.ph}",
+                (str(cid),))
+    rest = {(r["country"], int(r["turn"])): orjson.loads(r["sheet"]) for r in cur.fetchall()}
+    cur.execute(f"SELECT country, turn, detail FROM {db.t('proj_budget')} WHERE campaign = {db.ph} "
+                "ORDER BY country, turn, seq", (str(cid),))
+    cells: dict[tuple[str, int], dict[str, budget_model.Cell]] = {}
+    for r in cur.fetchall():
+        d = orjson.loads(r["detail"])
+        cells.setdefault((r["country"], int(r["turn"])), {})[d["code"]] = budget_model.Cell(
+            d["code"], d["name"], d["sheet"], d["kind"], d["unit"], d["amount"], d["ticks"], d["formula"],
+            tuple(d["sources"]), tuple(d["events"]), d["defaulted"], d["alert"], d["at_close"])
+    sheets = {key: budget_model.Sheet(key[0], key[1], None if s["error"] is not None else cells.get(key, {}),
+                                      s["error"], tuple(s["unbooked"]), tuple(s["phases_closed"]))
+              for key, s in rest.items()}
+    return budget_model.Budget(countries, turns, sheets, (), position)
+
+
+def _stored_awards(cur: Any, db: Any, cid: UUID) -> list[dict[str, Any]]:
+    cur.execute(db.sql("SELECT position, effect, country, turn, points, reason FROM {proj_awards} "
+                       "WHERE campaign = ? ORDER BY position, effect"), (str(cid),))
+    return [{"position": int(r["position"]), "effect": int(r["effect"]), "country": r["country"],
+             "turn": r["turn"], "points": plain(num(r["points"])), "reason": r["reason"]} for r in cur.fetchall()]
+
+
+def seeded(ledger: Any, db: Any, cid: UUID, state: Any) -> History | None:
+    """A game master's history at ``state.version`` from what the views store, or None when they cannot give
+    it exactly (their budget and victory documents not at one position ``p`` at or before the head, or an event
+    they read in ``(p, head]``): ``gather`` then. The budget's sheets are the budget view's rows, the victory
+    document and its awards the victory view's; only the treasury entries, their corrections and the scenario
+    (the entries table and the lineage name them, with their hashes) and the events of the tracks' and awards'
+    positions are read from the store, never the campaign's rulings and moves (most of its history)."""
+    head, cid_text = state.version, str(cid)
+    with db.reading() as cur:
+        position, victory_at = _stored_positions(cur, db, cid)
+        if position is None or position != victory_at or position > head:
+            return None
+        cur.execute(db.sql("SELECT doc FROM {proj_docs} WHERE view = ? AND campaign = ?"),
+                    (victory_model.NAME, cid_text))
+        # The view's own bookkeeping (the corrections it folds) is no part of the history's document.
+        stored = orjson.loads(cur.fetchone()["doc"])
+        doc = {k: stored[k] for k in victory_model.empty() if k in stored}
+        bud = _stored_budget(cur, db, cid, tuple(state.countries), state.turn, position)
+        awards = _stored_awards(cur, db, cid)
+        if _stored_positions(cur, db, cid) != (position, position):  # the runner wrote meanwhile: torn
+            return None
+    everyone = Actor("history", "gm")
+    if any(True for _ in kept(ledger, cid, everyone, frozenset(), position, head)):
+        return None  # the views have not read an event the history reads
+    with db.reading() as cur:
+        records = db.read_campaign(cur, cid_text, position, types=ENTRY_TYPES)
+        entries = {r.position for r in records if r.type == "TreasuryEntryRecorded"}
+        if any(r.type == "CorrectionRecorded" and r.data.get("corrects") not in entries for r in records):
+            return None  # a corrected ruling: the victory view folds it again, the export's history does not
+        hashes = {r.position: r.data.get("hash", "") for r in records}
+        named = sorted(({a["position"] for a in awards} | {e["position"] for e in doc["stability_log"]}
+                        | {e["position"] for e in doc["inflation_log"]}) - hashes.keys())
+        for i in range(0, len(named), 500):  # a bounded IN list per query
+            chunk = named[i:i + 500]
+            hashes.update(_hashes(cur, db, cid, chunk))
+    return History(state.slug, tuple(state.countries), state.turn, head, bud, doc, awards, hashes,
+                   entry_log(records), state.name)
+
+
+def _hashes(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, str]:
+    """The hashes of the campaign's events at these positions."""
+    marks = ", ".join([db.ph] * len(positions))
+    key = cid if db.postgres else cid.hex
+    table = db.t(db.events_table) if db.postgres else db.events_table
+    cur.execute(f"SELECT originator_version AS v, state FROM {table} WHERE originator_id = {db.ph} "
+                f"AND originator_version IN ({marks})", (key, *positions))
+    return {int(r["v"]): orjson.loads(r["state"]).get("hash", "") for r in cur.fetchall()}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 
+from ledger import tokens
 from ledger.application import Actor
 from ledger.domain.commands import RecordCorrection
 from ops.generate_campaign import generate
@@ -30,3 +31,37 @@ def test_the_fast_ers_csv_is_the_plain_writers_bytes(ledger):
             plain = export.to_csv("ers", export.rows(history, "ers", country, turns, defaulted))
             assert plain.count(b"\r\n") > 10
             assert export.ers_csv(history, country, turns, defaulted) == plain
+
+
+def test_a_game_masters_history_seeded_from_the_views_is_the_one_gathered_from_the_events(ledger):
+    """The first export in a process reads the budget's sheets, the victory document and its awards from the
+    views and only the entries from the store: the same history as a read of every event, and none (the caller
+    gathers) while the views have not read an event the history reads."""
+    from projections.runner import Projector
+    from projections.history import seeded
+    from projections.store import ViewDB
+
+    generate(ledger, "seeded", 500, seed=4, turn_size=70)
+    [state] = ledger.campaigns()
+    [entry] = [e for e in ledger.history(state.id) if type(e).__name__ == "TreasuryEntryRecorded"][:1]
+    ledger.submit(state.id, RecordCorrection, corrects=entry.originator_version, replacement={"amount": 3},
+                  reason="miscounted", actor=GM)
+    db = ViewDB(ledger.recorder)
+    state = ledger.campaign(state.id)
+    assert seeded(ledger, db, state.id, state) is None  # the views have read nothing yet
+    Projector(ledger).catch_up()
+    tokens.issue_token(ledger, state.id, role="observer", holder="olga", actor=GM)  # an event it reads nothing of
+    state = ledger.campaign(state.id)
+    fast, plain = seeded(ledger, db, state.id, state), gather(ledger, state.id, GM)
+    assert fast is not None and len(fast.awards) > 0 and len(fast.entries) > 100
+    assert fast.budget.sheets == plain.budget.sheets
+    # The view's document is at the last event it read, the gathered one at the last it applied: no export
+    # shows that position (an export names the history's).
+    fast_doc, plain_doc = ({k: v for k, v in h.victory.items() if k != "position"} for h in (fast, plain))
+    assert (fast_doc, fast.awards, fast.entries) == (plain_doc, plain.awards, plain.entries)
+    assert {p: fast.hashes[p] for p in plain.hashes if p in fast.hashes} == \
+        {p: plain.hashes[p] for p in fast.hashes}
+    for table in export.TABLES:
+        assert export.encode(table, "csv", export.rows(fast, table)) == \
+            export.encode(table, "csv", export.rows(plain, table))
+    assert export.ers_csv(fast, "FRA") == export.ers_csv(plain, "FRA")
