@@ -476,12 +476,20 @@ class Reader:
                 entry = self._histories[key] = {"lock": threading.Lock(), "kept": None}
         with entry["lock"]:
             kept = entry["kept"]
+            made = entry.get("made")
+            if made is not None and made.position == state.version \
+                    and (made.campaign, made.turns, made.name) == (state.slug, state.turn, state.name) \
+                    and (kept is None or kept.position == state.version):
+                return made  # nothing appended since: the same (immutable) history
+            if sees_all(actor) and kept is None:
+                # A game master's, from the views and the entries, rather than a read of the whole history
+                # (a fresh process's first export; or the views have caught up with what was appended).
+                seeded = history_model.seeded(self.ledger, self.db, cid, state)
+                if seeded is not None:
+                    entry["kept"], entry["made"] = None, seeded
+                    return seeded
             if kept is None or kept.revealed != revealed or kept.position > state.version:
                 kept = entry["kept"] = history_model.Gathered(revealed)
-            made = entry.get("made")
-            if made is not None and kept.position == state.version and made.position == state.version \
-                    and (made.campaign, made.turns, made.name) == (state.slug, state.turn, state.name):
-                return made  # nothing appended since: the same (immutable) history
             kept.add(list(history_model.kept(self.ledger, cid, actor, revealed, kept.position, state.version)),
                      state.version)
             made = entry["made"] = kept.history(state.slug, tuple(state.countries), state.turn, state.version,
