@@ -693,10 +693,21 @@ class Reader:
                 page = min(max(page, 1), max((count + size - 1) // size, 1))
                 start, stop = (page - 1) * size, page * size
                 skip, limit = max(start - len(newer), 0), max(stop - max(start, len(newer)), 0)
-                unseen = f"AND p.position NOT IN ({', '.join('?' * len(hidden))}) " if hidden else ""
-                cur.execute(db.sql(select.replace("ORDER BY", unseen + "ORDER BY") + " LIMIT ? OFFSET ?"),
+                # The page's positions from the index alone, then their timeline rows by position: a join
+                # ordered by position let PostgreSQL walk the timeline back from its last row (a merge join:
+                # 150,000 rows read for 25 on the 300k campaign).
+                unseen = f"AND position NOT IN ({', '.join('?' * len(hidden))}) " if hidden else ""
+                cur.execute(db.sql("SELECT position FROM {proj_places} WHERE campaign = ? AND place = ? "
+                                   f"AND position <= ? {unseen}ORDER BY position DESC LIMIT ? OFFSET ?"),
                             (*params, *hidden, limit, skip))
-                rows = cur.fetchall()
+                wanted = [int(r["position"]) for r in cur.fetchall()]
+                rows = []
+                if wanted:
+                    cur.execute(db.sql("SELECT position, turn, type, summary, context, visibility FROM "
+                                       f"{{proj_timeline}} WHERE campaign = ? AND position IN "
+                                       f"({', '.join('?' * len(wanted))}) ORDER BY position DESC"),
+                                (str(cid), *wanted))
+                    rows = cur.fetchall()
             else:
                 # Which rows the caller may see, from two small columns; then only the page's rows in full.
                 cur.execute(db.sql("SELECT p.position, t.visibility FROM {proj_places} p JOIN {proj_timeline} t "
