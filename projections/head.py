@@ -105,7 +105,8 @@ class Reader:
         # campaign -> the events the map or victory reads hidden from someone: (position, visibility), in order.
         self._hidden: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
         self._groups: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)  # Reader._turn_groups
-        self._restricted: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)  # Reader._restricted_places
+        # Reader._restricted_places (campaign), _restricted_budget_rows ("budget", campaign), _entry_countries.
+        self._restricted: LRUCache[Any, dict[str, Any]] = LRUCache(audiences)
         # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
@@ -481,10 +482,10 @@ class Reader:
                     and (made.campaign, made.turns, made.name) == (state.slug, state.turn, state.name) \
                     and (kept is None or kept.position == state.version):
                 return made  # nothing appended since: the same (immutable) history
-            if sees_all(actor) and kept is None:
-                # A game master's, from the views and the entries, rather than a read of the whole history
-                # (a fresh process's first export; or the views have caught up with what was appended).
-                seeded = history_model.seeded(self.ledger, self.db, cid, state)
+            if kept is None:
+                # From the views and the entries rather than a read of the whole history (a fresh process's
+                # first export; or the views have caught up with what was appended).
+                seeded = self._seeded_history(cid, actor, state)
                 if seeded is not None:
                     entry["kept"], entry["made"] = None, seeded
                     return seeded
@@ -495,6 +496,59 @@ class Reader:
             made = entry["made"] = kept.history(state.slug, tuple(state.countries), state.turn, state.version,
                                                 state.name)
             return made
+
+    def _seeded_history(self, cid: UUID, actor: Actor, state: CampaignState) -> History | None:
+        """``history.seeded`` for this caller, or None. A player or an observer: when the victory view is
+        theirs (``shared_until``: nothing it reads is hidden from them) and the only events the budget reads
+        hidden from them are treasury entries (of the ``affected`` countries, computed from what they see)."""
+        if sees_all(actor):
+            return history_model.seeded(self.ledger, self.db, cid, state)
+        if self.shared_until(cid, actor, state) <= state.version:
+            return None
+        revealed = frozenset(state.revealed)
+        hidden = [(p, kind) for p, kind, vis in self._restricted_budget_rows(cid, state.version)
+                  if not can_see(actor, {"visibility": vis, "position": p}, revealed)]
+        if any(kind != "TreasuryEntryRecorded" for _, kind in hidden):
+            return None
+        countries = self._entry_countries(cid, [p for p, _ in hidden])
+        return history_model.seeded(self.ledger, self.db, cid, state,
+                                    (actor, revealed, frozenset(countries[p] for p, _ in hidden)))
+
+    def _restricted_budget_rows(self, cid: UUID, head: int) -> list[tuple[int, str, Any]]:
+        """(position, type, visibility) of the events the budget reads at positions 1..head not shown to
+        everyone: the timeline's rows (kept per campaign, extended with later ones), then the tail it has not
+        reached from the store."""
+        db, kinds = self.db, sorted(RELEVANT)
+        with self._rare_lock:
+            kept = self._restricted.get(("budget", cid))
+            if kept is None or kept["upto"] > head:
+                kept = self._restricted[("budget", cid)] = {"upto": 0, "rows": []}
+            with db.reading() as cur:
+                cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
+                            (str(cid),))
+                reached = min(int(cur.fetchone()["p"]), head)
+                if reached > kept["upto"]:
+                    cur.execute(db.sql("SELECT position, type, visibility FROM {proj_timeline} WHERE campaign = ? "
+                                       f"AND position > ? AND position <= ? AND type IN ({', '.join('?' * len(kinds))}) "
+                                       "AND visibility <> ? ORDER BY position"),
+                                (str(cid), kept["upto"], reached, *kinds, _PUBLIC))
+                    kept["rows"] += [(int(r["position"]), r["type"], orjson.loads(r["visibility"]))
+                                     for r in cur.fetchall()]
+                    kept["upto"] = reached
+            rows = list(kept["rows"])
+        return rows + [(r.position, r.type, r.visibility) for r in tail(self.ledger, cid, reached, head)
+                       if r.type in RELEVANT and r.visibility != {"scope": "public"}]
+
+    def _entry_countries(self, cid: UUID, positions: list[int]) -> dict[int, Any]:
+        """The country of each treasury entry at these positions, kept per campaign (entries never change)."""
+        with self._rare_lock:
+            known = self._restricted.get(("countries", cid))
+            if known is None:
+                known = self._restricted[("countries", cid)] = {}
+            missing = sorted(set(positions) - known.keys())
+            if missing:
+                known.update(history_model.entry_countries(self.db, cid, missing))
+            return {p: known.get(p) for p in positions}
 
     # ------------------------------------------------------------------ turns, for the web page
 

@@ -30,6 +30,8 @@ from projections.records import Record, num, plain, type_of
 VICTORY_TYPES = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "PeaceMade",
                            "RulingRecorded"})
 READ = budget_model.RELEVANT | VICTORY_TYPES
+#: A player's or an observer's part of a seeded history: who, the reveals, the countries whose sheets differ.
+Audience = tuple[Actor, frozenset[int], frozenset[str]]
 
 
 @dataclass(frozen=True)
@@ -213,8 +215,12 @@ class _Stored:
     country's ERS export reads that country's rows only. Events never change; the view's rows are read only
     while the view is still at ``position`` (else the budget of the events up to it is computed instead)."""
 
-    def __init__(self, ledger: Any, db: Any, cid: UUID, position: int, named: set[int]):
+    def __init__(self, ledger: Any, db: Any, cid: UUID, position: int, named: set[int],
+                 audience: Audience | None = None):
         self.ledger, self.db, self.cid, self.position = ledger, db, cid, position
+        # A player's or an observer's: who, the reveals, and the countries whose sheets an entry hidden from them
+        # changes (those are computed from the events they may see; the others are the view's).
+        self.actor, self.revealed, self.affected = audience or (None, frozenset(), frozenset())
         self.lock = threading.RLock()  # the routes run in a thread pool
         self.sheets: dict[tuple[str, int], budget_model.Sheet] = {}
         self.countries: set[str] = set()  # those whose sheets are read
@@ -225,6 +231,8 @@ class _Stored:
 
     def sheet(self, country: str, turn: int) -> budget_model.Sheet | None:
         with self.lock:
+            if self.every is None and country in self.affected:
+                self._compute()
             if self.every is None and country not in self.countries:
                 self._country(country)
             if self.every is not None:
@@ -243,16 +251,25 @@ class _Stored:
             lines = cur.fetchall()
             moved = now != self.position or _stored_positions(cur, db, self.cid)[0] != self.position
         if moved:  # the runner went on since: its rows may hold later events
-            with db.reading() as cur:
-                relevant = db.read_campaign(cur, campaign, self.position, types=budget_model.RELEVANT)
-            self.every = budget_model.budget(relevant)
-            positions = {p for s in self.every.sheets.values() for c in (s.cells or {}).values() for p in c.events}
-        else:
-            sheets = _sheets(rest, lines)
-            self.sheets.update(sheets)
-            self.countries.add(country)
-            positions = {p for s in sheets.values() for c in (s.cells or {}).values() for p in c.events}
-        self._hashes(positions)
+            self._compute()
+            return
+        sheets = _sheets(rest, lines)
+        self.sheets.update(sheets)
+        self.countries.add(country)
+        self._hashes({p for s in sheets.values() for c in (s.cells or {}).values() for p in c.events})
+
+    def _visible(self, records: list[Record]) -> list[Record]:
+        if self.actor is None:
+            return records
+        return [r for r in records if can_see(self.actor, {"visibility": r.data.get("visibility"),
+                                                           "position": r.position}, self.revealed)]
+
+    def _compute(self) -> None:
+        """Every sheet from the events up to ``position`` the audience may see (as ``gather``)."""
+        with self.db.reading() as cur:
+            relevant = self.db.read_campaign(cur, str(self.cid), self.position, types=budget_model.RELEVANT)
+        self.every = budget_model.budget(self._visible(relevant))
+        self._hashes({p for s in self.every.sheets.values() for c in (s.cells or {}).values() for p in c.events})
 
     def _hashes(self, positions: set[int]) -> None:
         missing = sorted(positions - self.hashes.keys())
@@ -270,7 +287,8 @@ class _Stored:
         with self.lock:
             if self.entries is None:
                 with self.db.reading() as cur:
-                    records = self.db.read_campaign(cur, str(self.cid), self.position, types=ENTRY_TYPES)
+                    records = self._visible(self.db.read_campaign(cur, str(self.cid), self.position,
+                                                                  types=ENTRY_TYPES))
                 self.hashes.update((r.position, r.data.get("hash", "")) for r in records)
                 self.entries = entry_log(records)
             return self.entries
@@ -281,6 +299,11 @@ class StoredBudget(budget_model.Budget):
 
     def sheet(self, country: str, turn: int) -> budget_model.Sheet | None:
         return self._stored.sheet(country, turn)  # type: ignore[attr-defined]
+
+    @property
+    def affected(self) -> frozenset[str]:
+        """The countries whose sheets are computed from the events the audience may see, not read."""
+        return self._stored.affected  # type: ignore[attr-defined]
 
 
 class StoredHashes(Mapping[int, str]):
@@ -321,13 +344,19 @@ class StoredEntries(Sequence[dict[str, Any]]):
         return len(self._stored.entry_log())
 
 
-def seeded(ledger: Any, db: Any, cid: UUID, state: Any) -> History | None:
+def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | None = None) -> History | None:
     """A game master's history at ``state.version`` from what the views store, or None when they cannot give
     it exactly (their budget and victory documents not at one position ``p`` at or before the head, or an event
     the history reads in ``(p, head]``): ``gather`` then. The victory document and its awards are the victory
     view's; a country's sheets are the budget view's rows, read when first asked for (``_Stored``); the
     treasury entries, their corrections and the scenario (the entries table, the lineage's hashes) are read
-    from the store when asked for. Never the campaign's rulings and moves (most of its history)."""
+    from the store when asked for. Never the campaign's rulings and moves (most of its history).
+
+    ``audience``: a player's or an observer's (actor, reveals, affected countries), for whom the caller has
+    checked that the victory view is theirs too (no event the victory reads hidden from them:
+    ``Reader.shared_until``) and that the only relevant events hidden from them are treasury entries, of the
+    ``affected`` countries: their sheets are computed from what they may see, the others are the view's. With
+    a correction anywhere (it may move an entry between countries): None."""
     head, cid_text = state.version, str(cid)
     with db.reading() as cur:
         position, victory_at = _stored_positions(cur, db, cid)
@@ -344,6 +373,8 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any) -> History | None:
         stored = orjson.loads(raw)
         # A standing correction of anything but a treasury entry (a ruling's): the victory view folds it in,
         # the export's history does not. Corrections are few: their targets' types are read, not the history.
+        if audience is not None and (stored.get("corrections") or stored.get("correction_log")):
+            return None
         fixed = sorted(int(k) for k in stored.get("corrections") or {})
         if any(kind != "TreasuryEntryRecorded" for kind, _ in _events(cur, db, cid, fixed).values()):
             return None
@@ -355,8 +386,15 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any) -> History | None:
                "turn": r["turn"], "points": plain(num(r["points"])), "reason": r["reason"]} for r in rows]
     named = {a["position"] for a in awards} | {e["position"] for e in doc["stability_log"]} \
         | {e["position"] for e in doc["inflation_log"]}
-    source = _Stored(ledger, db, cid, position, named)
+    source = _Stored(ledger, db, cid, position, named, audience)
     bud = StoredBudget(tuple(state.countries), state.turn, {}, (), position)
     object.__setattr__(bud, "_stored", source)
     return History(state.slug, tuple(state.countries), state.turn, head, bud, doc, awards,
                    StoredHashes(source), StoredEntries(source), state.name)  # type: ignore[arg-type]
+
+
+def entry_countries(db: Any, cid: UUID, positions: list[int]) -> dict[int, Any]:
+    """The country of each treasury entry at these positions (events never change: a caller may keep them)."""
+    with db.reading() as cur:
+        found = _events(cur, db, cid, positions)
+    return {p: orjson.loads(state).get("country") for p, (_, state) in found.items()}

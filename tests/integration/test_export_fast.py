@@ -103,3 +103,28 @@ def test_no_seeded_history_once_a_ruling_is_corrected(ledger):
     Projector(ledger).catch_up()
     state = ledger.campaign(state.id)
     assert seeded(ledger, ViewDB(ledger.recorder), state.id, state) is None
+
+
+def test_a_players_history_seeded_from_the_views_is_the_one_gathered_from_what_they_may_see(ledger):
+    """A player's history seeds too while nothing the victory reads is hidden from them and the budget's hidden
+    events are treasury entries: the countries those belong to are computed from what the player may see, the
+    others are the budget view's; every table and the ERS as the player would get it from the events."""
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "players", 400, seed=12, turn_size=60)
+    [state] = ledger.campaigns()
+    Projector(ledger).catch_up()
+    state = ledger.campaign(state.id)
+    reader = Reader(ledger, ViewDB(ledger.recorder))
+    for actor in (FRANCE, Actor("olga", "observer")):
+        fast, plain = reader._seeded_history(state.id, actor, state), gather(ledger, state.id, actor)
+        assert fast is not None and fast.budget.affected  # type: ignore[attr-defined]
+        for key, sheet in plain.budget.sheets.items():
+            assert fast.budget.sheet(*key) == sheet, key
+        assert list(fast.entries) == plain.entries and fast.awards == plain.awards
+        for table in export.TABLES:
+            assert export.encode(table, "csv", export.rows(fast, table)) == \
+                export.encode(table, "csv", export.rows(plain, table)), table
+        assert export.ers_csv(fast, "FRA") == export.ers_csv(plain, "FRA")
