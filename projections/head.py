@@ -18,7 +18,8 @@
   master's stored checkpoints instead: a new process does not fold from
   event 1 for it.
 - **Kept and extended, never re-read.** An audience's economic history
-  (exports, charts), the budget inputs per country of the turn page's steps
+  (exports, charts; its first read seeded from the views where they give it
+  exactly: ``history.seeded``), the budget inputs per country of the turn page's steps
   (``budget_steps``), the turns list, the corrections and scenarios are kept
   per campaign or audience at a position and take only the events after it.
 
