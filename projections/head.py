@@ -31,6 +31,7 @@ Renderers return serialized JSON bytes: the caller caches them by head.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -483,12 +484,21 @@ class Reader:
                     and (made.campaign, made.turns, made.name) == (state.slug, state.turn, state.name) \
                     and (kept is None or kept.position == state.version):
                 return made  # nothing appended since: the same (immutable) history
+            if kept is None and made is not None and entry.get("revealed") == revealed \
+                    and made.position < state.version and made.campaign == state.slug \
+                    and not any(True for _ in history_model.kept(self.ledger, cid, actor, revealed, made.position,
+                                                                 state.version)):
+                # A seeded history, and nothing it reads appended since (that the caller may see): the same one.
+                made = entry["made"] = dataclasses.replace(made, position=state.version, turns=state.turn,
+                                                           name=state.name)
+                return made
             if kept is None:
                 # From the views and the entries rather than a read of the whole history (a fresh process's
-                # first export; or the views have caught up with what was appended).
-                seeded = self._seeded_history(cid, actor, state)
+                # first export; or the views have caught up with what was appended). The hashes read are kept
+                # for the next one (events never change).
+                seeded = self._seeded_history(cid, actor, state, entry.setdefault("hashes", {}))
                 if seeded is not None:
-                    entry["kept"], entry["made"] = None, seeded
+                    entry["kept"], entry["made"], entry["revealed"] = None, seeded, revealed
                     return seeded
             if kept is None or kept.revealed != revealed or kept.position > state.version:
                 kept = entry["kept"] = history_model.Gathered(revealed)
@@ -498,12 +508,13 @@ class Reader:
                                                 state.name)
             return made
 
-    def _seeded_history(self, cid: UUID, actor: Actor, state: CampaignState) -> History | None:
+    def _seeded_history(self, cid: UUID, actor: Actor, state: CampaignState, hashes: dict[int, str] | None = None
+                        ) -> History | None:
         """``history.seeded`` for this caller, or None. A player or an observer: when the victory view is
         theirs (``shared_until``: nothing it reads is hidden from them) and the only events the budget reads
         hidden from them are treasury entries (of the ``affected`` countries, computed from what they see)."""
         if sees_all(actor):
-            return history_model.seeded(self.ledger, self.db, cid, state)
+            return history_model.seeded(self.ledger, self.db, cid, state, hashes=hashes)
         if self.shared_until(cid, actor, state) <= state.version:
             return None
         revealed = frozenset(state.revealed)
@@ -513,7 +524,7 @@ class Reader:
             return None
         countries = self._entry_countries(cid, [p for p, _ in hidden])
         return history_model.seeded(self.ledger, self.db, cid, state,
-                                    (actor, revealed, frozenset(countries[p] for p, _ in hidden)))
+                                    (actor, revealed, frozenset(countries[p] for p, _ in hidden)), hashes)
 
     def _restricted_budget_rows(self, cid: UUID, head: int) -> list[tuple[int, str, Any]]:
         """(position, type, visibility) of the events the budget reads at positions 1..head not shown to

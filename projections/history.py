@@ -216,7 +216,7 @@ class _Stored:
     while the view is still at ``position`` (else the budget of the events up to it is computed instead)."""
 
     def __init__(self, ledger: Any, db: Any, cid: UUID, position: int, named: set[int],
-                 audience: Audience | None = None):
+                 audience: Audience | None = None, hashes: dict[int, str] | None = None):
         self.ledger, self.db, self.cid, self.position = ledger, db, cid, position
         # A player's or an observer's: who, the reveals, and the countries whose sheets an entry hidden from them
         # changes (those are computed from the events they may see; the others are the view's).
@@ -225,7 +225,7 @@ class _Stored:
         self.sheets: dict[tuple[str, int], budget_model.Sheet] = {}
         self.countries: set[str] = set()  # those whose sheets are read
         self.every: budget_model.Budget | None = None  # the fallback: computed from the events
-        self.hashes: dict[int, str] = {}
+        self.hashes: dict[int, str] = {} if hashes is None else hashes
         self.named = named  # the positions the victory rows name (awards, stability and inflation changes)
         self.entries: list[dict[str, Any]] | None = None
 
@@ -344,7 +344,8 @@ class StoredEntries(Sequence[dict[str, Any]]):
         return len(self._stored.entry_log())
 
 
-def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | None = None) -> History | None:
+def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | None = None,
+           hashes: dict[int, str] | None = None) -> History | None:
     """A game master's history at ``state.version`` from what the views store, or None when they cannot give
     it exactly (their budget and victory documents not at one position ``p`` at or before the head, or an event
     the history reads in ``(p, head]``): ``gather`` then. The victory document and its awards are the victory
@@ -356,7 +357,8 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
     checked that the victory view is theirs too (no event the victory reads hidden from them:
     ``Reader.shared_until``) and that the only relevant events hidden from them are treasury entries, of the
     ``affected`` countries: their sheets are computed from what they may see, the others are the view's. With
-    a correction anywhere (it may move an entry between countries): None."""
+    a correction anywhere (it may move an entry between countries): None. ``hashes``: those an earlier seeded
+    history of the same audience read (events never change), filled in place."""
     head, cid_text = state.version, str(cid)
     with db.reading() as cur:
         position, victory_at = _stored_positions(cur, db, cid)
@@ -386,7 +388,7 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
                "turn": r["turn"], "points": plain(num(r["points"])), "reason": r["reason"]} for r in rows]
     named = {a["position"] for a in awards} | {e["position"] for e in doc["stability_log"]} \
         | {e["position"] for e in doc["inflation_log"]}
-    source = _Stored(ledger, db, cid, position, named, audience)
+    source = _Stored(ledger, db, cid, position, named, audience, hashes)
     bud = StoredBudget(tuple(state.countries), state.turn, {}, (), position)
     object.__setattr__(bud, "_stored", source)
     return History(state.slug, tuple(state.countries), state.turn, head, bud, doc, awards,

@@ -128,3 +128,37 @@ def test_a_players_history_seeded_from_the_views_is_the_one_gathered_from_what_t
             assert export.encode(table, "csv", export.rows(fast, table)) == \
                 export.encode(table, "csv", export.rows(plain, table)), table
         assert export.ers_csv(fast, "FRA") == export.ers_csv(plain, "FRA")
+
+
+def test_the_read_paths_history_follows_appends_as_gathered_at_each_head(ledger):
+    """``Reader.history`` seeds the first history, keeps it while nothing it reads is appended (a token), seeds
+    again once the views have read a new entry, and gathers from the events while they have not: at each head,
+    the ERS and the entries as gathered from the events, for a game master and a player."""
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "follows", 300, seed=13, turn_size=60)
+    [state] = ledger.campaigns()
+    cid = state.id
+    Projector(ledger).catch_up()
+    reader = Reader(ledger, ViewDB(ledger.recorder))
+
+    def same_as_gathered(actor: Actor) -> None:
+        state = ledger.campaign(cid)
+        fast, plain = reader.history(cid, actor, state), gather(ledger, cid, actor)
+        assert fast.position == plain.position == state.version
+        for table in ("ers", "entries"):
+            assert export.encode(table, "csv", export.rows(fast, table)) == \
+                export.encode(table, "csv", export.rows(plain, table)), table
+
+    for step in ("token", "entry seen by the views", "entry not seen yet"):
+        if step == "token":
+            tokens.issue_token(ledger, cid, role="observer", holder=f"o-{step}", actor=GM)
+        else:
+            ledger.submit(cid, RecordTreasuryEntry, country="FRA", turn=ledger.campaign(cid).turn, line="A9",
+                          amount=11, reason=step, actor=GM)
+            if step == "entry seen by the views":
+                Projector(ledger).catch_up()
+        for actor in (GM, FRANCE):
+            same_as_gathered(actor)
