@@ -12,10 +12,15 @@ p95 ≤ 100 ms, JSON reads p95 ≤ 50 ms) and PASS or MISS:
   turn (JSON), an export of one country's ERS (``ers.csv?country=FRA``, what
   the charts page links to), the place page of a random province at a random
   position, and closing a phase (a write, game master only: see below);
+- the charts page's other downloads of one country (ERS as xlsx, JSON and
+  Parquet, the wide ERS, the entries as CSV and xlsx, victory), each
+  ``--export-samples`` times per role;
 - first reads in a fresh app: a player's state (``cold player state``: the
-  players' views start from the nearest checkpoint) and an export (``cold
-  export``: the audience's economic history is read once per process, then
-  only the events appended since);
+  players' views start from the nearest checkpoint) and an export for each
+  role (``cold export``: a game master's economic history is seeded from the
+  views (budget sheets, victory, awards) and the entries; a player's is read
+  once per process from the events they may see; then only the events
+  appended since);
 - the raw baseline in the same run: one read of the campaign's whole history
   with decoding (what a whole-history read on a page would cost);
 - how long catching the views up took before measuring, and the load average.
@@ -79,6 +84,7 @@ class Kind:
     target: float  # p95, ms
     url: Callable[[random.Random], str]
     roles: tuple[str, ...] = ("gm", "player")
+    samples: int | None = None  # None: --samples
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -115,6 +121,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--events", type=int, default=5000)
     ap.add_argument("--samples", type=int, default=200)
     ap.add_argument("--closes", type=int, default=40, help="phase closes measured (appends)")
+    ap.add_argument("--export-samples", type=int, default=20,
+                    help="requests per role of each of the charts page's other downloads (xlsx, json, parquet...)")
     ap.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
     ap.add_argument("--reuse-db", metavar="DB", help="PostgreSQL database of an existing generated campaign")
     ap.add_argument("--schema", help="its schema (with --reuse-db; with --keep: the name to create)")
@@ -125,6 +133,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     if args.short:
         args.events, args.samples, args.closes = min(args.events, 400), min(args.samples, 5), min(args.closes, 3)
+        args.export_samples = min(args.export_samples, 2)
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} cores")
     admin = secrets.token_urlsafe(24)
@@ -208,12 +217,19 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
         Kind("export ERS csv (FRA)", PAGE_MS, lambda g: f"{api}/export/ers.csv?country={player}&turns={turn(g)}.."),
         Kind("place page", PAGE_MS, lambda g: f"{ui}/places/{quote(g.choice(LAND))}?at={g.randint(1, head)}"),
     ]
+    # The charts page's other downloads of one country (every turn): fewer samples, some take seconds.
+    for table, fmt in (("ers", "xlsx"), ("ers", "json"), ("ers", "parquet"), ("ers-wide", "csv"),
+                       ("entries", "csv"), ("entries", "xlsx"), ("victory", "csv")):
+        kinds.append(Kind(f"export {table}.{fmt} (FRA)", PAGE_MS,
+                          lambda g, t=table, f=fmt: f"{api}/export/{t}.{f}?country={player}",
+                          samples=args.export_samples))
     rng = random.Random(1)
 
     # First reads in a new process (nothing cached yet): a player's state, from the nearest checkpoint, and an
     # export, which reads the audience's economic history once and then only what was appended since.
     for role, what, url in (("player", "cold player state?at=N", f"{api}/state?at={rng.randint(head // 2, head)}"),
-                            ("gm", "cold export (first)", f"{api}/export/ers.csv?country={player}")):
+                            ("gm", "cold export (first)", f"{api}/export/ers.csv?country={player}"),
+                            ("player", "cold export (first)", f"{api}/export/ers.csv?country={player}")):
         cold = fresh()
         t0, c0 = time.perf_counter(), time.process_time()
         r = cold.get(url, headers={"Authorization": f"Bearer {tokens[role]}"})
@@ -228,7 +244,7 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
             headers = {"Authorization": f"Bearer {tokens[role]}"}
             lat, cpus, statuses = [], [], set()
             profile = cProfile.Profile() if args.profile == kind.name else None
-            for _ in range(args.samples):
+            for _ in range(kind.samples or args.samples):
                 url = kind.url(rng)
                 if profile:
                     profile.enable()

@@ -11,7 +11,8 @@ awards, and the hash of every event kept (the lineage columns name them).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -21,13 +22,16 @@ import orjson
 from ledger.access import ALL_SEEING, can_see
 from ledger.application import Actor
 from ledger.economy import sheets as budget_model
+from projections import budget_view
 from projections import victory as victory_model
-from projections.records import Record, type_of
+from projections.records import Record, num, plain, type_of
 
 #: The event types the victory document reads (projections/victory.py).
 VICTORY_TYPES = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "PeaceMade",
                            "RulingRecorded"})
 READ = budget_model.RELEVANT | VICTORY_TYPES
+#: A player's or an observer's part of a seeded history: who, the reveals, the countries whose sheets differ.
+Audience = tuple[Actor, frozenset[int], frozenset[str]]
 
 
 @dataclass(frozen=True)
@@ -159,3 +163,240 @@ def gather(ledger: Any, cid: UUID, actor: Actor, progress: Callable[[int], None]
     history = from_records(state.slug, tuple(state.countries), state.turn, records)
     return History(history.campaign, history.countries, history.turns, state.version, history.budget,
                    history.victory, history.awards, history.hashes, history.entries, state.name)
+
+
+#: The events whose hashes and fields the entries table and the ERS lineage read (``seeded``).
+ENTRY_TYPES = frozenset({"ScenarioImported", "TreasuryEntryRecorded", "CorrectionRecorded"})
+
+
+def _stored_positions(cur: Any, db: Any, cid: UUID) -> tuple[int | None, int | None]:
+    cur.execute(db.sql("SELECT view, position FROM {proj_docs} WHERE campaign = ? AND view IN (?, ?)"),
+                (str(cid), budget_view.NAME, victory_model.NAME))
+    found = {r["view"]: int(r["position"]) for r in cur.fetchall()}
+    return found.get(budget_view.NAME), found.get(victory_model.NAME)
+
+
+def _sheets(rest: list[Any], lines: list[Any]) -> dict[tuple[str, int], budget_model.Sheet]:
+    """The budget view's rows (``sheet_json`` as stored) as the budget's objects."""
+    cells: dict[tuple[str, int], dict[str, budget_model.Cell]] = {}
+    for r in lines:
+        d = orjson.loads(r["detail"])
+        cells.setdefault((r["country"], int(r["turn"])), {})[d["code"]] = budget_model.Cell(
+            d["code"], d["name"], d["sheet"], d["kind"], d["unit"], d["amount"], d["ticks"], d["formula"],
+            tuple(d["sources"]), tuple(d["events"]), d["defaulted"], d["alert"], d["at_close"])
+    out = {}
+    for r in rest:
+        key, sheet = (r["country"], int(r["turn"])), orjson.loads(r["sheet"])
+        out[key] = budget_model.Sheet(key[0], key[1], None if sheet["error"] is not None else cells.get(key, {}),
+                                      sheet["error"], tuple(sheet["unbooked"]), tuple(sheet["phases_closed"]))
+    return out
+
+
+def _events(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, tuple[str, bytes]]:
+    """(type, stored bytes) of the campaign's events at these positions, a bounded IN list per query."""
+    key = cid if db.postgres else cid.hex
+    table = db.t(db.events_table) if db.postgres else db.events_table
+    out: dict[int, tuple[str, bytes]] = {}
+    for i in range(0, len(positions), 500):
+        chunk = positions[i:i + 500]
+        cur.execute(f"SELECT originator_version AS v, topic, state FROM {table} WHERE originator_id = {db.ph} "
+                    f"AND originator_version IN ({', '.join([db.ph] * len(chunk))})", (key, *chunk))
+        out.update({int(r["v"]): (type_of(r["topic"]), bytes(r["state"])) for r in cur.fetchall()})
+    return out
+
+
+def _hashes(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, str]:
+    return {p: orjson.loads(state).get("hash", "") for p, (_, state) in _events(cur, db, cid, positions).items()}
+
+
+class _Stored:
+    """What a seeded history reads when first asked for it, at the views' position ``position``: a country's
+    sheets (with the hashes of the events they name), the entries, the hashes of the awards and tracks. A
+    country's ERS export reads that country's rows only. Events never change; the view's rows are read only
+    while the view is still at ``position`` (else the budget of the events up to it is computed instead)."""
+
+    def __init__(self, ledger: Any, db: Any, cid: UUID, position: int, named: set[int],
+                 audience: Audience | None = None, hashes: dict[int, str] | None = None):
+        self.ledger, self.db, self.cid, self.position = ledger, db, cid, position
+        # A player's or an observer's: who, the reveals, and the countries whose sheets an entry hidden from them
+        # changes (those are computed from the events they may see; the others are the view's).
+        self.actor, self.revealed, self.affected = audience or (None, frozenset(), frozenset())
+        self.lock = threading.RLock()  # the routes run in a thread pool
+        self.sheets: dict[tuple[str, int], budget_model.Sheet] = {}
+        self.countries: set[str] = set()  # those whose sheets are read
+        self.every: budget_model.Budget | None = None  # the fallback: computed from the events
+        self.hashes: dict[int, str] = {} if hashes is None else hashes
+        self.named = named  # the positions the victory rows name (awards, stability and inflation changes)
+        self.entries: list[dict[str, Any]] | None = None
+
+    def sheet(self, country: str, turn: int) -> budget_model.Sheet | None:
+        with self.lock:
+            if self.every is None and country in self.affected:
+                self._compute()
+            if self.every is None and country not in self.countries:
+                self._country(country)
+            if self.every is not None:
+                return self.every.sheet(country, turn)
+            return self.sheets.get((country, turn))
+
+    def _country(self, country: str) -> None:
+        db, campaign = self.db, str(self.cid)
+        with db.reading() as cur:
+            now = _stored_positions(cur, db, self.cid)[0]
+            cur.execute(f"SELECT country, turn, sheet FROM {db.t('proj_budget_sheets')} WHERE campaign = {db.ph} "
+                        f"AND country = {db.ph}", (campaign, country))
+            rest = cur.fetchall()
+            cur.execute(f"SELECT country, turn, detail FROM {db.t('proj_budget')} WHERE campaign = {db.ph} "
+                        f"AND country = {db.ph} ORDER BY turn, seq", (campaign, country))
+            lines = cur.fetchall()
+            moved = now != self.position or _stored_positions(cur, db, self.cid)[0] != self.position
+        if moved:  # the runner went on since: its rows may hold later events
+            self._compute()
+            return
+        sheets = _sheets(rest, lines)
+        self.sheets.update(sheets)
+        self.countries.add(country)
+        self._hashes({p for s in sheets.values() for c in (s.cells or {}).values() for p in c.events})
+
+    def _visible(self, records: list[Record]) -> list[Record]:
+        if self.actor is None:
+            return records
+        return [r for r in records if can_see(self.actor, {"visibility": r.data.get("visibility"),
+                                                           "position": r.position}, self.revealed)]
+
+    def _compute(self) -> None:
+        """Every sheet from the events up to ``position`` the audience may see (as ``gather``)."""
+        with self.db.reading() as cur:
+            relevant = self.db.read_campaign(cur, str(self.cid), self.position, types=budget_model.RELEVANT)
+        self.every = budget_model.budget(self._visible(relevant))
+        self._hashes({p for s in self.every.sheets.values() for c in (s.cells or {}).values() for p in c.events})
+
+    def _hashes(self, positions: set[int]) -> None:
+        missing = sorted(positions - self.hashes.keys())
+        if missing:
+            with self.db.reading() as cur:
+                self.hashes.update(_hashes(cur, self.db, self.cid, missing))
+
+    def hash(self, position: int, default: str) -> str:
+        with self.lock:
+            if position not in self.hashes and position in self.named:
+                self._hashes(self.named)
+            return self.hashes.get(position, default)
+
+    def entry_log(self) -> list[dict[str, Any]]:
+        with self.lock:
+            if self.entries is None:
+                with self.db.reading() as cur:
+                    records = self._visible(self.db.read_campaign(cur, str(self.cid), self.position,
+                                                                  types=ENTRY_TYPES))
+                self.hashes.update((r.position, r.data.get("hash", "")) for r in records)
+                self.entries = entry_log(records)
+            return self.entries
+
+
+class StoredBudget(budget_model.Budget):
+    """A seeded history's budget: ``sheet`` reads a country's sheets from the view when first asked."""
+
+    def sheet(self, country: str, turn: int) -> budget_model.Sheet | None:
+        return self._stored.sheet(country, turn)  # type: ignore[attr-defined]
+
+    @property
+    def affected(self) -> frozenset[str]:
+        """The countries whose sheets are computed from the events the audience may see, not read."""
+        return self._stored.affected  # type: ignore[attr-defined]
+
+
+class StoredHashes(Mapping[int, str]):
+    """A seeded history's hashes: those of the events its rows name, read with the rows that name them."""
+
+    def __init__(self, stored: _Stored):
+        self._stored = stored
+
+    def get(self, position: int, default: Any = None) -> Any:  # type: ignore[override]
+        return self._stored.hash(position, default)
+
+    def __getitem__(self, position: int) -> str:
+        found = self._stored.hash(position, None)
+        if found is None:
+            raise KeyError(position)
+        return found
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(dict(self._stored.hashes))
+
+    def __len__(self) -> int:
+        return len(self._stored.hashes)
+
+
+class StoredEntries(Sequence[dict[str, Any]]):
+    """A seeded history's entries and corrections, read from the store when first asked for."""
+
+    def __init__(self, stored: _Stored):
+        self._stored = stored
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._stored.entry_log()[i]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self._stored.entry_log())
+
+    def __len__(self) -> int:
+        return len(self._stored.entry_log())
+
+
+def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | None = None,
+           hashes: dict[int, str] | None = None) -> History | None:
+    """A game master's history at ``state.version`` from what the views store, or None when they cannot give
+    it exactly (their budget and victory documents not at one position ``p`` at or before the head, or an event
+    the history reads in ``(p, head]``): ``gather`` then. The victory document and its awards are the victory
+    view's; a country's sheets are the budget view's rows, read when first asked for (``_Stored``); the
+    treasury entries, their corrections and the scenario (the entries table, the lineage's hashes) are read
+    from the store when asked for. Never the campaign's rulings and moves (most of its history).
+
+    ``audience``: a player's or an observer's (actor, reveals, affected countries), for whom the caller has
+    checked that the victory view is theirs too (no event the victory reads hidden from them:
+    ``Reader.shared_until``) and that the only relevant events hidden from them are treasury entries, of the
+    ``affected`` countries: their sheets are computed from what they may see, the others are the view's. With
+    a correction anywhere (it may move an entry between countries): None. ``hashes``: those an earlier seeded
+    history of the same audience read (events never change), filled in place."""
+    head, cid_text = state.version, str(cid)
+    with db.reading() as cur:
+        position, victory_at = _stored_positions(cur, db, cid)
+        if position is None or position != victory_at or position > head:
+            return None
+        cur.execute(db.sql("SELECT doc FROM {proj_docs} WHERE view = ? AND campaign = ?"),
+                    (victory_model.NAME, cid_text))
+        raw = bytes(cur.fetchone()["doc"])
+        cur.execute(db.sql("SELECT position, effect, country, turn, points, reason FROM {proj_awards} "
+                           "WHERE campaign = ? ORDER BY position, effect"), (cid_text,))
+        rows = cur.fetchall()
+        if _stored_positions(cur, db, cid) != (position, position):  # the runner wrote meanwhile: torn
+            return None
+        stored = orjson.loads(raw)
+        # A standing correction of anything but a treasury entry (a ruling's): the victory view folds it in,
+        # the export's history does not. Corrections are few: their targets' types are read, not the history.
+        if audience is not None and (stored.get("corrections") or stored.get("correction_log")):
+            return None
+        fixed = sorted(int(k) for k in stored.get("corrections") or {})
+        if any(kind != "TreasuryEntryRecorded" for kind, _ in _events(cur, db, cid, fixed).values()):
+            return None
+    if any(True for _ in kept(ledger, cid, Actor("history", "gm"), frozenset(), position, head)):
+        return None  # the views have not read an event the history reads
+    # The view's own bookkeeping (the corrections it folds) is no part of the history's document.
+    doc = {k: stored[k] for k in victory_model.empty() if k in stored}
+    awards = [{"position": int(r["position"]), "effect": int(r["effect"]), "country": r["country"],
+               "turn": r["turn"], "points": plain(num(r["points"])), "reason": r["reason"]} for r in rows]
+    named = {a["position"] for a in awards} | {e["position"] for e in doc["stability_log"]} \
+        | {e["position"] for e in doc["inflation_log"]}
+    source = _Stored(ledger, db, cid, position, named, audience, hashes)
+    bud = StoredBudget(tuple(state.countries), state.turn, {}, (), position)
+    object.__setattr__(bud, "_stored", source)
+    return History(state.slug, tuple(state.countries), state.turn, head, bud, doc, awards,
+                   StoredHashes(source), StoredEntries(source), state.name)  # type: ignore[arg-type]
+
+
+def entry_countries(db: Any, cid: UUID, positions: list[int]) -> dict[int, Any]:
+    """The country of each treasury entry at these positions (events never change: a caller may keep them)."""
+    with db.reading() as cur:
+        found = _events(cur, db, cid, positions)
+    return {p: orjson.loads(state).get("country") for p, (_, state) in found.items()}

@@ -9,8 +9,11 @@ out of a player's or an observer's numbers, positions and hashes.
 The answer depends only on the caller's view of the history up to the head:
 its ETag is derived from the head position, the caller's role and country and
 the request, so a client that already holds it gets 304 without a re-read. The
-history itself is the read path's (``Reader.history``): kept per audience and
-extended with the events appended since, so only the first export reads it all.
+history itself is the read path's (``Reader.history``): seeded from the views
+(budget sheets, victory, awards: ``projections.history.seeded``) where they
+give it exactly, else read once; then kept per audience and extended with the
+events appended since. ``ers.csv`` is written line by line (``export.ers_csv``:
+the plain writer's bytes).
 """
 
 from __future__ import annotations
@@ -70,6 +73,8 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, actor:
     history = reads.reader.history(cid, actor, state)
     if fmt == "xlsx" and table in ("ers", "ers-wide"):  # the workbook: sheets A, B, C per country, the entries
         body = export.to_xlsx(history, country, span)
+    elif fmt == "csv" and table == "ers":  # the charts page's link: the same bytes, written line by line
+        body = export.ers_csv(history, country, span, include_defaulted)
     else:
         body = export.encode(table, fmt, export.rows(history, table, country, span, include_defaulted))
     name = export.filename(history.campaign, table, fmt, country, span)

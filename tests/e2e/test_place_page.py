@@ -181,3 +181,41 @@ def test_a_players_page_is_the_slice_of_what_they_may_see_of_the_whole_history(s
                 last = max((len(whole) + size - 1) // size, 1)
                 assert (count, shown) == (len(whole), min(page, last))
                 assert rows == whole[(shown - 1) * size:shown * size]
+
+
+def test_a_players_pages_stay_the_slice_of_what_they_may_see_after_more_hidden_events_and_a_reveal(sample):  # noqa: F811
+    """The rows of a place hidden from someone are kept per campaign and extended with later ones (a player's page
+    counts from the index and leaves them out): after more hidden events, and after one of them is revealed, each
+    page still equals the slice of the player's whole history."""
+    from ledger.application import Actor
+    from ledger.domain.commands import RevealEvent
+
+    fra = Actor("bruno", "player", "FRA")
+    only_eng = {"scope": "countries", "countries": ["ENG"]}
+    reader = reader_of(sample)
+
+    def pages_are_slices() -> int:
+        state = sample.campaign(CID)
+        whole = reader.place_history(CID, fra, state, "Picardie", state.version)
+        for page in range(1, len(whole) // 4 + 3):
+            count, shown, rows = reader.place_page(CID, fra, state, "Picardie", state.version, page, 4)
+            assert (count, shown) == (len(whole), min(page, max((len(whole) + 3) // 4, 1)))
+            assert rows == whole[(shown - 1) * 4:shown * 4]
+        return len(whole)
+
+    def hidden_marker(i: int) -> int:
+        return sample.submit(CID, PlaceMarker, province="Picardie", marker="Pillage-", reason=f"secret {i}",
+                             actor=GM, visibility=only_eng).events[0]["position"]
+
+    secret = [hidden_marker(i) for i in range(3)]
+    Projector(sample).catch_up()
+    before = pages_are_slices()
+    secret += [hidden_marker(i) for i in range(3, 6)]
+    sample.submit(CID, PlaceMarker, province="Picardie", marker="Pillage-", reason="open", actor=GM)
+    Projector(sample).catch_up()
+    assert pages_are_slices() == before + 1  # the new hidden ones stay out
+    sample.submit(CID, RevealEvent, position=secret[4], reason="the raid is known", actor=GM)
+    Projector(sample).catch_up()
+    state = sample.campaign(CID)
+    assert pages_are_slices() == before + 2
+    assert secret[4] in {r["position"] for r in reader.place_history(CID, fra, state, "Picardie", state.version)}

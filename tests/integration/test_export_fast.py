@@ -1,0 +1,164 @@
+"""The ERS CSV written line by line (``export.ers_csv``, what ``ers.csv`` serves) is byte for byte the plain
+writer's (``to_csv`` of ``rows``) on a generated campaign: for a game master and for a player (whose history
+leaves out the entries hidden from them), every country or one, every turn or a range, the defaulted lines
+left out or kept."""
+
+from __future__ import annotations
+
+import itertools
+
+from ledger import tokens
+from ledger.application import Actor
+from ledger.domain.commands import RecordCorrection, RecordTreasuryEntry
+from ops.generate_campaign import generate
+from projections import export
+from projections.history import gather
+
+GM, FRANCE = Actor("gm", "gm"), Actor("fra", "player", "FRA")
+
+
+def test_the_fast_ers_csv_is_the_plain_writers_bytes(ledger):
+    generate(ledger, "fast", 400, seed=3, turn_size=60)
+    [state] = ledger.campaigns()
+    # A correction too: its entry's cells list it among their events.
+    [entry] = [e for e in ledger.history(state.id) if type(e).__name__ == "TreasuryEntryRecorded"][:1]
+    ledger.submit(state.id, RecordCorrection, corrects=entry.originator_version, replacement={"amount": 7},
+                  reason="miscounted", actor=Actor("gm", "gm"))
+    for actor in (GM, FRANCE):
+        history = gather(ledger, state.id, actor)
+        assert history.turns >= 3 and len(history.hashes) > 100
+        for country, turns, defaulted in itertools.product((None, "FRA"), (None, (2, 3)), (False, True)):
+            plain = export.to_csv("ers", export.rows(history, "ers", country, turns, defaulted))
+            assert plain.count(b"\r\n") > 10
+            assert export.ers_csv(history, country, turns, defaulted) == plain
+
+
+def test_a_game_masters_history_seeded_from_the_views_is_the_one_gathered_from_the_events(ledger):
+    """The first export in a process reads the budget's sheets, the victory document and its awards from the
+    views and only the entries from the store: the same history as a read of every event, and none (the caller
+    gathers) while the views have not read an event the history reads."""
+    from projections.runner import Projector
+    from projections.history import seeded
+    from projections.store import ViewDB
+
+    generate(ledger, "seeded", 500, seed=4, turn_size=70)
+    [state] = ledger.campaigns()
+    [entry] = [e for e in ledger.history(state.id) if type(e).__name__ == "TreasuryEntryRecorded"][:1]
+    ledger.submit(state.id, RecordCorrection, corrects=entry.originator_version, replacement={"amount": 3},
+                  reason="miscounted", actor=GM)
+    db = ViewDB(ledger.recorder)
+    state = ledger.campaign(state.id)
+    assert seeded(ledger, db, state.id, state) is None  # the views have read nothing yet
+    Projector(ledger).catch_up()
+    tokens.issue_token(ledger, state.id, role="observer", holder="olga", actor=GM)  # an event it reads nothing of
+    state = ledger.campaign(state.id)
+    fast, plain = seeded(ledger, db, state.id, state), gather(ledger, state.id, GM)
+    assert fast is not None and len(fast.awards) > 0 and len(fast.entries) > 100
+    for key, sheet in plain.budget.sheets.items():
+        assert fast.budget.sheet(*key) == sheet
+    # The view's document is at the last event it read, the gathered one at the last it applied: no export
+    # shows that position (an export names the history's).
+    fast_doc, plain_doc = ({k: v for k, v in h.victory.items() if k != "position"} for h in (fast, plain))
+    assert (fast_doc, fast.awards, list(fast.entries)) == (plain_doc, plain.awards, plain.entries)
+    assert {p: fast.hashes[p] for p in plain.hashes if p in fast.hashes} == \
+        {p: plain.hashes[p] for p in fast.hashes}
+    for table in export.TABLES:
+        assert export.encode(table, "csv", export.rows(fast, table)) == \
+            export.encode(table, "csv", export.rows(plain, table))
+    assert export.ers_csv(fast, "FRA") == export.ers_csv(plain, "FRA")
+
+
+def test_a_seeded_history_read_after_the_views_moved_on_is_still_the_one_at_its_head(ledger):
+    """A seeded history reads a country's sheets when first asked for: if the runner has written later events
+    into the view since, those sheets come from the events up to the history's position instead."""
+    from projections.history import seeded
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "moved", 300, seed=8, turn_size=60)
+    [state] = ledger.campaigns()
+    Projector(ledger).catch_up()
+    db, state = ViewDB(ledger.recorder), ledger.campaign(state.id)
+    early, plain = seeded(ledger, db, state.id, state), gather(ledger, state.id, GM)
+    assert early is not None and early.budget.sheet("ENG", 1) == plain.budget.sheet("ENG", 1)
+    later_turn = state.turn
+    ledger.submit(state.id, RecordTreasuryEntry, country="FRA", turn=later_turn, line="A9", amount=40,
+                  reason="late loot", actor=GM)
+    Projector(ledger).catch_up()
+    assert ledger.campaign(state.id).version > state.version
+    assert export.ers_csv(early, "FRA") == export.ers_csv(plain, "FRA")
+
+
+def test_no_seeded_history_once_a_ruling_is_corrected(ledger):
+    """The victory view folds a ruling's correction in, the export's history reads rulings as recorded: with one
+    corrected, the history is gathered from the events as before."""
+    from projections.history import seeded
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "ruled", 300, seed=9, turn_size=60)
+    [state] = ledger.campaigns()
+    [ruling] = [e for e in ledger.history(state.id) if type(e).__name__ == "RulingRecorded"][:1]
+    ledger.submit(state.id, RecordCorrection, corrects=ruling.originator_version, reason="misread", actor=GM)
+    Projector(ledger).catch_up()
+    state = ledger.campaign(state.id)
+    assert seeded(ledger, ViewDB(ledger.recorder), state.id, state) is None
+
+
+def test_a_players_history_seeded_from_the_views_is_the_one_gathered_from_what_they_may_see(ledger):
+    """A player's history seeds too while nothing the victory reads is hidden from them and the budget's hidden
+    events are treasury entries: the countries those belong to are computed from what the player may see, the
+    others are the budget view's; every table and the ERS as the player would get it from the events."""
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "players", 400, seed=12, turn_size=60)
+    [state] = ledger.campaigns()
+    Projector(ledger).catch_up()
+    state = ledger.campaign(state.id)
+    reader = Reader(ledger, ViewDB(ledger.recorder))
+    for actor in (FRANCE, Actor("olga", "observer")):
+        fast, plain = reader._seeded_history(state.id, actor, state), gather(ledger, state.id, actor)
+        assert fast is not None and fast.budget.affected  # type: ignore[attr-defined]
+        for key, sheet in plain.budget.sheets.items():
+            assert fast.budget.sheet(*key) == sheet, key
+        assert list(fast.entries) == plain.entries and fast.awards == plain.awards
+        for table in export.TABLES:
+            assert export.encode(table, "csv", export.rows(fast, table)) == \
+                export.encode(table, "csv", export.rows(plain, table)), table
+        assert export.ers_csv(fast, "FRA") == export.ers_csv(plain, "FRA")
+
+
+def test_the_read_paths_history_follows_appends_as_gathered_at_each_head(ledger):
+    """``Reader.history`` seeds the first history, keeps it while nothing it reads is appended (a token), seeds
+    again once the views have read a new entry, and gathers from the events while they have not: at each head,
+    the ERS and the entries as gathered from the events, for a game master and a player."""
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "follows", 300, seed=13, turn_size=60)
+    [state] = ledger.campaigns()
+    cid = state.id
+    Projector(ledger).catch_up()
+    reader = Reader(ledger, ViewDB(ledger.recorder))
+
+    def same_as_gathered(actor: Actor) -> None:
+        state = ledger.campaign(cid)
+        fast, plain = reader.history(cid, actor, state), gather(ledger, cid, actor)
+        assert fast.position == plain.position == state.version
+        for table in ("ers", "entries"):
+            assert export.encode(table, "csv", export.rows(fast, table)) == \
+                export.encode(table, "csv", export.rows(plain, table)), table
+
+    for step in ("token", "entry seen by the views", "entry not seen yet"):
+        if step == "token":
+            tokens.issue_token(ledger, cid, role="observer", holder=f"o-{step}", actor=GM)
+        else:
+            ledger.submit(cid, RecordTreasuryEntry, country="FRA", turn=ledger.campaign(cid).turn, line="A9",
+                          amount=11, reason=step, actor=GM)
+            if step == "entry seen by the views":
+                Projector(ledger).catch_up()
+        for actor in (GM, FRANCE):
+            same_as_gathered(actor)
