@@ -66,6 +66,18 @@ class Cell:
     at_close: dict[str, Any] | None = None  # the value recorded when its phase closed
 
 
+_new_cell = object.__new__
+_set = object.__setattr__
+
+
+def _cell(fields: dict[str, Any]) -> Cell:
+    """``Cell(**fields)`` for fields given in ``Cell``'s order, without the frozen ``__init__``'s thirteen
+    ``object.__setattr__`` calls (tests/unit/test_budget_cells.py holds the two equal)."""
+    c = _new_cell(Cell)
+    _set(c, "__dict__", fields)
+    return c
+
+
 @dataclass(frozen=True)
 class Sheet:
     country: str
@@ -222,6 +234,7 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
             moved_out.add(corrected)
             moved_in[new_key].append(corrected)
     known = set(defn.codes)
+    units = {d.code: d.unit for d in defn.lines}
 
     def group(key: tuple[str, int]) -> tuple[dict[str, tuple[int, tuple[int, ...]]], list[dict[str, Any]]]:
         """A sheet's entries per line -> (amount, positions), and the entries it cannot take."""
@@ -315,15 +328,20 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
                 tokens.append(0)
                 continue
             history.append(computed)
+            # Cells built from the lines' fields directly (``_cell``): a campaign's budget has ~95 per sheet and
+            # thousands of sheets. A line has a recorded closing value only when a phase of the turn closed.
             cells = {}
+            closing = closed_codes.get((turn, country))
             for code, lv in computed.items():
-                d = defn.get(code)
-                cells[code] = Cell(
-                    code=code, name=lv.name, sheet=lv.sheet, kind=lv.kind, unit=d.unit, value=lv.value,
-                    ticks=lv.ticks, formula=lv.formula, sources=lv.sources,
-                    events=lines[code][1] if lv.entered else (), defaulted=lv.defaulted, alert=lv.alert,
-                    at_close=_at_close(closes.get((turn, country, code)), lv.value),
-                )
+                f = lv.__dict__
+                value = f["value"]
+                cells[code] = _cell({
+                    "code": code, "name": f["name"], "sheet": f["sheet"], "kind": f["kind"], "unit": units[code],
+                    "value": value, "ticks": f["ticks"], "formula": f["formula"], "sources": f["sources"],
+                    "events": lines[code][1] if f["entered"] else (), "defaulted": f["defaulted"],
+                    "alert": f["alert"],
+                    "at_close": _at_close(closes.get((turn, country, code)), value) if closing else None,
+                })
             sheets[key] = Sheet(cells=cells, **base)
             token = next(_tokens) if inputs_key is not None else 0
             tokens.append(token)
