@@ -42,11 +42,15 @@ from projections.runner import Projector  # noqa: E402
 
 #: Figures before this work (the code of main at 77e615b), printed beside the new ones: at 20,001 events on an idle
 #: machine (stop 20's note), and at 300,015 events in the run that generated bench300k (load average 5-8).
+#: At 300,015 events: the last stop's final figures on this machine idle (main before the compiled ERS sheets,
+#: bench300k), with the share of each view's CPU measured alone before this stop's work (load average 9-11).
 BASELINES = {
     20_000: {"raw": "83,502 events/s", "rebuild": "29,703 events/s", "ratio": "0.36", "ratio2": "0.52",
-             "rss": "178 MB", "state_p95": "69.3 ms"},
-    300_000: {"raw": "40,682 events/s", "rebuild": "6,914 events/s", "ratio": "0.17", "ratio2": "0.84",
-              "rss": "733 MB", "state_p95": "161.1 ms"},
+             "rss": "178 MB", "state_p95": "69.3 ms", "shares": "not measured"},
+    300_000: {"raw": "84,963 events/s", "rebuild": "18,451 events/s", "ratio": "0.22", "ratio2": "1.10",
+              "rss": "629 MB", "state_p95": "not measured",
+              "shares": "CPU alone (read + decode included): map 5.1 s, victory 5.5, timeline 5.4, budget 8.9; "
+                        "all 13.3"},
 }
 
 
@@ -59,6 +63,10 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the schema (print its name) for --reuse")
     ap.add_argument("--reuse", metavar="SCHEMA", help="measure a campaign kept by an earlier --keep run")
     ap.add_argument("--short", action="store_true", help="300 events, 1 round, 20 samples (the test suite)")
+    ap.add_argument("--shares", action="store_true",
+                    help="also rebuild each view alone: its CPU and wall time (the share of each view)")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="also profile one single-process rebuild (cProfile, CPU time) into FILE; prints its top")
     args = ap.parse_args()
     if args.short:
         args.events, args.rounds, args.samples = 300, 1, 20

@@ -213,7 +213,7 @@ class TimelineView(View):
         vis = data.get("visibility")
         self.rows.append((campaign, r.position, ctx.get("turn"), t, timeline_model.summary(doc, r, ctx),
                           _dumps(ctx).decode(), _PUBLIC_TEXT if not vis or vis == _PUBLIC else _dumps(vis).decode()))
-        self.places.extend((campaign, place, r.position) for place in timeline_model.places(r, ctx))
+        self.places += [(campaign, place, r.position) for place in timeline_model.places(r, ctx)]
 
     def flush_rows(self, cur: Any) -> None:
         insert_rows(self.db, cur, self.db.t("proj_timeline"),
@@ -257,12 +257,13 @@ class BudgetView(View):
         return doc
 
     def handle(self, cur: Any, r: Record) -> None:
-        doc = self.doc(cur, r.campaign)
+        campaign = r.campaign
+        doc = self.docs.get(campaign) or self.doc(cur, campaign)  # cached: no call per event
         doc["position"] = r.position
-        self.dirty.add(r.campaign)
+        self.dirty.add(campaign)
         if r.type in RELEVANT:
-            self.caches[r.campaign].add(r.type, r.position, budget_view.trim(r))
-            self.changed.add(r.campaign)
+            self.caches[campaign].add(r.type, r.position, budget_view.trim(r))
+            self.changed.add(campaign)
 
     def flush(self, cur: Any) -> None:
         super().flush(cur)  # the documents (no checkpoints: the budget is cheap to recompute)
