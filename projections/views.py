@@ -62,6 +62,9 @@ class View:
     name: str
     model: Any
     checkpoint_every = 0  # document views (View.handle): CHECKPOINT_EVERY
+    #: The event types whose fields the view reads; of the others it reads the type and position only, so a
+    #: projector whose views all say (one process of ``rebuild --jobs``) decodes no other event. None: every type.
+    reads: frozenset[str] | None = None
 
     def __init__(self, db: ViewDB):
         self.db = db
@@ -156,6 +159,7 @@ class VictoryView(View):
     name = "victory"
     model = victory_model
     checkpoint_every = CHECKPOINT_EVERY
+    reads = victory_model.READS | {"CorrectionRecorded"}  # a correction folds the campaign again
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
@@ -233,6 +237,7 @@ class TimelineView(View):
 class BudgetView(View):
     name = budget_view.NAME
     model = budget_view  # the document: the position only (handle keeps it, not model.apply)
+    reads = RELEVANT
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
