@@ -49,7 +49,7 @@ KEEP = {
 _CORRECTABLE = frozenset({"amount", "line", "turn", "country"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a campaign's memo holds hundreds of thousands of cells
 class Cell:
     code: str
     name: str
@@ -64,18 +64,6 @@ class Cell:
     defaulted: bool
     alert: str | None
     at_close: dict[str, Any] | None = None  # the value recorded when its phase closed
-
-
-_new_cell = object.__new__
-_set = object.__setattr__
-
-
-def _cell(fields: dict[str, Any]) -> Cell:
-    """``Cell(**fields)`` for fields given in ``Cell``'s order, without the frozen ``__init__``'s thirteen
-    ``object.__setattr__`` calls (tests/unit/test_budget_cells.py holds the two equal)."""
-    c = _new_cell(Cell)
-    _set(c, "__dict__", fields)
-    return c
 
 
 @dataclass(frozen=True)
@@ -328,20 +316,18 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
                 tokens.append(0)
                 continue
             history.append(computed)
-            # Cells built from the lines' fields directly (``_cell``): a campaign's budget has ~95 per sheet and
-            # thousands of sheets. A line has a recorded closing value only when a phase of the turn closed.
+            # A campaign's budget has ~95 cells per sheet and thousands of sheets: the lines' fields are read from
+            # their dicts, and a line has a recorded closing value only when a phase of the turn closed.
             cells = {}
             closing = closed_codes.get((turn, country))
             for code, lv in computed.items():
                 f = lv.__dict__
                 value = f["value"]
-                cells[code] = _cell({
-                    "code": code, "name": f["name"], "sheet": f["sheet"], "kind": f["kind"], "unit": units[code],
-                    "value": value, "ticks": f["ticks"], "formula": f["formula"], "sources": f["sources"],
-                    "events": lines[code][1] if f["entered"] else (), "defaulted": f["defaulted"],
-                    "alert": f["alert"],
-                    "at_close": _at_close(closes.get((turn, country, code)), value) if closing else None,
-                })
+                cells[code] = Cell(
+                    code, f["name"], f["sheet"], f["kind"], units[code], value, f["ticks"], f["formula"],
+                    f["sources"], lines[code][1] if f["entered"] else (), f["defaulted"], f["alert"],
+                    _at_close(closes.get((turn, country, code)), value) if closing else None,
+                )
             sheets[key] = Sheet(cells=cells, **base)
             token = next(_tokens) if inputs_key is not None else 0
             tokens.append(token)
