@@ -11,6 +11,7 @@ process, (b') the same with the views split over two processes (``ledger
 rebuild --jobs 2``), and prints the rates and (b)/(a) (target ≥ 0.50), the peak RSS of this
 process (target ≤ 500 MB), and state-at-N latency p50/p95 over 200 random N
 (target p95 ≤ 50 ms). The schema is dropped afterwards unless --keep.
+``--shares`` also rebuilds each view alone (its CPU and wall time), ``--profile FILE`` profiles one rebuild.
 Each figure is printed beside its target and the baseline measured before
 issue 17's rebuild work (BASELINES, the nearer size). ``--short``: a few hundred events, one
 round, for the test suite (it checks the lines, never the timings).
@@ -42,11 +43,15 @@ from projections.runner import Projector  # noqa: E402
 
 #: Figures before this work (the code of main at 77e615b), printed beside the new ones: at 20,001 events on an idle
 #: machine (stop 20's note), and at 300,015 events in the run that generated bench300k (load average 5-8).
+#: At 300,015 events: the last stop's final figures on this machine idle (main before the compiled ERS sheets,
+#: bench300k), with the share of each view's CPU measured alone before this stop's work (load average 9-11).
 BASELINES = {
     20_000: {"raw": "83,502 events/s", "rebuild": "29,703 events/s", "ratio": "0.36", "ratio2": "0.52",
-             "rss": "178 MB", "state_p95": "69.3 ms"},
-    300_000: {"raw": "40,682 events/s", "rebuild": "6,914 events/s", "ratio": "0.17", "ratio2": "0.84",
-              "rss": "733 MB", "state_p95": "161.1 ms"},
+             "rss": "178 MB", "state_p95": "69.3 ms", "shares": "not measured"},
+    300_000: {"raw": "84,963 events/s", "rebuild": "18,451 events/s", "ratio": "0.22", "ratio2": "1.10",
+              "rss": "629 MB", "state_p95": "not measured",
+              "shares": "CPU alone (read + decode included): map 5.1 s, victory 5.5, timeline 5.4, budget 8.9; "
+                        "all 13.3"},
 }
 
 
@@ -59,6 +64,10 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the schema (print its name) for --reuse")
     ap.add_argument("--reuse", metavar="SCHEMA", help="measure a campaign kept by an earlier --keep run")
     ap.add_argument("--short", action="store_true", help="300 events, 1 round, 20 samples (the test suite)")
+    ap.add_argument("--shares", action="store_true",
+                    help="also rebuild each view alone: its CPU and wall time (the share of each view)")
+    ap.add_argument("--profile", metavar="FILE",
+                    help="also profile one single-process rebuild (cProfile, CPU time) into FILE; prints its top")
     args = ap.parse_args()
     if args.short:
         args.events, args.rounds, args.samples = 300, 1, 20
@@ -85,11 +94,12 @@ def main() -> None:
             [state] = ledger.campaigns()
         cid = state.id
 
-        def raw_read() -> tuple[int, float]:
-            """(a) raw read + decode: a psycopg server-side cursor and orjson, nothing else."""
+        def raw_read(binary: bool = False) -> tuple[int, float]:
+            """(a) raw read + decode: a psycopg server-side cursor and orjson, nothing else (``binary``: the
+            results in binary format, as the runner reads its pages: (a'), printed for comparison)."""
             t0 = time.perf_counter()
             n = 0
-            with psycopg.connect(dsn) as conn, conn.cursor(name="raw") as cur:
+            with psycopg.connect(dsn) as conn, conn.cursor(name="raw", binary=binary) as cur:
                 cur.itersize = 5000
                 cur.execute(f'SELECT notification_id, originator_id, originator_version, topic, state '
                             f'FROM "{schema}".ledger_events ORDER BY notification_id')
@@ -101,12 +111,14 @@ def main() -> None:
         # The machine is shared: (a), (b) and (b') alternate for --rounds rounds and the medians are compared,
         # so each sees the same load. CPU seconds of this process are printed beside (b') spawns processes.
         projector = Projector(ledger, page=5000)
-        raws, rebuilds, rebuilds2, cpu_raw, cpu_rebuild = [], [], [], [], []
+        raws, raws_binary, rebuilds, rebuilds2, cpu_raw, cpu_rebuild = [], [], [], [], [], []
         for _ in range(args.rounds):
             c0 = time.process_time()
             n, raw = raw_read()
             cpu_raw.append(time.process_time() - c0)
             raws.append(n / raw)
+            n, raw = raw_read(binary=True)
+            raws_binary.append(n / raw)
             # (b) full rebuild
             c0, t0 = time.process_time(), time.perf_counter()
             done = projector.rebuild(restart=True)["events"]
@@ -117,6 +129,9 @@ def main() -> None:
             projector.rebuild(restart=True, jobs=args.jobs)
             rebuilds2.append(head / (time.perf_counter() - t0))
         raw_rate, rebuild_rate, rebuild2_rate = (statistics.median(x) for x in (raws, rebuilds, rebuilds2))
+        shares = _shares(ledger) if args.shares else None
+        if args.profile:
+            _profile(ledger, args.profile)
 
         # state at N
         rng = random.Random(1)
@@ -138,6 +153,9 @@ def main() -> None:
         print(f"{args.rounds} alternating rounds; medians, each round in brackets; load average {_load()}")
         print(f"(a) raw psycopg read + orjson decode: {n} rows: {raw_rate:,.0f} events/s  [{runs(raws)}]; "
               f"CPU {statistics.median(cpu_raw):.2f} s  (baseline {BASELINE['raw']})")
+        print(f"(a') the same read with binary results (how the runner reads its pages): "
+              f"{statistics.median(raws_binary):,.0f} events/s  [{runs(raws_binary)}]; (b)/(a') = "
+              f"{rebuild_rate / statistics.median(raws_binary):.2f}  (for comparison: the target is against (a))")
         print(f"(b) full rebuild (map, victory, timeline, budget): {done} events: {rebuild_rate:,.0f} events/s  "
               f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s  (baseline {BASELINE['rebuild']})")
         print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50; baseline {BASELINE['ratio']}; per round: "
@@ -145,6 +163,8 @@ def main() -> None:
         print(f"(b') full rebuild, views over {args.jobs} processes: {rebuild2_rate:,.0f} events/s  "
               f"[{runs(rebuilds2)}]; (b')/(a) = {rebuild2_rate / raw_rate:.2f}, "
               f"(b')/(b) = {rebuild2_rate / rebuild_rate:.2f}  (target >= 1.0; baseline {BASELINE['ratio2']})")
+        if shares:
+            print(f"each view rebuilt alone (read + decode included): {shares}  (baseline {BASELINE['shares']})")
         print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB; baseline {BASELINE['rss']})")
         print(f"state at N over {len(lat)} random N: p50 {p50:.1f} ms, p95 {p95:.1f} ms  "
               f"(target p95 <= 50 ms; baseline {BASELINE['state_p95']}); "
@@ -157,6 +177,31 @@ def main() -> None:
         else:
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def _shares(ledger: Ledger) -> str:
+    """Each view rebuilt alone in this process: its CPU and wall seconds (the share of each view)."""
+    out = []
+    for name in ("map", "victory", "timeline", "budget"):
+        c0, t0 = time.process_time(), time.perf_counter()
+        Projector(ledger, [name], page=5000).rebuild(restart=True)
+        out.append(f"{name} {time.process_time() - c0:.1f} s CPU / {time.perf_counter() - t0:.1f} s wall")
+    return "; ".join(out)
+
+
+def _profile(ledger: Ledger, path: str) -> None:
+    """One single-process rebuild under cProfile, timed in CPU seconds (the machine is shared); its top 25 by own
+    time, and the whole profile in ``path`` (``python -m pstats``). Calls of a few microseconds weigh more
+    under the profiler than they cost: read it beside the CPU figures, not alone."""
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile(time.process_time)
+    projector = Projector(ledger, page=5000)
+    profiler.runcall(projector.rebuild, restart=True)
+    profiler.dump_stats(path)
+    print(f"profile of one rebuild (CPU time) in {path}; its top 25 by own time:")
+    pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(25)
 
 
 def _load() -> str:

@@ -26,14 +26,14 @@ def _signed(v: int) -> str:
 
 
 def _prefix(ctx: dict[str, Any]) -> str:
-    bits = []
-    if ctx.get("round"):
-        bits.append(f"Round {ctx['round']}")
-    if ctx.get("impulse"):
-        bits.append(f"{ctx['impulse']} impulse")
-    if not bits and ctx.get("phase"):
-        bits.append(f"{str(ctx['phase']).capitalize()} phase")
-    return ", ".join(bits) + ": " if bits else ""
+    """"Round S2, FRA impulse: ", "Round S2: ", "FRA impulse: ", "Diplomacy phase: " or "" (one per event)."""
+    rnd, impulse = ctx.get("round"), ctx.get("impulse")
+    if rnd:
+        return f"Round {rnd}, {impulse} impulse: " if impulse else f"Round {rnd}: "
+    if impulse:
+        return f"{impulse} impulse: "
+    phase = ctx.get("phase")
+    return f"{str(phase).capitalize()} phase: " if phase else ""
 
 
 def _arithmetic(ruling: dict[str, Any]) -> str:
@@ -201,4 +201,8 @@ def places(r: Record, ctx: dict[str, Any] | None = None) -> list[str]:
         found = [e.get("target") for e in (d.get("ruling") or {}).get("effects") or ()
                  if e.get("kind") in PLACE_EFFECTS]
     found.append(ctx.get("where"))
-    return list(dict.fromkeys(p for p in found if isinstance(p, str) and p))
+    out: list[str] = []  # each once, in order: a short list, so a list beats a dict
+    for p in found:
+        if isinstance(p, str) and p and p not in out:
+            out.append(p)
+    return out

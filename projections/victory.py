@@ -15,6 +15,8 @@ from typing import Any
 from projections.records import Record, num, plain
 
 NAME = "victory"
+#: The event types whose fields ``apply`` reads (of every other it takes the position only).
+READS = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "PeaceMade", "RulingRecorded"})
 
 
 def empty() -> dict[str, Any]:

@@ -62,6 +62,9 @@ class View:
     name: str
     model: Any
     checkpoint_every = 0  # document views (View.handle): CHECKPOINT_EVERY
+    #: The event types whose fields the view reads; of the others it reads the type and position only, so a
+    #: projector whose views all say (one process of ``rebuild --jobs``) decodes no other event. None: every type.
+    reads: frozenset[str] | None = None
 
     def __init__(self, db: ViewDB):
         self.db = db
@@ -156,6 +159,7 @@ class VictoryView(View):
     name = "victory"
     model = victory_model
     checkpoint_every = CHECKPOINT_EVERY
+    reads = victory_model.READS | {"CorrectionRecorded"}  # a correction folds the campaign again
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
@@ -213,7 +217,7 @@ class TimelineView(View):
         vis = data.get("visibility")
         self.rows.append((campaign, r.position, ctx.get("turn"), t, timeline_model.summary(doc, r, ctx),
                           _dumps(ctx).decode(), _PUBLIC_TEXT if not vis or vis == _PUBLIC else _dumps(vis).decode()))
-        self.places.extend((campaign, place, r.position) for place in timeline_model.places(r, ctx))
+        self.places += [(campaign, place, r.position) for place in timeline_model.places(r, ctx)]
 
     def flush_rows(self, cur: Any) -> None:
         insert_rows(self.db, cur, self.db.t("proj_timeline"),
@@ -233,6 +237,7 @@ class TimelineView(View):
 class BudgetView(View):
     name = budget_view.NAME
     model = budget_view  # the document: the position only (handle keeps it, not model.apply)
+    reads = RELEVANT
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
@@ -257,12 +262,13 @@ class BudgetView(View):
         return doc
 
     def handle(self, cur: Any, r: Record) -> None:
-        doc = self.doc(cur, r.campaign)
+        campaign = r.campaign
+        doc = self.docs.get(campaign) or self.doc(cur, campaign)  # cached: no call per event
         doc["position"] = r.position
-        self.dirty.add(r.campaign)
+        self.dirty.add(campaign)
         if r.type in RELEVANT:
-            self.caches[r.campaign].add(r.type, r.position, budget_view.trim(r))
-            self.changed.add(r.campaign)
+            self.caches[campaign].add(r.type, r.position, budget_view.trim(r))
+            self.changed.add(campaign)
 
     def flush(self, cur: Any) -> None:
         super().flush(cur)  # the documents (no checkpoints: the budget is cheap to recompute)

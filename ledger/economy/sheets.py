@@ -49,7 +49,7 @@ KEEP = {
 _CORRECTABLE = frozenset({"amount", "line", "turn", "country"})
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a campaign's memo holds hundreds of thousands of cells
 class Cell:
     code: str
     name: str
@@ -222,6 +222,7 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
             moved_out.add(corrected)
             moved_in[new_key].append(corrected)
     known = set(defn.codes)
+    units = {d.code: d.unit for d in defn.lines}
 
     def group(key: tuple[str, int]) -> tuple[dict[str, tuple[int, tuple[int, ...]]], list[dict[str, Any]]]:
         """A sheet's entries per line -> (amount, positions), and the entries it cannot take."""
@@ -315,14 +316,17 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
                 tokens.append(0)
                 continue
             history.append(computed)
+            # A campaign's budget has ~95 cells per sheet and thousands of sheets: the lines' fields are read from
+            # their dicts, and a line has a recorded closing value only when a phase of the turn closed.
             cells = {}
+            closing = closed_codes.get((turn, country))
             for code, lv in computed.items():
-                d = defn.get(code)
+                f = lv.__dict__
+                value = f["value"]
                 cells[code] = Cell(
-                    code=code, name=lv.name, sheet=lv.sheet, kind=lv.kind, unit=d.unit, value=lv.value,
-                    ticks=lv.ticks, formula=lv.formula, sources=lv.sources,
-                    events=lines[code][1] if lv.entered else (), defaulted=lv.defaulted, alert=lv.alert,
-                    at_close=_at_close(closes.get((turn, country, code)), lv.value),
+                    code, f["name"], f["sheet"], f["kind"], units[code], value, f["ticks"], f["formula"],
+                    f["sources"], lines[code][1] if f["entered"] else (), f["defaulted"], f["alert"],
+                    _at_close(closes.get((turn, country, code)), value) if closing else None,
                 )
             sheets[key] = Sheet(cells=cells, **base)
             token = next(_tokens) if inputs_key is not None else 0

@@ -16,14 +16,16 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.skipif(not PG_DSN, reason="the benchmark measures PostgreSQL")
-def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline():
+def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
     env.update(LEDGER_POSTGRES_DSN=PG_DSN, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, str(ROOT / "ops/bench_projections.py"), "--short"], cwd=ROOT, env=env,
+    done = subprocess.run([sys.executable, str(ROOT / "ops/bench_projections.py"), "--short", "--shares",
+                           "--profile", str(tmp_path / "rebuild.prof")], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
     out = done.stdout
     for pattern in (r"\(a\) raw psycopg read \+ orjson decode: \d+ rows: [\d,]+ events/s .*\(baseline ",
+                    r"\(a'\) the same read with binary results .*: [\d,]+ events/s .*\(b\)/\(a'\) = [\d.]+",
                     r"\(b\) full rebuild .*: [\d,]+ events/s .*\(baseline ",
                     r"\(b\)/\(a\) = [\d.]+  \(target >= 0\.50; baseline ",
                     r"\(b'\) full rebuild, views over 2 processes: [\d,]+ events/s .*\(b'\)/\(b\) = [\d.]+  "
@@ -31,6 +33,10 @@ def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline
                     r"peak RSS: \d+ MB  \(target <= 500 MB; baseline ",
                     r"state at N over 20 random N: p50 [\d.]+ ms, p95 [\d.]+ ms  \(target p95 <= 50 ms; baseline ",
                     r"CPU of this process per read p50 [\d.]+ ms, p95 [\d.]+ ms",
+                    r"each view rebuilt alone .*: map [\d.]+ s CPU / [\d.]+ s wall; victory .*; timeline .*; "
+                    r"budget [\d.]+ s CPU / [\d.]+ s wall  \(baseline ",
+                    r"profile of one rebuild \(CPU time\) in .*rebuild.prof; its top 25 by own time",
                     r"load average [\d.]+"):
         assert re.search(pattern, out), (pattern, out)
+    assert (tmp_path / "rebuild.prof").stat().st_size > 0
     assert re.search(r"events: (\d+)", out) and int(re.search(r"events: (\d+)", out).group(1)) >= 300
