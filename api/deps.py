@@ -75,6 +75,13 @@ def _campaign(request: Request, ledger: Ledger, campaign: str) -> CampaignState:
     return cached
 
 
+def state_of(request: Request, ledger: Ledger, cid: UUID) -> CampaignState:
+    """The campaign's state as this request read it, once, at its head (the token check's, or ``_campaign``'s):
+    a page that asked the store for the head again could show two heads, and paid a round trip for it."""
+    found = getattr(request.state, "campaign_state", None)
+    return found if found is not None and found.id == cid else ledger.campaign(cid)
+
+
 async def get_actor(request: Request, caller: CallerDep, ledger: LedgerDep) -> Actor:
     campaign = request.path_params.get("campaign")
     if campaign is not None:

@@ -96,7 +96,7 @@ class Reader:
         self._timelines_lock = threading.Lock()
         self._audiences: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(audiences)
         self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(timelines)
-        self._budgets: LRUCache[UUID, tuple[tuple[int, int], Budget]] = LRUCache(budgets)
+        self._budgets: LRUCache[tuple[UUID, str], tuple[tuple[int, int], Budget]] = LRUCache(budgets)
         # (campaign, audience) -> the budget's inputs per country for the turn page's steps (budget_steps).
         self._steps: LRUCache[tuple[UUID, Audience], budget_steps.Steps] = LRUCache(audiences)
         self._steps_lock = threading.Lock()
@@ -109,6 +109,8 @@ class Reader:
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
+        # (campaign, view, position) -> the stored checkpoint's document (``stored_checkpoint``).
+        self._stored: LRUCache[tuple[UUID, str, int], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
 
     # ------------------------------------------------------------------ a game master's views at the head
 
@@ -179,16 +181,17 @@ class Reader:
         _, raw = stored_doc(db, cid, "timeline")  # the stack owners the summaries name
         return {"version": position, "rows": rows, "doc": orjson.loads(raw) if raw else timeline_model.empty()}
 
-    def _budget(self, cid: UUID, events: list[list[Any]]) -> Budget:
-        """``budget()`` of a campaign's relevant events, recomputed only when they change (the slow part)."""
+    def _budget(self, cid: UUID, country: str, events: list[list[Any]]) -> Budget:
+        """``budget()`` of a country of a campaign's relevant events, recomputed only when they change (the slow
+        part)."""
         sig = (len(events), events[-1][1] if events else 0)
         with self._lock:
-            found = self._budgets.get(cid)
+            found = self._budgets.get((cid, country))
         if found is not None and found[0] == sig:
             return found[1]
-        result = budget(budget_view.records({"events": events}))
+        result = budget(budget_view.records({"events": events}), countries=[country])
         with self._lock:
-            self._budgets[cid] = (sig, result)
+            self._budgets[(cid, country)] = (sig, result)
         return result
 
     def sheet_at_head(self, cid: UUID, country: str, turn: int, head: int) -> dict[str, Any] | None:
@@ -204,7 +207,7 @@ class Reader:
             stored = budget_view.stored_sheet(db, str(cid), country, turn, position)  # None if the view moved on
             if stored is not None:
                 return stored
-        found = self._budget(cid, self.relevant_events(cid, head)).sheet(country, turn)
+        found = self._budget(cid, country, self.relevant_events(cid, head)).sheet(country, turn)
         return sheet_json(found) if found is not None else None
 
     def relevant_events(self, cid: UUID, upto: int) -> list[list[Any]]:
@@ -256,7 +259,7 @@ class Reader:
         n = min(self.shared_until(cid, actor, state) - 1, state.version)
         if n <= 0:
             return {}
-        since, docs = replay.checkpoint(self.db, cid, n)
+        since, docs = self.stored_checkpoint(cid, n)
         start = min(since.values())
         if start <= 0:
             return {}
@@ -281,7 +284,7 @@ class Reader:
     @staticmethod
     def _empty() -> Docs:
         return {**{name: model.empty() for name, model in replay.MODELS.items()}, "budget": {"events": []},
-                "budget_result": None}
+                "budget_result": None, "budget_memo": {}}
 
     # ------------------------------------------------------------------ any audience, at a position
 
@@ -289,7 +292,7 @@ class Reader:
                    ) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
         """Per view, the position and document of the caller's nearest checkpoint at or before ``n``."""
         if sees_all(actor) or n < self.shared_until(cid, actor, state):
-            return replay.checkpoint(self.db, cid, n)  # up to n this audience's map and victory are the GM's
+            return self.stored_checkpoint(cid, n)  # up to n this audience's map and victory are the GM's
         entry = self._entry(cid, actor, state)
         with entry["lock"]:
             self._forward(entry, cid, actor, state)
@@ -301,6 +304,43 @@ class Reader:
             if raw is not None:
                 return {name: position for name in replay.MODELS}, orjson.loads(raw)
         return {name: 0 for name in replay.MODELS}, {name: m.empty() for name, m in replay.MODELS.items()}
+
+    def stored_checkpoint(self, cid: UUID, n: int) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+        """``replay.checkpoint`` (per view, the latest stored checkpoint at or before ``n``) in one statement that
+        asks only which positions, the documents kept in memory: a checkpoint at a position is its view after
+        the events 1..position, which never change, so a rebuild writes the same document again (a reset
+        deletes rows: the statement then names an earlier one, or none)."""
+        db, names = self.db, list(replay.MODELS)
+        mark = "(SELECT MAX(position) FROM {proj_checkpoints} WHERE view = ? AND campaign = ? AND position <= ?)"
+        since: dict[str, int] = {}
+        raw: dict[str, bytes] = {}
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT " + ", ".join(f"{mark} AS {name}" for name in names)),
+                        tuple(x for name in names for x in (name, str(cid), n)))
+            row = cur.fetchone()
+            since = {name: int(row[name] or 0) for name in names}
+            with self._lock:
+                for name in names:
+                    found = self._stored.get((cid, name, since[name])) if since[name] else None
+                    if found is not None:
+                        raw[name] = found
+            missing = [name for name in names if since[name] and name not in raw]
+            if missing:
+                cur.execute(db.sql("SELECT view, doc FROM {proj_checkpoints} WHERE campaign = ? AND ("
+                                   + " OR ".join(["(view = ? AND position = ?)"] * len(missing)) + ")"),
+                            (str(cid), *(x for name in missing for x in (name, since[name]))))
+                for r in cur.fetchall():
+                    raw[r["view"]] = bytes(r["doc"])
+        with self._lock:
+            for name in missing:
+                if name in raw:
+                    self._stored[(cid, name, since[name])] = raw[name]
+        docs: dict[str, dict[str, Any]] = {}
+        for name, model in replay.MODELS.items():
+            if name not in raw:  # none at or before n (or deleted between the statements by a rebuild's reset)
+                since[name] = 0
+            docs[name] = orjson.loads(raw[name]) if name in raw else model.empty()
+        return since, docs
 
     def shared_until(self, cid: UUID, actor: Actor, state: CampaignState) -> int:
         """The first position at which this audience's map and victory may differ from the game master's: the
@@ -393,10 +433,10 @@ class Reader:
     def state_at(self, cid: UUID, actor: Actor, state: CampaignState, n: int) -> dict[str, Any]:
         """Map and victory as of position ``n`` as the caller sees them: from the nearest checkpoint."""
         read.check_position(self.ledger, cid, n, head=state.version)
-        if sees_all(actor):
-            return replay.state_at(self.ledger, self.db, cid, n)
         since, docs = self.checkpoint(cid, actor, state, n)
         docs = self.fold(cid, actor, state, since, docs, read.records(self.ledger, cid, min(since.values()), n))
+        if sees_all(actor):  # replay.state_at's answer, without its second read of the head
+            return {"campaign": str(cid), "position": n, "checkpoint": min(since.values()), **docs}
         return {"campaign": str(cid), "position": n, "filtered_for": actor.role, **docs}
 
     def budget_events(self, cid: UUID, actor: Actor, state: CampaignState, upto: int) -> list[list[Any]]:
@@ -455,9 +495,13 @@ class Reader:
 
         # From the events this caller may see: a hidden entry stays hidden in the totals too.
         def visible_sheet(docs: Docs) -> bytes | None:
-            if docs["budget_result"] is None:
-                docs["budget_result"] = budget(budget_view.records(docs["budget"]))
-            found = docs["budget_result"].sheet(country, turn)
+            # Per country, computed when asked (a player reads their own); the memo keeps the sheets the events
+            # since did not change. ``budget_result`` is emptied (None) by every relevant event folded.
+            results = docs["budget_result"] = docs["budget_result"] or {}
+            if country not in results:
+                results[country] = budget(budget_view.records(docs["budget"]), memo=docs["budget_memo"],
+                                          countries=[country])
+            found = results[country].sheet(country, turn)
             return orjson.dumps(sheet_json(found)) if found is not None else None
 
         return self.render(cid, actor, state, visible_sheet)

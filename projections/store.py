@@ -65,8 +65,17 @@ class ViewDB:
 
     @contextmanager
     def reading(self) -> Iterator[Any]:
-        with self.datastore.transaction(commit=False) as cur:
-            yield cur
+        """A cursor for reads. On PostgreSQL the pooled connection's autocommit, no BEGIN/ROLLBACK: at READ
+        COMMITTED (the server's default, never changed here) a transaction gives each statement its own snapshot
+        anyway, so it bought no consistency and cost two of a read's three round trips. What keeps a page from
+        mixing two heads is that it reads the head once (api/deps.py) and every read after it is bounded by
+        that position: events up to it are immutable, and a view's row says the position it is at."""
+        if self.postgres:
+            with self.datastore.get_connection() as conn, conn.cursor() as cur:
+                yield cur
+        else:
+            with self.datastore.transaction(commit=False) as cur:
+                yield cur
 
     def rowcount(self, cur: Any) -> int:
         return cur.rowcount if self.postgres else cur.sqlite_cursor.rowcount

@@ -1,0 +1,126 @@
+"""What a read costs the store, on both stores: no transaction of its own, checkpoints kept in memory, one
+country's sheet computed for a page about that country; each answer still the one a fold from the first event
+gives.
+
+The load of many campaigns (ops/load.py) spent a fifth of the server's time opening and closing a transaction
+per read of the views (ViewDB.reading): at PostgreSQL's READ COMMITTED each statement has its own snapshot
+anyway, so a read runs in autocommit, and what keeps a page whole is the one head it reads (api/deps.py).
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+import pytest
+
+from ledger.application import Actor
+from ledger.domain.campaign import campaign_id
+from ledger.economy.sheets import budget, sheet_json
+from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.scenario import import_scenario, load_text
+from projections import budget_view, replay
+from projections.head import Reader
+from projections.runner import Projector
+
+GM_ACTOR = Actor("gina", "gm")
+
+
+@pytest.fixture
+def played(ledger):
+    import_scenario(ledger, load_text("sample"), slug="sample", actor=GM)
+    play_sample_turn(ledger, FIXED_DICE)
+    cid = campaign_id("sample")
+    for amount in (7, 11):
+        ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=amount, reason="loot", actor=GM)
+        ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=amount + 1, reason="loot", actor=GM)
+    projector = Projector(ledger)
+    projector.catch_up()
+    return ledger, cid, projector
+
+
+class Recording:
+    """A cursor that notes the SQL it runs."""
+
+    def __init__(self, cur, seen: list[str]):
+        self.cur, self.seen = cur, seen
+
+    def execute(self, sql, *args, **kwargs):
+        self.seen.append(str(sql))
+        return self.cur.execute(sql, *args, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.cur, name)
+
+
+@contextmanager
+def statements(db):
+    """The SQL of every statement run through ``db.reading()`` inside the block."""
+    seen: list[str] = []
+    plain = db.reading
+
+    @contextmanager
+    def counted():
+        with plain() as cur:
+            yield Recording(cur, seen)
+
+    db.reading = counted
+    try:
+        yield seen
+    finally:
+        del db.reading  # the class's method again
+
+
+def test_a_read_of_the_views_on_postgresql_runs_in_autocommit_with_no_transaction_of_its_own(store, played):
+    if store != "postgres":
+        pytest.skip("SQLite reads its own file in-process: a transaction there costs no round trip")
+    from psycopg.pq import TransactionStatus
+
+    _, cid, projector = played
+    with projector.db.reading() as cur:
+        cur.execute(projector.db.sql("SELECT COUNT(*) AS n FROM {proj_checkpoints} WHERE campaign = ?"), (str(cid),))
+        assert cur.fetchone()["n"] >= 2
+        assert cur.connection.info.transaction_status == TransactionStatus.IDLE  # no BEGIN was sent
+
+
+def test_state_at_every_position_from_kept_checkpoints_equals_a_fold_from_the_first_event_across_a_rebuild(
+        played):
+    ledger, cid, projector = played
+    head = ledger.campaign(cid).version
+    reader = Reader(ledger, projector.db)
+    state = ledger.campaign(cid)
+
+    def check_every_position():
+        for n in range(head + 1):
+            at = reader.state_at(cid, GM_ACTOR, state, n)
+            scratch = replay.state_from_scratch(ledger, cid, n)
+            assert (at["map"], at["victory"]) == (scratch["map"], scratch["victory"]), n
+
+    check_every_position()
+    with statements(projector.db) as seen:
+        reader.state_at(cid, GM_ACTOR, state, head)
+    # Which checkpoint is nearest is one statement; its document comes from memory, not from the table.
+    assert [s for s in seen if "proj_checkpoints" in s and "doc" in s] == []
+    assert len([s for s in seen if "proj_checkpoints" in s]) == 1
+
+    # A rebuild's reset empties the views: the nearest checkpoint is then an earlier one, or none.
+    Projector(ledger).rebuild(restart=True)
+    check_every_position()
+    with projector.db.transaction() as cur:
+        cur.execute(projector.db.sql("DELETE FROM {proj_checkpoints} WHERE campaign = ?"), (str(cid),))
+    check_every_position()
+
+
+def test_a_sheet_computed_for_its_country_alone_equals_that_countrys_sheet_in_the_whole_budget(played):
+    ledger, cid, projector = played
+    with projector.db.reading() as cur:
+        events = budget_view.relevant_events(projector.db, cur, str(cid), ledger.campaign(cid).version)
+    whole = budget(budget_view.records({"events": events}))
+    memo: dict = {}
+    compared = 0
+    for country in whole.countries:
+        alone = budget(budget_view.records({"events": events}), countries=[country], memo=memo)
+        assert {c for c, _ in alone.sheets} == {country}
+        for turn in range(1, whole.turns + 1):
+            assert sheet_json(alone.sheet(country, turn)) == sheet_json(whole.sheet(country, turn)), (country, turn)
+            compared += 1
+    assert compared >= 2 * len(whole.countries)  # two turns of every country
