@@ -109,6 +109,8 @@ class Reader:
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
+        # (campaign, turn, "start" | "end") -> a turn's span once the views have its opening and the next one.
+        self._spans: LRUCache[tuple[UUID, int, str], int] = LRUCache(64 * audiences)
         # (campaign, view, position) -> the stored checkpoint's document (``stored_checkpoint``).
         self._stored: LRUCache[tuple[UUID, str, int], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
 
@@ -554,22 +556,38 @@ class Reader:
     def turn_start(self, cid: UUID, turn: int) -> int:
         """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier
         turn's, when the views are behind). Positions of turn openings are no secret: the caller filters."""
+        with self._lock:
+            known = self._spans.get((cid, turn, "start"))
+        if known is not None:
+            return known
         db = self.db
         with db.reading() as cur:
-            cur.execute(db.sql("SELECT MAX(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
-                               "AND turn <= ?"), ("map", str(cid), turn))
+            cur.execute(db.sql("SELECT position, turn FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
+                               "AND turn <= ? ORDER BY position DESC LIMIT 1"), ("map", str(cid), turn))
             row = cur.fetchone()
-        return max(int(row["p"]) - 1, 0) if row and row["p"] is not None else 0
+        start = max(int(row["position"]) - 1, 0) if row else 0
+        if row and row["turn"] == turn:  # its own opening: where its TurnOpened is, for good (kept)
+            with self._lock:
+                self._spans[(cid, turn, "start")] = start
+        return start
 
     def next_turn_start(self, cid: UUID, turn: int) -> int | None:
         """The position of the next turn's opening (its stored checkpoint), None when the views have none: a
         turn's events are contiguous, so none of them comes after it."""
+        with self._lock:
+            known = self._spans.get((cid, turn, "end"))
+        if known is not None:
+            return known
         db = self.db
         with db.reading() as cur:
             cur.execute(db.sql("SELECT MIN(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
                                "AND turn > ?"), ("map", str(cid), turn))
             row = cur.fetchone()
-        return int(row["p"]) if row and row["p"] is not None else None
+        if not row or row["p"] is None:
+            return None
+        with self._lock:  # the turn is closed: the runner writes checkpoints in order, so none comes before it
+            self._spans[(cid, turn, "end")] = int(row["p"])
+        return int(row["p"])
 
     def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
         """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page (up to the
@@ -603,6 +621,10 @@ class Reader:
                     found[1], found[2] = min(found[1], int(g["first"])), max(found[2], int(g["last"]))
                     found[3] += int(g["n"])
 
+        with self._rare_lock:
+            kept = self._groups.get(cid)
+            if kept is not None and kept["upto"] == head:  # grouped up to this head already: no statement
+                return head, {k: list(v) for k, v in kept["groups"].items()}
         with db.reading() as cur:
             cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
                         (str(cid),))

@@ -124,3 +124,29 @@ def test_a_sheet_computed_for_its_country_alone_equals_that_countrys_sheet_in_th
             assert sheet_json(alone.sheet(country, turn)) == sheet_json(whole.sheet(country, turn)), (country, turn)
             compared += 1
     assert compared >= 2 * len(whole.countries)  # two turns of every country
+
+
+def test_a_closed_turns_span_is_asked_once_and_an_open_turns_end_until_the_next_turn_opens(played):
+    ledger, cid, projector = played
+    reader = Reader(ledger, projector.db)
+    first = (reader.turn_start(cid, 1), reader.next_turn_start(cid, 1))
+    assert first[1] is not None and first[0] < first[1]  # turn 1 is closed: turn 2 opened at first[1]
+    assert reader.next_turn_start(cid, 2) is None  # turn 2 is open
+    with statements(projector.db) as seen:
+        assert (reader.turn_start(cid, 1), reader.next_turn_start(cid, 1)) == first
+    assert seen == []
+    with statements(projector.db) as seen:
+        assert reader.next_turn_start(cid, 2) is None
+    assert len(seen) == 1  # an open turn's end is asked each time: none yet
+
+    ledger.close_turn(cid, actor=GM)
+    ledger.open_turn(cid, actor=GM)
+    projector.catch_up()
+    opened = ledger.campaign(cid).version
+    assert reader.next_turn_start(cid, 2) is not None
+    assert reader.turn_start(cid, 3) == reader.next_turn_start(cid, 2) - 1
+    assert reader.next_turn_start(cid, 2) <= opened
+    for turn in (1, 2):  # each turn's events lie in its span, whoever asks
+        start, end = reader.turn_start(cid, turn), reader.next_turn_start(cid, turn)
+        rows = reader.turn_records(cid, turn, opened)
+        assert rows and all(start < r.position < end for r in rows)
