@@ -422,11 +422,13 @@ def get(port: int, path: str, timeout: float = 2) -> int:
         conn.close()
 
 
-def start_server(env: dict[str, str], tmp: str, workers: int) -> tuple[int, subprocess.Popen]:
+def start_server(env: dict[str, str], tmp: str, workers: int, settings: dict[str, str] | None = None
+                 ) -> tuple[int, subprocess.Popen]:
     port = free_port()
     server_env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
     # An admin token closes open development (no token-less admin from loopback): every client shows a token.
     server_env.update(env, LEDGER_ADMIN_TOKEN=secrets.token_urlsafe(24))
+    server_env.update({f"LEDGER_{k.upper()}": v for k, v in (settings or {}).items()})
     if os.environ.get("LEDGER_POSTGRES_REPLICA_DSN"):
         server_env["LEDGER_POSTGRES_REPLICA_DSN"] = os.environ["LEDGER_POSTGRES_REPLICA_DSN"]
     cmd = [sys.executable, "-m", "ledger", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-sample",
@@ -542,6 +544,8 @@ def main() -> None:
     ap.add_argument("--reads", help="other read weights, e.g. json:campaign=1 (kinds not named: none)")
     ap.add_argument("--calm", type=float, default=0.5, help="seconds of the calm pass per kind (0: none)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (store, server log); kept on failure")
+    ap.add_argument("--server-setting", action="append", default=[], metavar="NAME=VALUE",
+                    help="a setting of the started server (ledger/config.py), e.g. read_slots=0; repeatable")
     ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
     ap.add_argument("--save-setup", metavar="FILE", help="keep the set-up's store and write what reuses it to FILE")
     ap.add_argument("--setup", metavar="FILE", help="drive the store a --save-setup run kept (no set-up, kept after)")
@@ -588,9 +592,11 @@ def main() -> None:
             if unknown:
                 raise SystemExit(f"--reads: unknown kind(s) {sorted(unknown)}; known: {[*READS, *MORE_READS]}")
         specs = [made[i % len(made)]["people"][i % 9] | {"reads": reads} for i in range(args.clients)]
-        port, proc = start_server(env, tmp, args.workers)
+        server_settings = dict(part.partition("=")[::2] for part in args.server_setting)
+        port, proc = start_server(env, tmp, args.workers, server_settings)
         load = os.getloadavg()
         print(f"server: ledger serve --workers {args.workers} on {args.store}"
+              + "".join(f", {k}={v}" for k, v in server_settings.items())
               + (" with reads to the replica (LEDGER_POSTGRES_REPLICA_DSN)" if args.replica else "")
               + f"; clients: {args.clients} connections in {args.procs} process(es), bound to "
               f"{min(args.clients, len(made))} campaigns; {os.cpu_count()} cores, load average "
