@@ -67,9 +67,12 @@ def _campaign(request: Request, ledger: Ledger, campaign: str) -> CampaignState:
             cid = UUID(campaign)
         except ValueError:
             cid = campaign_id(campaign)
-        checked = getattr(request.state, "token_state", None)  # the primary's, at its head
-        if checked is None or checked.id != cid or ledger is not request.app.state.ledger:
-            checked = ledger.campaign(cid)
+        if ledger is request.app.state.ledger:
+            checked = getattr(request.state, "token_state", None)  # the primary's, at its head
+            if checked is None or checked.id != cid:
+                checked = ledger.campaign(cid)
+        else:  # the replica, at the head api/replica.py just read there
+            checked = ledger.campaign(cid, head=getattr(request.state, "replica_head", None))
         cached = checked
         request.state.campaign_state = cached
     return cached
