@@ -40,7 +40,7 @@ from projections.records import Record
 from api.readpath import reads_for, reads_of
 from api.replica import read_ledger
 from api.routes.records import player_dice
-from api.web import map_forms, ruling_form
+from api.web import jinja, map_forms, ruling_form
 from api.web.ers_view import ers_view
 from api.web.place_view import place_view
 from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
@@ -51,7 +51,7 @@ from ledger.domain.commands import PublishSheets, RecordCorrection, RecordRuling
 from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerError, Unauthorized
 
 WEB = FilePath(__file__).resolve().parent.parent / "web"
-templates = Jinja2Templates(directory=str(WEB / "templates"))
+templates = Jinja2Templates(env=jinja.environment(WEB / "templates"))
 templates.env.filters["line_code"] = words.line_code  # "A15_pct" is "A15 %" to a reader
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 
