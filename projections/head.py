@@ -553,6 +553,11 @@ class Reader:
             kept = entry["records"]
         return [r for r in kept if r.position <= upto and r.type in types]
 
+    def records_at(self, cid: UUID, positions: list[int]) -> list[Record]:
+        """The campaign's records at these positions (unfiltered: the caller filters), in one statement."""
+        with self.db.reading() as cur:
+            return self.db.read_positions(cur, str(cid), positions)
+
     def turn_start(self, cid: UUID, turn: int) -> int:
         """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier
         turn's, when the views are behind). Positions of turn openings are no secret: the caller filters."""

@@ -150,3 +150,19 @@ def test_a_closed_turns_span_is_asked_once_and_an_open_turns_end_until_the_next_
         start, end = reader.turn_start(cid, turn), reader.next_turn_start(cid, turn)
         rows = reader.turn_records(cid, turn, opened)
         assert rows and all(start < r.position < end for r in rows)
+
+
+def test_the_records_at_some_positions_are_read_in_one_statement_as_each_alone(played):
+    """An ERS page shows the events behind its cells (up to 200): one statement, not one per event."""
+    from projections import read
+
+    ledger, cid, projector = played
+    reader = Reader(ledger, projector.db)
+    head = ledger.campaign(cid).version
+    wanted = [head, 1, 5, 5, head - 3, head + 7]  # unordered, repeated, one past the head
+    with statements(projector.db) as seen:
+        found = reader.records_at(cid, wanted)
+    assert len(seen) == 1
+    alone = [r for p in sorted(set(wanted)) for r in read.records(ledger, cid, p - 1, p)]
+    assert [(r.position, r.type, r.data) for r in found] == [(r.position, r.type, r.data) for r in alone]
+    assert [r.position for r in found] == [1, 5, head - 3, head] and reader.records_at(cid, []) == []
