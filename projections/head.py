@@ -556,7 +556,7 @@ class Reader:
     def records_at(self, cid: UUID, positions: list[int]) -> list[Record]:
         """The campaign's records at these positions (unfiltered: the caller filters), in one statement."""
         with self.db.reading() as cur:
-            return self.db.read_positions(cur, str(cid), positions)
+            return self.db.read_at(cur, str(cid), positions)
 
     def turn_start(self, cid: UUID, turn: int) -> int:
         """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier

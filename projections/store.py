@@ -200,7 +200,7 @@ class ViewDB:
                         "ORDER BY originator_version", (cid.hex, after, upto, *topics))
         return [from_row(campaign, r["v"], r["topic"], r["state"]) for r in cur.fetchall()]
 
-    def read_positions(self, cur: Any, campaign: str, positions: Iterable[int]) -> list[Any]:
+    def read_at(self, cur: Any, campaign: str, positions: Iterable[int]) -> list[Any]:
         """One campaign's records at these positions, in order: one statement, not one per position (an ERS
         page names up to 200 events behind its cells)."""
         from projections.records import from_row
