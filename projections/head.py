@@ -109,6 +109,8 @@ class Reader:
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
+        # (campaign, country, turn) -> (head, a game master's sheet at that head), ``sheet``.
+        self._sheets: LRUCache[tuple[UUID, str, int], tuple[int, bytes | None]] = LRUCache(4 * audiences)
         # (campaign, turn, "start" | "end") -> a turn's span once the views have its opening and the next one.
         self._spans: LRUCache[tuple[UUID, int, str], int] = LRUCache(64 * audiences)
         # (campaign, view, position) -> the stored checkpoint's document (``stored_checkpoint``).
@@ -492,8 +494,17 @@ class Reader:
     def sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int) -> bytes | None:
         """A country's ERS for a turn (None: no such sheet). The caller checks the country and the turn."""
         if sees_all(actor):
+            # Kept at the head it was read at: the ERS page asks again without the response cache's key, and a
+            # sheet at a head is that head's for good (four statements of the views' tables saved).
+            with self._lock:
+                kept = self._sheets.get((cid, country, turn))
+            if kept is not None and kept[0] == state.version:
+                return kept[1]
             sheet = self.sheet_at_head(cid, country, turn, state.version)
-            return orjson.dumps(sheet) if sheet is not None else None
+            out = orjson.dumps(sheet) if sheet is not None else None
+            with self._lock:
+                self._sheets[(cid, country, turn)] = (state.version, out)
+            return out
 
         # From the events this caller may see: a hidden entry stays hidden in the totals too.
         def visible_sheet(docs: Docs) -> bytes | None:

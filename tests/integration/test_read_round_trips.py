@@ -166,3 +166,24 @@ def test_the_records_at_some_positions_are_read_in_one_statement_as_each_alone(p
     alone = [r for p in sorted(set(wanted)) for r in read.records(ledger, cid, p - 1, p)]
     assert [(r.position, r.type, r.data) for r in found] == [(r.position, r.type, r.data) for r in alone]
     assert [r.position for r in found] == [1, 5, head - 3, head] and reader.records_at(cid, []) == []
+
+
+def test_a_game_masters_sheet_is_read_once_at_a_head_and_an_entry_changes_it_at_once(played):
+    import orjson
+
+    from projections.economy import campaign_budget
+
+    ledger, cid, projector = played
+    reader = Reader(ledger, projector.db)
+    state = ledger.campaign(cid)
+    first = reader.sheet(cid, GM_ACTOR, state, "FRA", 2)
+    with statements(projector.db) as seen:
+        assert reader.sheet(cid, GM_ACTOR, state, "FRA", 2) == first
+    assert seen == []  # the same head: kept
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=30, reason="more loot", actor=GM)
+    later = ledger.campaign(cid)
+    changed = orjson.loads(reader.sheet(cid, GM_ACTOR, later, "FRA", 2))
+    assert changed == sheet_json(campaign_budget(ledger, cid).sheet("FRA", 2))
+    a9 = {s: next(line["amount"] for line in sheet["lines"] if line["code"] == "A9")
+          for s, sheet in (("before", orjson.loads(first)), ("after", changed))}
+    assert a9["after"] - a9["before"] == 30
