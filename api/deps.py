@@ -67,12 +67,22 @@ def _campaign(request: Request, ledger: Ledger, campaign: str) -> CampaignState:
             cid = UUID(campaign)
         except ValueError:
             cid = campaign_id(campaign)
-        checked = getattr(request.state, "token_state", None)  # the primary's, at its head
-        if checked is None or checked.id != cid or ledger is not request.app.state.ledger:
-            checked = ledger.campaign(cid)
+        if ledger is request.app.state.ledger:
+            checked = getattr(request.state, "token_state", None)  # the primary's, at its head
+            if checked is None or checked.id != cid:
+                checked = ledger.campaign(cid)
+        else:  # the replica, at the head api/replica.py just read there
+            checked = ledger.campaign(cid, head=getattr(request.state, "replica_head", None))
         cached = checked
         request.state.campaign_state = cached
     return cached
+
+
+def state_of(request: Request, ledger: Ledger, cid: UUID) -> CampaignState:
+    """The campaign's state as this request read it, once, at its head (the token check's, or ``_campaign``'s):
+    a page that asked the store for the head again could show two heads, and paid a round trip for it."""
+    found = getattr(request.state, "campaign_state", None)
+    return found if found is not None and found.id == cid else ledger.campaign(cid)
 
 
 async def get_actor(request: Request, caller: CallerDep, ledger: LedgerDep) -> Actor:

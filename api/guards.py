@@ -10,10 +10,16 @@ starts, where a loopback client without a token acts as admin):
 
 ``InFlightLimit``: more than ``limit`` requests in flight in this process get a 503 with ``Retry-After``
 (uvicorn's own ``limit_concurrency`` answers a bare 503, so it is set above this one as a hard bound).
+
+``ReadSlots``: at most ``slots`` reads (GET, HEAD) are worked on at once in this process, the others wait their
+turn on the event loop; writes and probes never wait for a slot. A page costs milliseconds of Python CPU
+under one GIL: with 25 reads in as many threads, an append's thread got the GIL back after each of its round
+trips only behind all of them in turn (the load's appends p99 was 585 ms for a few ms of their own work).
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -94,3 +100,37 @@ class InFlightLimit:
             await self.app(scope, receive, send)
         finally:
             self.in_flight -= 1
+
+
+class ReadSlots:
+    EXEMPT = InFlightLimit.EXEMPT
+    READS = frozenset({"GET", "HEAD"})
+
+    def __init__(self, app: Any, slots: int):
+        self.app, self.slots = app, slots
+        self._free: asyncio.Semaphore | None = None  # made on the worker's own event loop, at its first read
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if (scope["type"] != "http" or not self.slots or scope["method"] not in self.READS
+                or scope.get("path") in self.EXEMPT):
+            await self.app(scope, receive, send)
+            return
+        if self._free is None:
+            self._free = asyncio.Semaphore(self.slots)
+        free = self._free
+        await free.acquire()
+        held = True
+
+        async def sending(message: dict) -> None:
+            nonlocal held
+            # The work is done once the answer starts: a slow client's download does not hold the slot.
+            if held and message["type"] == "http.response.start":
+                held = False
+                free.release()
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            if held:
+                free.release()

@@ -72,6 +72,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     _offline_docs(app)
     # Outermost last: request id and timing wrap everything, the size limit wraps the routes.
     app.add_middleware(errors.BodyLimit, max_bytes=settings.max_request_bytes)
+    app.add_middleware(guards.ReadSlots, slots=settings.read_slots)  # reads take turns; writes go past them
     app.add_middleware(guards.InFlightLimit, limit=settings.limit_concurrency)  # 503 + Retry-After over the bound
     if open_development(settings):  # loopback Host only, no cross-site writes (DNS rebinding, CSRF)
         app.add_middleware(guards.LocalOnly)

@@ -36,6 +36,7 @@ import threading
 from typing import Any
 from uuid import UUID
 
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from fastapi import Request
 
@@ -140,8 +141,12 @@ async def _choose(request: Request) -> Ledger:
     pause = 0.002
     while True:
         try:
-            # One indexed query on the replica (as the dependencies' head check on the primary).
-            if replica.recorder.head_version(cid) >= version:  # type: ignore[attr-defined]
+            # One indexed query on the replica, off the event loop (a round trip there stalls every request of
+            # the worker); the route's state of the campaign reuses it rather than asking again (api/deps.py).
+            head = await run_in_threadpool(replica.recorder.head_version, cid)  # type: ignore[attr-defined]
+            if head >= version:
+                if cid == here:
+                    request.state.replica_head = head
                 return replica
         except Exception as e:  # unreachable, restarting, conflicting with recovery: the primary answers
             logger.warning("replica unavailable, read served by the primary: %s", e)

@@ -307,7 +307,7 @@ class Ledger(Application[UUID]):
 
     # ------------------------------------------------------------ write side
 
-    def _head(self, cid: UUID, *, refresh: bool = False) -> CampaignState:
+    def _head(self, cid: UUID, *, refresh: bool = False, head: int | None = None) -> CampaignState:
         try:
             state = self._heads.get(cid)
         except KeyError:
@@ -319,7 +319,9 @@ class Ledger(Application[UUID]):
                 raise self._broken(cid, e) from None
         else:
             # One indexed query: decode new events only when another writer (or process) appended.
-            if not (refresh and self.recorder.head_version(cid) != state.version):  # type: ignore[attr-defined]
+            if head is None and refresh:
+                head = self.recorder.head_version(cid)  # type: ignore[attr-defined]
+            if not refresh or head == state.version:
                 return state
             try:
                 state = self._fold(state, self.events.get(cid, gt=state.version))
@@ -760,8 +762,10 @@ class Ledger(Application[UUID]):
 
     # ------------------------------------------------------------ reads
 
-    def campaign(self, cid: UUID) -> CampaignState:
-        return self._head(cid, refresh=True)
+    def campaign(self, cid: UUID, *, head: int | None = None) -> CampaignState:
+        """The campaign's state at its head; ``head``: its last position as the caller has just read it from
+        this store (``recorder.head_version``), so that it is not asked for again."""
+        return self._head(cid, refresh=True, head=head)
 
     def campaigns(self) -> list[CampaignState]:
         """Every campaign whose history loads; a damaged one is left out and logged (its own routes say why)."""

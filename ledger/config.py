@@ -45,6 +45,8 @@ class Settings(BaseSettings):
     timeout_graceful_shutdown: int = Field(default=10, ge=1)
     max_header_bytes: int = Field(default=16_384, ge=1024)
     limit_concurrency: int = Field(default=256, ge=0)
+    read_slots: int = Field(default=8, ge=0, description="reads worked on at once per worker, the others wait "
+                            "their turn; writes never wait for one (api/guards.py ReadSlots); 0 = no bound")
     follower_stale_seconds: float = Field(default=10.0, gt=0, description="/ready: a follower beat older is dead")
     signing_key_file: Path | None = Field(
         default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")

@@ -370,6 +370,26 @@ def set_up(env: dict[str, str], campaigns: int, events: int, turn_size: int, pro
     return sorted(made, key=lambda c: int(c["slug"].split("-")[1]))
 
 
+def saved_setup(path: str) -> tuple[dict[str, str], list[dict]]:
+    """A set-up kept by ``--save-setup`` (its store's settings and campaigns), each mover's stack where the last
+    run left it: A/B runs of two versions of the server drive the same store without setting it up again."""
+    from ledger.application import Ledger
+    from ledger.domain.campaign import campaign_id
+
+    kept = json.loads(Path(path).read_text())
+    ledger = Ledger(_settings(kept["env"]))
+    try:
+        for c in kept["made"]:
+            if any(p["stack"] and p["may_move"] for p in c["people"]):
+                stacks = ledger.campaign(campaign_id(c["slug"])).stacks
+                for p in c["people"]:
+                    if p["stack"]:
+                        p["location"] = stacks[p["stack"]][0]
+    finally:
+        ledger.close()
+    return kept["env"], kept["made"]
+
+
 def stack_location(env: dict[str, str], slug: str, stack: str) -> str:
     from ledger.application import Ledger
     from ledger.domain.campaign import campaign_id
@@ -402,11 +422,13 @@ def get(port: int, path: str, timeout: float = 2) -> int:
         conn.close()
 
 
-def start_server(env: dict[str, str], tmp: str, workers: int) -> tuple[int, subprocess.Popen]:
+def start_server(env: dict[str, str], tmp: str, workers: int, settings: dict[str, str] | None = None
+                 ) -> tuple[int, subprocess.Popen]:
     port = free_port()
     server_env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
     # An admin token closes open development (no token-less admin from loopback): every client shows a token.
     server_env.update(env, LEDGER_ADMIN_TOKEN=secrets.token_urlsafe(24))
+    server_env.update({f"LEDGER_{k.upper()}": v for k, v in (settings or {}).items()})
     if os.environ.get("LEDGER_POSTGRES_REPLICA_DSN"):
         server_env["LEDGER_POSTGRES_REPLICA_DSN"] = os.environ["LEDGER_POSTGRES_REPLICA_DSN"]
     cmd = [sys.executable, "-m", "ledger", "serve", "--host", "127.0.0.1", "--port", str(port), "--no-sample",
@@ -522,7 +544,11 @@ def main() -> None:
     ap.add_argument("--reads", help="other read weights, e.g. json:campaign=1 (kinds not named: none)")
     ap.add_argument("--calm", type=float, default=0.5, help="seconds of the calm pass per kind (0: none)")
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (store, server log); kept on failure")
+    ap.add_argument("--server-setting", action="append", default=[], metavar="NAME=VALUE",
+                    help="a setting of the started server (ledger/config.py), e.g. read_slots=0; repeatable")
     ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
+    ap.add_argument("--save-setup", metavar="FILE", help="keep the set-up's store and write what reuses it to FILE")
+    ap.add_argument("--setup", metavar="FILE", help="drive the store a --save-setup run kept (no set-up, kept after)")
     ap.add_argument("--short", action="store_true", help="3 campaigns of 60 events, 6 clients, 1 worker, 2 s")
     args = ap.parse_args()
     if args.short:
@@ -535,15 +561,27 @@ def main() -> None:
     setup_procs = args.setup_procs or (2 if args.store == "postgres" else 1)
 
     tmp = tempfile.mkdtemp(prefix="ledger-load-")
-    env, cleanup = store_env(args.store, tmp)
+    if args.setup:
+        env, made = saved_setup(args.setup)
+        cleanup = lambda: None  # noqa: E731 (the kept store stays for the next run)
+    else:
+        env, cleanup = store_env(args.store, tmp)
     proc, done = None, False
     try:
-        t0 = time.perf_counter()
-        made = set_up(env, args.campaigns, args.events, args.turn_size, setup_procs)
-        took = time.perf_counter() - t0
-        head = sum(c["people"][0]["head"] for c in made)
-        print(f"set-up: {len(made)} campaigns, {head} events, {9 * len(made)} tokens in {took:.1f} s "
-              f"({head / took:,.0f} events/s, {setup_procs} process(es), store {args.store})")
+        if args.setup:
+            print(f"set-up: {len(made)} campaigns, {9 * len(made)} tokens kept by --save-setup ({args.setup}), "
+                  f"store {env['LEDGER_STORE']}")
+        else:
+            t0 = time.perf_counter()
+            made = set_up(env, args.campaigns, args.events, args.turn_size, setup_procs)
+            took = time.perf_counter() - t0
+            head = sum(c["people"][0]["head"] for c in made)
+            print(f"set-up: {len(made)} campaigns, {head} events, {9 * len(made)} tokens in {took:.1f} s "
+                  f"({head / took:,.0f} events/s, {setup_procs} process(es), store {args.store})")
+            if args.save_setup:
+                Path(args.save_setup).write_text(json.dumps({"env": env, "made": made}))
+                cleanup = lambda: None  # noqa: E731
+                print(f"  kept for --setup {args.save_setup} (drop it after: the schema or directory in it)")
         from generate_campaign import LAND, NEIGHBOURS
 
         neighbours = {p: [q for q in NEIGHBOURS[p] if q in LAND] for p in LAND}
@@ -554,9 +592,11 @@ def main() -> None:
             if unknown:
                 raise SystemExit(f"--reads: unknown kind(s) {sorted(unknown)}; known: {[*READS, *MORE_READS]}")
         specs = [made[i % len(made)]["people"][i % 9] | {"reads": reads} for i in range(args.clients)]
-        port, proc = start_server(env, tmp, args.workers)
+        server_settings = dict(part.partition("=")[::2] for part in args.server_setting)
+        port, proc = start_server(env, tmp, args.workers, server_settings)
         load = os.getloadavg()
         print(f"server: ledger serve --workers {args.workers} on {args.store}"
+              + "".join(f", {k}={v}" for k, v in server_settings.items())
               + (" with reads to the replica (LEDGER_POSTGRES_REPLICA_DSN)" if args.replica else "")
               + f"; clients: {args.clients} connections in {args.procs} process(es), bound to "
               f"{min(args.clients, len(made))} campaigns; {os.cpu_count()} cores, load average "
@@ -627,7 +667,7 @@ def main() -> None:
         if proc is not None:
             stop_server(proc)
         cleanup()
-        if done and not args.keep:  # a SQLite store of 200 campaigns and the access log: hundreds of MB
+        if done and not args.keep and not args.save_setup:  # a SQLite store of 200 campaigns, the log: 100s of MB
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             print(f"kept: {tmp} (the store, the server's log)")

@@ -98,7 +98,7 @@ class Reader:
         self._timelines_lock = threading.Lock()
         self._audiences: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(audiences)
         self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(timelines)
-        self._budgets: LRUCache[UUID, tuple[tuple[int, int], Budget]] = LRUCache(budgets)
+        self._budgets: LRUCache[tuple[UUID, str], tuple[tuple[int, int], Budget]] = LRUCache(budgets)
         # (campaign, audience) -> the budget's inputs per country for the turn page's steps (budget_steps).
         self._steps: LRUCache[tuple[UUID, Audience], budget_steps.Steps] = LRUCache(audiences)
         self._steps_lock = threading.Lock()
@@ -113,6 +113,12 @@ class Reader:
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
+        # (campaign, country, turn) -> (head, a game master's sheet at that head), ``sheet``.
+        self._sheets: LRUCache[tuple[UUID, str, int], tuple[int, bytes | None]] = LRUCache(4 * audiences)
+        # (campaign, turn, "start" | "end") -> a turn's span once the views have its opening and the next one.
+        self._spans: LRUCache[tuple[UUID, int, str], int] = LRUCache(64 * audiences)
+        # (campaign, view, position) -> the stored checkpoint's document (``stored_checkpoint``).
+        self._stored: LRUCache[tuple[UUID, str, int], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
 
     # ------------------------------------------------------------------ a game master's views at the head
 
@@ -183,16 +189,17 @@ class Reader:
         _, raw = stored_doc(db, cid, "timeline")  # the stack owners the summaries name
         return {"version": position, "rows": rows, "doc": orjson.loads(raw) if raw else timeline_model.empty()}
 
-    def _budget(self, cid: UUID, events: list[list[Any]]) -> Budget:
-        """``budget()`` of a campaign's relevant events, recomputed only when they change (the slow part)."""
+    def _budget(self, cid: UUID, country: str, events: list[list[Any]]) -> Budget:
+        """``budget()`` of a country of a campaign's relevant events, recomputed only when they change (the slow
+        part)."""
         sig = (len(events), events[-1][1] if events else 0)
         with self._lock:
-            found = self._budgets.get(cid)
+            found = self._budgets.get((cid, country))
         if found is not None and found[0] == sig:
             return found[1]
-        result = budget(budget_view.records({"events": events}))
+        result = budget(budget_view.records({"events": events}), countries=[country])
         with self._lock:
-            self._budgets[cid] = (sig, result)
+            self._budgets[(cid, country)] = (sig, result)
         return result
 
     def sheet_at_head(self, cid: UUID, country: str, turn: int, head: int) -> dict[str, Any] | None:
@@ -208,7 +215,7 @@ class Reader:
             stored = budget_view.stored_sheet(db, str(cid), country, turn, position)  # None if the view moved on
             if stored is not None:
                 return stored
-        found = self._budget(cid, self.relevant_events(cid, head)).sheet(country, turn)
+        found = self._budget(cid, country, self.relevant_events(cid, head)).sheet(country, turn)
         return sheet_json(found) if found is not None else None
 
     def relevant_events(self, cid: UUID, upto: int) -> list[list[Any]]:
@@ -260,7 +267,7 @@ class Reader:
         n = min(self.shared_until(cid, actor, state) - 1, state.version)
         if n <= 0:
             return {}
-        since, docs = replay.checkpoint(self.db, cid, n)
+        since, docs = self.stored_checkpoint(cid, n)
         start = min(since.values())
         if start <= 0:
             return {}
@@ -285,7 +292,7 @@ class Reader:
     @staticmethod
     def _empty() -> Docs:
         return {**{name: model.empty() for name, model in replay.MODELS.items()}, "budget": {"events": []},
-                "budget_result": None}
+                "budget_result": None, "budget_memo": {}}
 
     # ------------------------------------------------------------------ any audience, at a position
 
@@ -293,7 +300,7 @@ class Reader:
                    ) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
         """Per view, the position and document of the caller's nearest checkpoint at or before ``n``."""
         if sees_all(actor) or n < self.shared_until(cid, actor, state):
-            return replay.checkpoint(self.db, cid, n)  # up to n this audience's map and victory are the GM's
+            return self.stored_checkpoint(cid, n)  # up to n this audience's map and victory are the GM's
         entry = self._entry(cid, actor, state)
         with entry["lock"]:
             self._forward(entry, cid, actor, state)
@@ -305,6 +312,43 @@ class Reader:
             if raw is not None:
                 return {name: position for name in replay.MODELS}, orjson.loads(raw)
         return {name: 0 for name in replay.MODELS}, {name: m.empty() for name, m in replay.MODELS.items()}
+
+    def stored_checkpoint(self, cid: UUID, n: int) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+        """``replay.checkpoint`` (per view, the latest stored checkpoint at or before ``n``) in one statement that
+        asks only which positions, the documents kept in memory: a checkpoint at a position is its view after
+        the events 1..position, which never change, so a rebuild writes the same document again (a reset
+        deletes rows: the statement then names an earlier one, or none)."""
+        db, names = self.db, list(replay.MODELS)
+        mark = "(SELECT MAX(position) FROM {proj_checkpoints} WHERE view = ? AND campaign = ? AND position <= ?)"
+        since: dict[str, int] = {}
+        raw: dict[str, bytes] = {}
+        with db.reading() as cur:
+            cur.execute(db.sql("SELECT " + ", ".join(f"{mark} AS {name}" for name in names)),
+                        tuple(x for name in names for x in (name, str(cid), n)))
+            row = cur.fetchone()
+            since = {name: int(row[name] or 0) for name in names}
+            with self._lock:
+                for name in names:
+                    found = self._stored.get((cid, name, since[name])) if since[name] else None
+                    if found is not None:
+                        raw[name] = found
+            missing = [name for name in names if since[name] and name not in raw]
+            if missing:
+                cur.execute(db.sql("SELECT view, doc FROM {proj_checkpoints} WHERE campaign = ? AND ("
+                                   + " OR ".join(["(view = ? AND position = ?)"] * len(missing)) + ")"),
+                            (str(cid), *(x for name in missing for x in (name, since[name]))))
+                for r in cur.fetchall():
+                    raw[r["view"]] = bytes(r["doc"])
+        with self._lock:
+            for name in missing:
+                if name in raw:
+                    self._stored[(cid, name, since[name])] = raw[name]
+        docs: dict[str, dict[str, Any]] = {}
+        for name, model in replay.MODELS.items():
+            if name not in raw:  # none at or before n (or deleted between the statements by a rebuild's reset)
+                since[name] = 0
+            docs[name] = orjson.loads(raw[name]) if name in raw else model.empty()
+        return since, docs
 
     def shared_until(self, cid: UUID, actor: Actor, state: CampaignState) -> int:
         """The first position at which this audience's map and victory may differ from the game master's: the
@@ -397,10 +441,10 @@ class Reader:
     def state_at(self, cid: UUID, actor: Actor, state: CampaignState, n: int) -> dict[str, Any]:
         """Map and victory as of position ``n`` as the caller sees them: from the nearest checkpoint."""
         read.check_position(self.ledger, cid, n, head=state.version)
-        if sees_all(actor):
-            return replay.state_at(self.ledger, self.db, cid, n)
         since, docs = self.checkpoint(cid, actor, state, n)
         docs = self.fold(cid, actor, state, since, docs, read.records(self.ledger, cid, min(since.values()), n))
+        if sees_all(actor):  # replay.state_at's answer, without its second read of the head
+            return {"campaign": str(cid), "position": n, "checkpoint": min(since.values()), **docs}
         return {"campaign": str(cid), "position": n, "filtered_for": actor.role, **docs}
 
     def budget_events(self, cid: UUID, actor: Actor, state: CampaignState, upto: int) -> list[list[Any]]:
@@ -454,14 +498,27 @@ class Reader:
     def sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int) -> bytes | None:
         """A country's ERS for a turn (None: no such sheet). The caller checks the country and the turn."""
         if sees_all(actor):
+            # Kept at the head it was read at: the ERS page asks again without the response cache's key, and a
+            # sheet at a head is that head's for good (four statements of the views' tables saved).
+            with self._lock:
+                kept = self._sheets.get((cid, country, turn))
+            if kept is not None and kept[0] == state.version:
+                return kept[1]
             sheet = self.sheet_at_head(cid, country, turn, state.version)
-            return orjson.dumps(sheet) if sheet is not None else None
+            out = orjson.dumps(sheet) if sheet is not None else None
+            with self._lock:
+                self._sheets[(cid, country, turn)] = (state.version, out)
+            return out
 
         # From the events this caller may see: a hidden entry stays hidden in the totals too.
         def visible_sheet(docs: Docs) -> bytes | None:
-            if docs["budget_result"] is None:
-                docs["budget_result"] = budget(budget_view.records(docs["budget"]))
-            found = docs["budget_result"].sheet(country, turn)
+            # Per country, computed when asked (a player reads their own); the memo keeps the sheets the events
+            # since did not change. ``budget_result`` is emptied (None) by every relevant event folded.
+            results = docs["budget_result"] = docs["budget_result"] or {}
+            if country not in results:
+                results[country] = budget(budget_view.records(docs["budget"]), memo=docs["budget_memo"],
+                                          countries=[country])
+            found = results[country].sheet(country, turn)
             return orjson.dumps(sheet_json(found)) if found is not None else None
 
         return self.render(cid, actor, state, visible_sheet)
@@ -582,25 +639,46 @@ class Reader:
             kept = entry["records"]
         return [r for r in kept if r.position <= upto and r.type in types]
 
+    def records_at(self, cid: UUID, positions: list[int]) -> list[Record]:
+        """The campaign's records at these positions (unfiltered: the caller filters), in one statement."""
+        with self.db.reading() as cur:
+            return self.db.read_at(cur, str(cid), positions)
+
     def turn_start(self, cid: UUID, turn: int) -> int:
         """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier
         turn's, when the views are behind). Positions of turn openings are no secret: the caller filters."""
+        with self._lock:
+            known = self._spans.get((cid, turn, "start"))
+        if known is not None:
+            return known
         db = self.db
         with db.reading() as cur:
-            cur.execute(db.sql("SELECT MAX(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
-                               "AND turn <= ?"), ("map", str(cid), turn))
+            cur.execute(db.sql("SELECT position, turn FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
+                               "AND turn <= ? ORDER BY position DESC LIMIT 1"), ("map", str(cid), turn))
             row = cur.fetchone()
-        return max(int(row["p"]) - 1, 0) if row and row["p"] is not None else 0
+        start = max(int(row["position"]) - 1, 0) if row else 0
+        if row and row["turn"] == turn:  # its own opening: where its TurnOpened is, for good (kept)
+            with self._lock:
+                self._spans[(cid, turn, "start")] = start
+        return start
 
     def next_turn_start(self, cid: UUID, turn: int) -> int | None:
         """The position of the next turn's opening (its stored checkpoint), None when the views have none: a
         turn's events are contiguous, so none of them comes after it."""
+        with self._lock:
+            known = self._spans.get((cid, turn, "end"))
+        if known is not None:
+            return known
         db = self.db
         with db.reading() as cur:
             cur.execute(db.sql("SELECT MIN(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
                                "AND turn > ?"), ("map", str(cid), turn))
             row = cur.fetchone()
-        return int(row["p"]) if row and row["p"] is not None else None
+        if not row or row["p"] is None:
+            return None
+        with self._lock:  # the turn is closed: the runner writes checkpoints in order, so none comes before it
+            self._spans[(cid, turn, "end")] = int(row["p"])
+        return int(row["p"])
 
     def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
         """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page (up to the
@@ -634,6 +712,10 @@ class Reader:
                     found[1], found[2] = min(found[1], int(g["first"])), max(found[2], int(g["last"]))
                     found[3] += int(g["n"])
 
+        with self._rare_lock:
+            kept = self._groups.get(cid)
+            if kept is not None and kept["upto"] == head:  # grouped up to this head already: no statement
+                return head, {k: list(v) for k, v in kept["groups"].items()}
         with db.reading() as cur:
             cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
                         (str(cid),))

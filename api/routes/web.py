@@ -40,7 +40,7 @@ from projections.records import Record
 from api.readpath import reads_for, reads_of
 from api.replica import read_ledger
 from api.routes.records import player_dice
-from api.web import map_forms, ruling_form
+from api.web import jinja, map_forms, ruling_form
 from api.web.ers_view import ers_view
 from api.web.place_view import place_view
 from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
@@ -51,7 +51,7 @@ from ledger.domain.commands import PublishSheets, RecordCorrection, RecordRuling
 from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerError, Unauthorized
 
 WEB = FilePath(__file__).resolve().parent.parent / "web"
-templates = Jinja2Templates(directory=str(WEB / "templates"))
+templates = Jinja2Templates(env=jinja.environment(WEB / "templates"))
 templates.env.filters["line_code"] = words.line_code  # "A15_pct" is "A15 %" to a reader
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 
@@ -204,7 +204,7 @@ async def campaigns_page(request: Request):
 async def campaign_page(request: Request, campaign: str):
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         reader = reads_for(request).reader
-        state = ledger.campaign(cid)
+        state = deps.state_of(request, ledger, cid)  # the head _reader read
         return {"c": campaign_public(state), "turns": reader.turns(cid, actor, state)}
 
     try:
@@ -222,7 +222,7 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
                     partial: bool = False):
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         reader = reads_for(request).reader
-        state = ledger.campaign(cid)
+        state = deps.state_of(request, ledger, cid)  # the head _reader read
         view = turn_view(ledger, cid, turn, actor, step=step, position=position, reader=reader, state=state)
         n = view.event["position"]
         # Inline, so each place's shape is a link to its page (an <img> cannot be clicked into).
@@ -248,7 +248,7 @@ async def place_page(request: Request, campaign: str, name: Annotated[str, Path(
     """A place as of position ``at`` (default: the head): its state, the board's facts, and its history."""
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         reader = reads_for(request).reader
-        state = ledger.campaign(cid)
+        state = deps.state_of(request, ledger, cid)  # the head _reader read
         return {"c": campaign_public(state),
                 "p": place_view(ledger, reader, cid, actor, state, name, at, page)}
 
@@ -278,7 +278,7 @@ async def ers_page(request: Request, campaign: str, country: Annotated[str, Path
     """A country's ERS for a turn, laid out as sheets A, B and C, each cell with the events behind it."""
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         reader = reads_for(request).reader
-        state = ledger.campaign(cid)
+        state = deps.state_of(request, ledger, cid)  # the head _reader read
         return {"c": campaign_public(state), "v": ers_view(ledger, reader, cid, actor, state, country, turn),
                 "may_publish": may_write(actor, "publish_sheets", state.settings)}
 

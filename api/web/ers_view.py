@@ -89,7 +89,6 @@ def ers_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: Cam
     positions = sorted(set(wanted))
     view.more_events = max(len(positions) - MAX_EVENTS, 0)
     revealed = frozenset(state.revealed)
-    for p in positions[:MAX_EVENTS]:
-        for r in read.visible_records(ledger, cid, actor, revealed, p - 1, p):
-            view.events[p] = _explained(r)
+    for r in read.visible(actor, reader.records_at(cid, positions[:MAX_EVENTS]), revealed):
+        view.events[r.position] = _explained(r)
     return view

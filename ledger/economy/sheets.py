@@ -182,12 +182,17 @@ def trim(kind: str, data: Mapping[str, Any], *, reasons: bool = True) -> dict[st
     return {k: data[k] for k in keep if k in data}
 
 
-def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None, memo: Memo | None = None) -> Budget:
-    """Every country's ERS for every opened turn of one campaign."""
+def budget(events: Iterable[Any], *, definition: SheetDefinition | None = None, memo: Memo | None = None,
+           countries: Iterable[str] | None = None) -> Budget:
+    """Every country's ERS for every opened turn of one campaign; with ``countries``, only theirs (a page shows
+    one country's sheet: the others' are not computed)."""
     inputs = Inputs()
     for e in events:
         inputs.add(*_view(e))
-    return compute(inputs, definition=definition, memo=memo)
+    if countries is None:
+        return compute(inputs, definition=definition, memo=memo)
+    return compute(inputs, definition=definition, memo={} if memo is None else memo,
+                   since=dict.fromkeys(countries, 1))
 
 
 def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: Memo | None = None,

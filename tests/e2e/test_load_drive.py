@@ -45,3 +45,33 @@ def test_the_short_load_drive_prints_each_figure_beside_its_target_with_no_serve
     assert re.search(r"CPU per request: server [\d.]+ ms, clients [\d.]+ ms", out), out
     assert re.search(r"targets: reads >= 1,500 req/s: [\d,]+ \((met|NOT met)\); reads p99 <= 50 ms: [\d.]+", out), out
     assert "server errors (5xx): 0" in out, out
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_a_kept_set_up_is_driven_again_without_setting_it_up(tmp_path):
+    """--save-setup keeps the store and what drives it; --setup drives it again (A/B runs of two versions of the
+    server on one store), each mover starting where its stack stands, with a server setting passed through."""
+    import json
+    import shutil
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
+    kept = tmp_path / "setup.json"
+    first = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "2", "--calm", "0",
+                            "--save-setup", str(kept)], env=env, cwd=ROOT, capture_output=True, text=True,
+                           timeout=240)
+    assert first.returncode == 0, first.stdout + first.stderr[-3000:]
+    store = json.loads(kept.read_text())["env"]["LEDGER_DATA_DIR"]
+    try:
+        again = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "2", "--calm",
+                                "0", "--setup", str(kept), "--server-setting", "read_slots=2"], env=env, cwd=ROOT,
+                               capture_output=True, text=True, timeout=240)
+        out = again.stdout
+        assert again.returncode == 0, out + again.stderr[-3000:]
+        assert re.search(r"^set-up: 3 campaigns, 27 tokens kept by --save-setup", out, re.M), out
+        assert ", read_slots=2;" in out, out
+        moves = re.search(r"^append:move\s+(\d+)\s+\S+\s+\S+\s+\S+\s+\S+\s+(.+)$", out.split("mixed run")[1], re.M)
+        assert moves and int(moves[1]) > 0 and moves[2].strip() == "0", out  # from where the first run left it
+        assert "server errors (5xx): 0" in out, out
+    finally:
+        shutil.rmtree(store, ignore_errors=True)

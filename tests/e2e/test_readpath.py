@@ -136,9 +136,9 @@ def test_the_fast_reads_are_fastapi_routes_with_the_routes_authentication(world)
         calls = {d.call for d in route.dependant.dependencies}
         assert {get_actor, campaign_state} <= calls, route.path
     # No layer answers before routing: the middlewares only observe, bound the body and bound requests in flight,
-    # and add headers (a write's Ledger-Position).
+    # let reads take turns, and add headers (a write's Ledger-Position).
     assert {m.cls.__name__ for m in app.user_middleware} == {"Observability", "BodyLimit", "InFlightLimit",
-                                                             "Positions"}
+                                                             "ReadSlots", "Positions"}
 
     from api import schemas
 
@@ -197,3 +197,37 @@ def test_the_turn_page_from_checkpoints_equals_a_fold_from_the_first_event(world
                            if c0.get(k) != v]
                 shown = [{k: b[k] for k in ("country", "turn", "line", "from", "to")} for b in view.budget_changes]
                 assert shown == (changed if r.type not in ("TurnOpened",) else [])
+
+
+def test_a_page_or_a_read_asks_each_store_for_the_campaigns_head_once(world, monkeypatch):
+    """The head is read once per request (the token check, reused by the routes and the pages): a page read at
+    two heads could mix them, and each read of it was a round trip. With a replica (tests/replica), the replica
+    that serves the read is asked once, and the primary once more for a campaign token only (a revocation
+    counts at once)."""
+    from api.replica import replica_of
+
+    client, ledger = world["client"], world["ledger"]
+    Projector(ledger).catch_up()
+    stores = {"primary": ledger, "replica": replica_of(world["app"])}
+    asked: dict[str, list] = {"primary": [], "replica": []}
+    for name, store in stores.items():
+        if store is not None:
+            plain = store.recorder.head_version
+            monkeypatch.setattr(store.recorder, "head_version",
+                                lambda cid, name=name, plain=plain: asked[name].append(cid) or plain(cid))
+    head = ledger.campaign(world["cid"]).version
+    paths = ["/ui/campaigns/sample/turns/1?step=3", "/ui/campaigns/sample/ers/FRA/2",
+             f"/ui/campaigns/sample/places/Picardie?at={head - 2}", "/ui/campaigns/sample",
+             f"/campaigns/sample/state?at={head - 3}", f"/campaigns/sample/map.svg?at={head - 1}",
+             "/campaigns/sample/turns/2/timeline", "/campaigns/sample/ers/FRA/2"]
+    for path in paths:
+        for who in ("gm", "player"):
+            for kept in asked.values():
+                kept.clear()
+            answer = client.get(path, headers=world[who])
+            assert answer.status_code == 200, (path, who, answer.text[:300])
+            served = answer.headers.get("Ledger-Read", "primary")
+            token_checked = who == "player"  # the game master here is the admin token: no campaign token
+            want = {"primary": [world["cid"]] if served == "primary" or token_checked else [],
+                    "replica": [world["cid"]] if served == "replica" else []}
+            assert asked == want, (path, who)

@@ -131,3 +131,44 @@ def test_metrics_show_no_campaign_without_a_token(settings, ledger):
     assert "ledger_events_appended_total" in text or "ledger_http_request_duration_seconds" in text
     for leak in ("secret-campaign", str(cid), cid.hex, "no-such-campaign"):
         assert leak not in text
+
+
+def test_reads_take_turns_for_their_slots_while_a_write_and_a_probe_go_past_them():
+    """ReadSlots: with one slot, a second read waits until the first has started its answer; a write and
+    /health do not wait at all."""
+    import asyncio
+
+    from api.guards import ReadSlots
+
+    async def scenario() -> list[str]:
+        done: list[str] = []
+        release = asyncio.Event()
+
+        async def app(scope, receive, send):
+            if scope["path"] == "/slow":
+                await release.wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            done.append(f"{scope['method']} {scope['path']}")
+            await send({"type": "http.response.body", "body": b""})
+
+        async def send(message):
+            pass
+
+        guard = ReadSlots(app, slots=1)
+
+        def call(method: str, path: str):
+            return asyncio.ensure_future(guard({"type": "http", "method": method, "path": path, "headers": []},
+                                               None, send))
+
+        slow, waiting = call("GET", "/slow"), None
+        await asyncio.sleep(0.01)
+        waiting = call("GET", "/campaigns/c/map")
+        await asyncio.sleep(0.01)
+        await asyncio.wait_for(asyncio.gather(call("POST", "/campaigns/c/rulings"), call("GET", "/health")), 1)
+        assert not waiting.done()  # the slot is the slow read's
+        release.set()
+        await asyncio.wait_for(asyncio.gather(slow, waiting), 1)
+        return done
+
+    assert asyncio.run(scenario()) == ["POST /campaigns/c/rulings", "GET /health", "GET /slow",
+                                       "GET /campaigns/c/map"]

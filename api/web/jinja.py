@@ -1,0 +1,31 @@
+"""The web pages' Jinja environment: the stock one, with a faster ``a.b`` on the dicts the views hand it.
+
+Jinja reads ``cell.value`` as ``getattr(cell, "value")`` first and the item only after catching the
+AttributeError; the pages' rows and cells are dicts, so every such read raised and caught an exception. An ERS
+page reads thousands of them: a fifth of its CPU (py-spy, ``Environment.getattr``). For a name that is not an
+attribute of ``dict`` the getattr can only fail, so the item is read straight away: the same answer.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+_DICT_ATTRIBUTES = frozenset(dir(dict))
+
+
+class Environment(jinja2.Environment):
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_ATTRIBUTES:
+            try:
+                return obj[attribute]
+            except KeyError:
+                pass  # undefined, as Jinja says it
+        return super().getattr(obj, attribute)
+
+
+def environment(directory: Path) -> Environment:
+    """What ``Jinja2Templates(directory=...)`` builds (its autoescape), with the faster attribute read."""
+    return Environment(loader=jinja2.FileSystemLoader(str(directory)), autoescape=jinja2.select_autoescape())
