@@ -107,6 +107,13 @@ class Reader:
         self._groups: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)  # Reader._turn_groups
         # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
+        # (campaign, country) -> the budget view's lineage of that country's sheets (budget_steps.Lineage); and
+        # (campaign, audience, country, view position, reveals) -> the first of its sheets with an entry hidden
+        # from that audience; campaign -> the treasury entries (and scenario) not public, from the timeline.
+        self._lineages: LRUCache[tuple[UUID, str], budget_steps.Lineage] = LRUCache(audiences)
+        self._hidden_sheets: LRUCache[tuple[Any, ...], int | None] = LRUCache(audiences)
+        self._private: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
+        self._created: LRUCache[UUID, Record] = LRUCache(audiences)
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
 
@@ -355,16 +362,23 @@ class Reader:
                            [x for x in (*earlier, *every) if start < x.position < r.position])
         after = self.fold(cid, actor, state, {name: r.position - 1 for name in since},
                           orjson.loads(orjson.dumps(before)), [r])
-        return Step(before, after, words.changes(before, after), self.budget_changes(cid, actor, state, r))
+        return Step(before, after, words.changes(before, after), self.budget_changes(cid, actor, state, r, every))
 
-    def budget_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record) -> list[dict[str, Any]]:
-        """The ERS cells ``r`` changed, as ``actor`` sees them. A treasury entry: from its country's inputs just
-        before it (``budget_steps``: a snapshot and a bounded tail, the memo of that country's sheets);
-        otherwise, or once a correction may have moved entries between countries, from every event before it."""
+    def budget_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record,
+                       every: list[Record] | None = None) -> list[dict[str, Any]]:
+        """The ERS cells ``r`` changed, as ``actor`` sees them. A treasury entry of its own turn: from the three
+        sheets before its turn as the budget view stored them and the turn's events before it (``every``:
+        ``turn_records``), when those stored sheets are the caller's as of the entry (``_seeded_changes``);
+        else from its country's inputs just before it (``budget_steps``: a snapshot and a bounded tail, the
+        memo of that country's sheets); otherwise, or once a correction may have moved entries between
+        countries, from every event before it."""
         if r.type not in _BUDGET_EVENTS:
             return []
         if r.type == "TreasuryEntryRecorded" and isinstance(r.data.get("country"), str):
             country = r.data["country"]
+            seeded = self._seeded_changes(cid, actor, state, r, every) if every else None
+            if seeded is not None:
+                return seeded
             with self._steps_lock:
                 steps = self._budget_steps(cid, actor, state)
                 inputs = steps.before(country, r.position)
@@ -375,6 +389,110 @@ class Reader:
                     steps.keep(country, memo, r.turn if r.turn is not None else 0)
                 return out
         return words.budget_changes(self.budget_events(cid, actor, state, r.position - 1), r)
+
+    def _seeded_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record, every: list[Record]
+                        ) -> list[dict[str, Any]] | None:
+        """A treasury entry's ERS changes from the stored sheets before its turn (``budget_steps.stored_seeds``), or
+        None when they may not be the caller's as of the entry: an entry for an earlier turn, a correction
+        anywhere up to the view or the entry, an entry booked before its turn after it, a stored sheet with an
+        entry hidden from the caller, or views that have not reached what this needs."""
+        country, turn, position = r.data["country"], r.data.get("turn"), r.position
+        if type(turn) is not int or turn != r.turn or not every or every[0].position >= position:
+            return None
+        revealed = frozenset(state.revealed)
+        shown = [x for x in read.visible(actor, every, revealed) if x.position < position]
+        if not any(x.type == "TurnOpened" and x.data.get("turn") == turn for x in shown):
+            return None  # the turn's sheets start with its opening, which this caller must have seen
+        created = self._campaign_created(cid)
+        if created is None or country not in (created.data.get("countries") or ()):
+            return None
+        scenario = read.visible(actor, self.of_types(cid, {"ScenarioImported"}, position - 1), revealed) \
+            if turn == 1 else []
+        corrections = self.of_types(cid, {"CorrectionRecorded"}, state.version)
+        db, campaign = self.db, str(cid)
+        with db.reading() as cur:
+            view = budget_steps.view_position(db, cur, campaign)
+            if view is None or any(c.position <= max(view, position) for c in corrections):
+                return None
+            if view < position - 1:  # the view is behind the entry: what it lacks must be among the turn's
+                if view < every[0].position - 1 or any(
+                        view < x.position < position and x.type == "TreasuryEntryRecorded"
+                        and x.data.get("country") == country and x.data.get("turn") != turn for x in every):
+                    return None
+            with self._lock:
+                lineage = self._lineages.get((cid, country))
+            if lineage is None or lineage.view != view:
+                lineage = budget_steps.lineage(db, cur, campaign, country, view)
+                with self._lock:
+                    self._lineages[(cid, country)] = lineage
+            if not lineage.settled_before(turn, position - 1):
+                return None
+            seeds = budget_steps.stored_seeds(db, cur, campaign, country, turn)
+        if seeds is None:
+            return None
+        if not sees_all(actor):
+            hidden = self._first_hidden_sheet(cid, actor, revealed, country, lineage)
+            if hidden is False or (hidden is not None and hidden < turn):
+                return None
+        inputs = budget_steps.turn_inputs(created, scenario, shown, country, position)
+        return words.budget_changes([], r, inputs=inputs, memo=seeds, since={country: turn})
+
+    def _campaign_created(self, cid: UUID) -> Record | None:
+        """The campaign's first event (its countries and settings, as the budget reads them): it never changes."""
+        with self._lock:
+            found = self._created.get(cid)
+        if found is None:
+            [found] = read.records(self.ledger, cid, 0, 1) or [None]
+            if found is None or found.type != "CampaignCreated":
+                return None
+            with self._lock:
+                self._created[cid] = found
+        return found
+
+    def _first_hidden_sheet(self, cid: UUID, actor: Actor, revealed: frozenset[int], country: str,
+                            lineage: budget_steps.Lineage) -> int | None | bool:
+        """The first turn of ``country`` whose stored sheet books an entry (or a scenario) hidden from ``actor``;
+        None when none does; False when the timeline view has not reached the budget view (unknown)."""
+        key = (cid, audience(actor), country, lineage.view, revealed)
+        with self._lock:
+            if key in self._hidden_sheets:
+                return self._hidden_sheets[key]
+        private = self._private_entries(cid, lineage.view)
+        if private is None:
+            return False
+        hidden = [p for p, vis in private if p <= lineage.view
+                  and not can_see(actor, {"visibility": vis, "position": p}, revealed)]
+        first = lineage.first_turn_with(hidden)
+        with self._lock:
+            self._hidden_sheets[key] = first
+        return first
+
+    def _private_entries(self, cid: UUID, upto: int) -> list[tuple[int, Any]] | None:
+        """(position, visibility) of the treasury entries and scenarios not public at positions 1..upto, from
+        the timeline view's rows (kept per campaign, extended); None when the timeline has not reached upto."""
+        db = self.db
+        with self._rare_lock:
+            kept = self._private.get(cid)
+            if kept is None:
+                kept = self._private[cid] = {"upto": 0, "rows": [], "seen": {}}
+            if upto > kept["upto"]:
+                with db.reading() as cur:
+                    cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} "
+                                       "WHERE campaign = ?"), (str(cid),))
+                    if int(cur.fetchone()["p"]) < upto:
+                        return None
+                    cur.execute(db.sql("SELECT position, visibility FROM {proj_timeline} WHERE campaign = ? "
+                                       "AND position > ? AND position <= ? AND type IN (?, ?) AND visibility <> ? "
+                                       "ORDER BY position"),
+                                (str(cid), kept["upto"], upto, "ScenarioImported", "TreasuryEntryRecorded", _PUBLIC))
+                    seen = kept["seen"]  # a visibility's text -> decoded: few distinct ones
+                    for row in cur.fetchall():
+                        text = row["visibility"]
+                        if text not in seen:
+                            seen[text] = orjson.loads(text)
+                        kept["rows"].append((int(row["position"]), seen[text]))
+                kept["upto"] = upto
+            return kept["rows"]
 
     def _budget_steps(self, cid: UUID, actor: Actor, state: CampaignState) -> budget_steps.Steps:
         """The audience's ``Steps`` at ``state.version`` (call under ``_steps_lock``): the first read gathers
