@@ -370,9 +370,14 @@ class Reader:
         sheets before its turn as the budget view stored them and the turn's events before it (``every``:
         ``turn_records``), when those stored sheets are the caller's as of the entry (``_seeded_changes``);
         else from its country's inputs just before it (``budget_steps``: a snapshot and a bounded tail, the
-        memo of that country's sheets); otherwise, or once a correction may have moved entries between
-        countries, from every event before it."""
+        memo of that country's sheets). A phase's close changes no amount. Otherwise (a correction), or once
+        a correction may have moved entries between countries, from every event before it."""
         if r.type not in _BUDGET_EVENTS:
+            return []
+        if r.type == "PhaseClosed":
+            # A phase's close lists the phase on its turn's sheets and records the values it closed on; no amount
+            # reads either (``compute_sheet`` takes the entered lines and the earlier sheets), and the changes are
+            # of amounts: none, without gathering the history to find none.
             return []
         if r.type == "TreasuryEntryRecorded" and isinstance(r.data.get("country"), str):
             country = r.data["country"]

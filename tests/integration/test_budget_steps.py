@@ -129,3 +129,24 @@ def test_after_a_correction_an_entrys_ers_changes_come_from_every_event_before_i
         every = reader.turn_records(state.id, r.turn, state.version)
         assert reader.budget_changes(state.id, GM, state, r, every) == changes_from_event_1(reader, state, GM, r)
     assert True not in seeded  # a correction may move an entry between sheets: the stored ones are not used
+
+
+@pytest.mark.parametrize("actor", [GM, FRANCE], ids=["gm", "player"])
+def test_closing_a_phase_changes_no_ers_amount_as_the_budget_of_every_event_before_it_says(ledger, generated, actor):
+    """The page answers a phase's close without gathering the history: the budget of every event before it and
+    with it agree on every amount, entries in the phase or not."""
+    from ledger.economy.milestones import PHASES
+
+    state = generated
+    ledger.open_turn(state.id, actor=GM)
+    for i, phase in enumerate(PHASES):
+        ledger.record_treasury_entry(state.id, country="FRA", line="A9", amount=5 + i, reason="looting", actor=GM)
+        ledger.close_phase(state.id, phase, actor=GM)
+    state = ledger.campaign(state.id)
+    Projector(ledger).catch_up()
+    reader = Reader(ledger, Projector(ledger).db)
+    closes = [r for r in visible(actor, records(ledger, state.id), state.revealed) if r.type == "PhaseClosed"]
+    assert len(closes) == len(PHASES)
+    for r in closes:
+        every = reader.turn_records(state.id, r.turn, state.version)
+        assert reader.budget_changes(state.id, actor, state, r, every) == changes_from_event_1(reader, state, actor, r)
