@@ -39,6 +39,7 @@ from uuid import UUID
 import orjson
 from cachetools import LRUCache
 
+from ledger import dice as dicelib
 from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
@@ -62,6 +63,9 @@ RARE = frozenset({"ScenarioImported", "CorrectionRecorded"})
 POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
                            "DiceSeedCommitted"})
 _PUBLIC = orjson.dumps({"scope": "public"}).decode()
+#: The events a turn's dice check reads (``ledger.dice.verify_records``).
+DICE_TYPES = frozenset({"TurnOpened", "TurnClosed", "DiceSeedCommitted", "DiceSeedRevealed", "DiceRolled",
+                        "RulingRecorded"})
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,7 @@ class Reader:
         self._hidden_sheets: LRUCache[tuple[Any, ...], int | None] = LRUCache(audiences)
         self._private: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
         self._created: LRUCache[UUID, Record] = LRUCache(audiences)
+        self._dice: LRUCache[tuple[UUID, int], dicelib.DiceReport] = LRUCache(audiences)  # closed turns' checks
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
 
@@ -661,6 +666,38 @@ class Reader:
                     return out
                 out.append(r)
         return out
+
+    def _turn_span(self, cid: UUID, turn: int, head: int, types: frozenset[str]) -> list[Record]:
+        """The records of some types from ``turn_start`` up to the next turn's opening (or ``head``)."""
+        end = self.next_turn_start(cid, turn)
+        with self.db.reading() as cur:
+            return self.db.read_campaign(cur, str(cid), min(head, end or head), types=types,
+                                         after=self.turn_start(cid, turn))
+
+    def turn_commitments(self, cid: UUID, turn: int, head: int, actor: Actor, revealed: frozenset[int]
+                         ) -> dict[Any, Any]:
+        """The dice commitments of ``turn`` the caller may see: None -> the turn's own (``TurnOpened``), an
+        audience -> its seed's (``DiceSeedCommitted``)."""
+        out: dict[Any, Any] = {}
+        for x in read.visible(actor, self._turn_span(cid, turn, head, frozenset({"TurnOpened", "DiceSeedCommitted"})),
+                              revealed):
+            if x.turn == turn and x.data.get("turn") == turn:
+                key = None if x.type == "TurnOpened" else x.data.get("audience")
+                out.setdefault(key, x.data.get("commitment"))
+        return out
+
+    def turn_dice(self, cid: UUID, turn: int, head: int) -> dicelib.DiceReport:
+        """``Ledger.verify_dice`` of a closed turn from its dice events only (every one, hidden ones too), kept
+        per turn: once closed, nothing is added to a turn. Raises its ``LedgerError`` (an open turn...)."""
+        with self._lock:
+            found = self._dice.get((cid, turn))
+        if found is None:
+            found = dicelib.verify_records(str(cid), turn, (
+                dicelib.TurnRecord(r.position, r.type, r.visibility, r.turn, r.data)
+                for r in self._turn_span(cid, turn, head, DICE_TYPES) if r.turn is None or r.turn <= turn))
+            with self._lock:
+                self._dice[(cid, turn)] = found
+        return found
 
     def _turn_groups(self, cid: UUID, head: int) -> tuple[int, dict[tuple[int, str], list[Any]]]:
         """The timeline's rows up to the position it reached (at most ``head``) grouped by turn and visibility:
