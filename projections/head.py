@@ -119,6 +119,8 @@ class Reader:
         self._private: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
         self._created: LRUCache[UUID, Record] = LRUCache(audiences)
         self._dice: LRUCache[tuple[UUID, int], dicelib.DiceReport] = LRUCache(audiences)  # closed turns' checks
+        self._spans: LRUCache[tuple[UUID, int], tuple[int, int]] = LRUCache(4096)  # turn_span, passed turns
+        self._turns: LRUCache[tuple[Any, ...], list[dict[str, Any]]] = LRUCache(audiences)  # turns(), at a head
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
 
@@ -185,9 +187,9 @@ class Reader:
             position = int(cur.fetchone()["p"])
         # Rows past ``position`` may have been committed since: the tail adds them. The turn's span bounds the
         # read (the table's key is (campaign, position): a read by turn alone scans the campaign's rows).
-        end = self.next_turn_start(cid, turn)
-        rows = replay.timeline(db, cid, turn=turn, gt=self.turn_start(cid, turn),
-                               lte=position if end is None else min(position, end))
+        start, end = self.turn_span(cid, turn)
+        rows = replay.timeline(db, cid, turn=turn, gt=start, lte=position if end is None else min(position, end),
+                               raw_context=True)
         _, raw = stored_doc(db, cid, "timeline")  # the stack owners the summaries name
         return {"version": position, "rows": rows, "doc": orjson.loads(raw) if raw else timeline_model.empty()}
 
@@ -638,29 +640,41 @@ class Reader:
     def turn_start(self, cid: UUID, turn: int) -> int:
         """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier
         turn's, when the views are behind). Positions of turn openings are no secret: the caller filters."""
+        return self.turn_span(cid, turn)[0]
+
+    def next_turn_start(self, cid: UUID, turn: int) -> int | None:
+        """The position of the next turn's opening (its stored checkpoint), None when the views have none: a
+        turn's events are contiguous, so none of them comes after it."""
+        return self.turn_span(cid, turn)[1]
+
+    def turn_span(self, cid: UUID, turn: int) -> tuple[int, int | None]:
+        """``turn_start`` and ``next_turn_start`` in one read, kept once the next turn's opening is known: the
+        views have passed the turn then, and neither changes."""
+        with self._lock:
+            found = self._spans.get((cid, turn))
+        if found is not None:
+            return found
         db = self.db
         with db.reading() as cur:
             cur.execute(db.sql("SELECT MAX(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
                                "AND turn <= ?"), ("map", str(cid), turn))
             row = cur.fetchone()
-        return max(int(row["p"]) - 1, 0) if row and row["p"] is not None else 0
-
-    def next_turn_start(self, cid: UUID, turn: int) -> int | None:
-        """The position of the next turn's opening (its stored checkpoint), None when the views have none: a
-        turn's events are contiguous, so none of them comes after it."""
-        db = self.db
-        with db.reading() as cur:
+            start = max(int(row["p"]) - 1, 0) if row and row["p"] is not None else 0
             cur.execute(db.sql("SELECT MIN(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
                                "AND turn > ?"), ("map", str(cid), turn))
             row = cur.fetchone()
-        return int(row["p"]) if row and row["p"] is not None else None
+            end = int(row["p"]) if row and row["p"] is not None else None
+        if end is not None:
+            with self._lock:
+                self._spans[(cid, turn)] = (start, end)
+        return start, end
 
     def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
         """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page (up to the
         next turn's opening when the views have it: no page beyond)."""
         out: list[Record] = []
-        end = self.next_turn_start(cid, turn)
-        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), min(head, end or head), size=1000):
+        start, end = self.turn_span(cid, turn)
+        for page in read.pages(self.ledger, cid, start, min(head, end or head), size=1000):
             for r in page:
                 if r.turn is not None and r.turn > turn:  # a turn's events are contiguous: the next one began
                     return out
@@ -669,10 +683,9 @@ class Reader:
 
     def _turn_span(self, cid: UUID, turn: int, head: int, types: frozenset[str]) -> list[Record]:
         """The records of some types from ``turn_start`` up to the next turn's opening (or ``head``)."""
-        end = self.next_turn_start(cid, turn)
+        start, end = self.turn_span(cid, turn)
         with self.db.reading() as cur:
-            return self.db.read_campaign(cur, str(cid), min(head, end or head), types=types,
-                                         after=self.turn_start(cid, turn))
+            return self.db.read_campaign(cur, str(cid), min(head, end or head), types=types, after=start)
 
     def turn_commitments(self, cid: UUID, turn: int, head: int, actor: Actor, revealed: frozenset[int]
                          ) -> dict[Any, Any]:
@@ -736,8 +749,14 @@ class Reader:
 
     def turns(self, cid: UUID, actor: Actor, state: CampaignState) -> list[dict[str, Any]]:
         """The turns with events the caller may see: number, first and last position, event count; from the
-        timeline view grouped in SQL, plus the tail it has not reached."""
+        timeline view grouped in SQL, plus the tail it has not reached. Kept per audience at a head (every page
+        of a turn lists them): copies, the caller's to change."""
         db, revealed = self.db, frozenset(state.revealed)
+        key = (cid, audience(actor), state.version, revealed)
+        with self._lock:
+            kept = self._turns.get(key)
+        if kept is not None:
+            return [dict(t) for t in kept]
         out: dict[int, dict[str, Any]] = {}
 
         def add(turn: int, first: int, last: int, n: int) -> None:
@@ -766,7 +785,10 @@ class Reader:
         for r in read.visible(actor, tail(self.ledger, cid, upto, state.version), revealed):
             if r.turn is not None:
                 add(r.turn, r.position, r.position, 1)
-        return [out[k] for k in sorted(out)]
+        found = [out[k] for k in sorted(out)]
+        with self._lock:
+            self._turns[key] = found
+        return [dict(t) for t in found]
 
     def place_history(self, cid: UUID, actor: Actor, state: CampaignState, place: str, upto: int
                       ) -> list[dict[str, Any]]:
