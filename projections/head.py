@@ -112,10 +112,10 @@ class Reader:
         # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, country) -> the budget view's lineage of that country's sheets (budget_steps.Lineage); and
-        # (campaign, audience, country, view position, reveals) -> the first of its sheets with an entry hidden
-        # from that audience; campaign -> the treasury entries (and scenario) not public, from the timeline.
+        # (campaign, audience, view position, reveals) -> the positions of the entries (and scenario) hidden from
+        # that audience; campaign -> the treasury entries (and scenario) not public, from the timeline.
         self._lineages: LRUCache[tuple[UUID, str], budget_steps.Lineage] = LRUCache(audiences)
-        self._hidden_sheets: LRUCache[tuple[Any, ...], int | None] = LRUCache(audiences)
+        self._hidden_sheets: LRUCache[tuple[Any, ...], frozenset[int]] = LRUCache(audiences)
         self._private: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
         self._created: LRUCache[UUID, Record] = LRUCache(audiences)
         self._dice: LRUCache[tuple[UUID, int], dicelib.DiceReport] = LRUCache(audiences)  # closed turns' checks
@@ -465,19 +465,18 @@ class Reader:
                             lineage: budget_steps.Lineage) -> int | None | bool:
         """The first turn of ``country`` whose stored sheet books an entry (or a scenario) hidden from ``actor``;
         None when none does; False when the timeline view has not reached the budget view (unknown)."""
-        key = (cid, audience(actor), country, lineage.view, revealed)
+        key = (cid, audience(actor), lineage.view, revealed)
         with self._lock:
-            if key in self._hidden_sheets:
-                return self._hidden_sheets[key]
-        private = self._private_entries(cid, lineage.view)
-        if private is None:
-            return False
-        hidden = [p for p, vis in private if p <= lineage.view
-                  and not can_see(actor, {"visibility": vis, "position": p}, revealed)]
-        first = lineage.first_turn_with(hidden)
-        with self._lock:
-            self._hidden_sheets[key] = first
-        return first
+            hidden = self._hidden_sheets.get(key)
+        if hidden is None:  # the positions hidden from this audience, once per audience and view position
+            private = self._private_entries(cid, lineage.view)
+            if private is None:
+                return False
+            hidden = frozenset(p for p, vis in private if p <= lineage.view
+                               and not can_see(actor, {"visibility": vis, "position": p}, revealed))
+            with self._lock:
+                self._hidden_sheets[key] = hidden
+        return lineage.first_turn_with(hidden)
 
     def _private_entries(self, cid: UUID, upto: int) -> list[tuple[int, Any]] | None:
         """(position, visibility) of the treasury entries and scenarios not public at positions 1..upto, from
