@@ -91,9 +91,9 @@ def test_an_entrys_ers_changes_from_the_stored_sheets_before_its_turn_equal_thos
         every = reader.turn_records(state.id, r.turn, state.version)
         assert reader.budget_changes(state.id, actor, state, r, every) == changes_from_event_1(reader, state, actor, r), \
             r.position
+    # Most came from the stored sheets (the player's own country's; the others' book entries hidden from them,
+    # which the comparison above catches when the stored sheets are taken anyway).
     assert seeded.count(True) > 5
-    if actor is FRANCE:  # the other countries' sheets book entries hidden from France: never the stored ones
-        assert all(r.data["country"] == "FRA" for r in entries[:40]) or seeded.count(True) < len(entries[:40])
 
 
 def test_a_stored_sheet_that_is_not_the_one_before_the_entry_would_show_other_changes(ledger, generated,
