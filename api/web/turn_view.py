@@ -216,7 +216,10 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         i = found[0]
     else:
         i = min(max((step or 1) - 1, 0), len(in_turn) - 1)
-    every = reader.turn_records(cid, turn, in_turn[i]["position"])  # up to the event shown, hidden ones too
+    at = in_turn[i]["position"]
+    every = reader.turn_records(cid, turn, at)  # up to the event shown, hidden ones too
+    if not every or every[-1].position != at:  # the timeline's row, but not among the turn's records
+        raise EventNotFound(f"position {at} is not an event of turn {turn}", field="position")
     r = every[-1]
 
     # Map and tracks before and after the event, and what it changed, as the terminal replay shows them.
