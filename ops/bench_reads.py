@@ -16,7 +16,10 @@ p95 ≤ 100 ms, JSON reads p95 ≤ 50 ms) and PASS or MISS:
   Parquet, the wide ERS, the entries as CSV and xlsx, victory), each
   ``--export-samples`` times per role;
 - first reads in a fresh app: a player's state (``cold player state``: the
-  players' views start from the nearest checkpoint) and an export for each
+  players' views start from the nearest checkpoint), the turn page at a
+  random step and at a public treasury entry of another country than the
+  player's (``cold turn page (ERS)``: the player's view of that country's
+  sheets is computed once per process, then kept), and an export for each
   role (``cold export``: a game master's economic history is seeded from the
   views (budget sheets, victory, awards) and the entries; a player's is read
   once per process from the events they may see; then only the events
@@ -73,6 +76,7 @@ from ledger.application import Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.economy.milestones import PHASES  # noqa: E402
 from ops.generate_campaign import LAND, generate  # noqa: E402
+from projections import read  # noqa: E402
 from projections.runner import Projector  # noqa: E402
 
 PAGE_MS, JSON_MS = 100.0, 50.0
@@ -106,6 +110,20 @@ def raw_read(ledger: Ledger, cid: uuid.UUID) -> tuple[float, float]:
         orjson.loads(row.state)
         n += 1
     return time.perf_counter() - t0, time.process_time() - c0
+
+
+def entry_of_another_country(client: TestClient, ledger: Ledger, cid: uuid.UUID, api: str, gm: str, player: str,
+                             turns: int, rng: random.Random) -> tuple[int, int] | None:
+    """(turn, position) of a public treasury entry of a country other than ``player``, in a random turn."""
+    for _ in range(20):
+        t = rng.randint(1, turns)
+        rows = client.get(f"{api}/turns/{t}/timeline", headers={"Authorization": f"Bearer {gm}"}).json()
+        for row in rows:
+            if row["type"] == "TreasuryEntryRecorded" and row["visibility"].get("scope") == "public":
+                [r] = read.records(ledger, cid, row["position"] - 1, row["position"])
+                if r.data.get("country") != player:
+                    return t, r.position
+    return None
 
 
 def line(name: str, role: str, lat: list[float], cpu: list[float], target: float, statuses: set[int]) -> str:
@@ -227,7 +245,14 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
 
     # First reads in a new process (nothing cached yet): a player's state, from the nearest checkpoint, and an
     # export, which reads the audience's economic history once and then only what was appended since.
+    # The turn page's first step in a new process, at a random step, and at a public treasury entry of another
+    # country than the player's (whose sheets book entries hidden from the player: no stored sheet is theirs).
+    other = entry_of_another_country(client, ledger, cid, api, tokens["gm"], player, turns, rng)
+    cold_pages = [(role, f"cold turn page{suffix}", url) for role in ("gm", "player") for suffix, url in (
+        ("", f"{ui}/turns/{turn(rng)}?step={rng.randint(1, 120)}"),
+        (" (ERS)", other and f"{ui}/turns/{other[0]}?position={other[1]}")) if url]
     for role, what, url in (("player", "cold player state?at=N", f"{api}/state?at={rng.randint(head // 2, head)}"),
+                            *cold_pages,
                             ("gm", "cold export (first)", f"{api}/export/ers.csv?country={player}"),
                             ("player", "cold export (first)", f"{api}/export/ers.csv?country={player}")):
         cold = fresh()

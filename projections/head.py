@@ -41,6 +41,7 @@ from uuid import UUID
 import orjson
 from cachetools import LRUCache
 
+from ledger import dice as dicelib
 from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
@@ -64,6 +65,9 @@ RARE = frozenset({"ScenarioImported", "CorrectionRecorded"})
 POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
                            "DiceSeedCommitted"})
 _PUBLIC = orjson.dumps({"scope": "public"}).decode()
+#: The events a turn's dice check reads (``ledger.dice.verify_records``).
+DICE_TYPES = frozenset({"TurnOpened", "TurnClosed", "DiceSeedCommitted", "DiceSeedRevealed", "DiceRolled",
+                        "RulingRecorded"})
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,15 @@ class Reader:
         self._restricted: LRUCache[Any, dict[str, Any]] = LRUCache(audiences)
         # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
+        # (campaign, country) -> the budget view's lineage of that country's sheets (budget_steps.Lineage); and
+        # (campaign, audience, view position, reveals) -> the positions of the entries (and scenario) hidden from
+        # that audience; campaign -> the treasury entries (and scenario) not public, from the timeline.
+        self._lineages: LRUCache[tuple[UUID, str], budget_steps.Lineage] = LRUCache(audiences)
+        self._hidden_sheets: LRUCache[tuple[Any, ...], frozenset[int]] = LRUCache(audiences)
+        self._private: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
+        self._created: LRUCache[UUID, Record] = LRUCache(audiences)
+        self._dice: LRUCache[tuple[UUID, int], dicelib.DiceReport] = LRUCache(audiences)  # closed turns' checks
+        self._turns: LRUCache[tuple[Any, ...], list[dict[str, Any]]] = LRUCache(audiences)  # turns(), at a head
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
         # (campaign, country, turn) -> (head, a game master's sheet at that head), ``sheet``.
@@ -183,9 +196,9 @@ class Reader:
             position = int(cur.fetchone()["p"])
         # Rows past ``position`` may have been committed since: the tail adds them. The turn's span bounds the
         # read (the table's key is (campaign, position): a read by turn alone scans the campaign's rows).
-        end = self.next_turn_start(cid, turn)
-        rows = replay.timeline(db, cid, turn=turn, gt=self.turn_start(cid, turn),
-                               lte=position if end is None else min(position, end))
+        start, end = self.turn_span(cid, turn)
+        rows = replay.timeline(db, cid, turn=turn, gt=start, lte=position if end is None else min(position, end),
+                               raw_context=True)
         _, raw = stored_doc(db, cid, "timeline")  # the stack owners the summaries name
         return {"version": position, "rows": rows, "doc": orjson.loads(raw) if raw else timeline_model.empty()}
 
@@ -403,16 +416,28 @@ class Reader:
                            [x for x in (*earlier, *every) if start < x.position < r.position])
         after = self.fold(cid, actor, state, {name: r.position - 1 for name in since},
                           orjson.loads(orjson.dumps(before)), [r])
-        return Step(before, after, words.changes(before, after), self.budget_changes(cid, actor, state, r))
+        return Step(before, after, words.changes(before, after), self.budget_changes(cid, actor, state, r, every))
 
-    def budget_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record) -> list[dict[str, Any]]:
-        """The ERS cells ``r`` changed, as ``actor`` sees them. A treasury entry: from its country's inputs just
-        before it (``budget_steps``: a snapshot and a bounded tail, the memo of that country's sheets);
-        otherwise, or once a correction may have moved entries between countries, from every event before it."""
+    def budget_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record,
+                       every: list[Record] | None = None) -> list[dict[str, Any]]:
+        """The ERS cells ``r`` changed, as ``actor`` sees them. A treasury entry of its own turn: from the three
+        sheets before its turn as the budget view stored them and the turn's events before it (``every``:
+        ``turn_records``), when those stored sheets are the caller's as of the entry (``_seeded_changes``);
+        else from its country's inputs just before it (``budget_steps``: a snapshot and a bounded tail, the
+        memo of that country's sheets). A phase's close changes no amount. Otherwise (a correction), or once
+        a correction may have moved entries between countries, from every event before it."""
         if r.type not in _BUDGET_EVENTS:
+            return []
+        if r.type == "PhaseClosed":
+            # A phase's close lists the phase on its turn's sheets and records the values it closed on; no amount
+            # reads either (``compute_sheet`` takes the entered lines and the earlier sheets), and the changes are
+            # of amounts: none, without gathering the history to find none.
             return []
         if r.type == "TreasuryEntryRecorded" and isinstance(r.data.get("country"), str):
             country = r.data["country"]
+            seeded = self._seeded_changes(cid, actor, state, r, every) if every else None
+            if seeded is not None:
+                return seeded
             with self._steps_lock:
                 steps = self._budget_steps(cid, actor, state)
                 inputs = steps.before(country, r.position)
@@ -423,6 +448,109 @@ class Reader:
                     steps.keep(country, memo, r.turn if r.turn is not None else 0)
                 return out
         return words.budget_changes(self.budget_events(cid, actor, state, r.position - 1), r)
+
+    def _seeded_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record, every: list[Record]
+                        ) -> list[dict[str, Any]] | None:
+        """A treasury entry's ERS changes from the stored sheets before its turn (``budget_steps.stored_seeds``), or
+        None when they may not be the caller's as of the entry: an entry for an earlier turn, a correction
+        anywhere up to the view or the entry, an entry booked before its turn after it, a stored sheet with an
+        entry hidden from the caller, or views that have not reached what this needs."""
+        country, turn, position = r.data["country"], r.data.get("turn"), r.position
+        if type(turn) is not int or turn != r.turn or not every or every[0].position >= position:
+            return None
+        revealed = frozenset(state.revealed)
+        shown = [x for x in read.visible(actor, every, revealed) if x.position < position]
+        if not any(x.type == "TurnOpened" and x.data.get("turn") == turn for x in shown):
+            return None  # the turn's sheets start with its opening, which this caller must have seen
+        created = self._campaign_created(cid)
+        if created is None or country not in (created.data.get("countries") or ()):
+            return None
+        scenario = read.visible(actor, self.of_types(cid, {"ScenarioImported"}, position - 1), revealed) \
+            if turn == 1 else []
+        corrections = self.of_types(cid, {"CorrectionRecorded"}, state.version)
+        db, campaign = self.db, str(cid)
+        with db.reading() as cur:
+            view = budget_steps.view_position(db, cur, campaign)
+            if view is None or any(c.position <= max(view, position) for c in corrections):
+                return None
+            if view < position - 1:  # the view is behind the entry: what it lacks must be among the turn's
+                if view < every[0].position - 1 or any(
+                        view < x.position < position and x.type == "TreasuryEntryRecorded"
+                        and x.data.get("country") == country and x.data.get("turn") != turn for x in every):
+                    return None
+            with self._lock:
+                lineage = self._lineages.get((cid, country))
+            if lineage is None or lineage.view != view:
+                lineage = budget_steps.lineage(db, cur, campaign, country, view)
+                with self._lock:
+                    self._lineages[(cid, country)] = lineage
+            if not lineage.settled_before(turn, position - 1):
+                return None
+            seeds = budget_steps.stored_seeds(db, cur, campaign, country, turn)
+        if seeds is None:
+            return None
+        if not sees_all(actor):
+            hidden = self._first_hidden_sheet(cid, actor, revealed, country, lineage)
+            if hidden is False or (hidden is not None and hidden < turn):
+                return None
+        inputs = budget_steps.turn_inputs(created, scenario, shown, country, position)
+        return words.budget_changes([], r, inputs=inputs, memo=seeds, since={country: turn})
+
+    def _campaign_created(self, cid: UUID) -> Record | None:
+        """The campaign's first event (its countries and settings, as the budget reads them): it never changes."""
+        with self._lock:
+            found = self._created.get(cid)
+        if found is None:
+            [found] = read.records(self.ledger, cid, 0, 1) or [None]
+            if found is None or found.type != "CampaignCreated":
+                return None
+            with self._lock:
+                self._created[cid] = found
+        return found
+
+    def _first_hidden_sheet(self, cid: UUID, actor: Actor, revealed: frozenset[int], country: str,
+                            lineage: budget_steps.Lineage) -> int | None | bool:
+        """The first turn of ``country`` whose stored sheet books an entry (or a scenario) hidden from ``actor``;
+        None when none does; False when the timeline view has not reached the budget view (unknown)."""
+        key = (cid, audience(actor), lineage.view, revealed)
+        with self._lock:
+            hidden = self._hidden_sheets.get(key)
+        if hidden is None:  # the positions hidden from this audience, once per audience and view position
+            private = self._private_entries(cid, lineage.view)
+            if private is None:
+                return False
+            hidden = frozenset(p for p, vis in private if p <= lineage.view
+                               and not can_see(actor, {"visibility": vis, "position": p}, revealed))
+            with self._lock:
+                self._hidden_sheets[key] = hidden
+        return lineage.first_turn_with(hidden)
+
+    def _private_entries(self, cid: UUID, upto: int) -> list[tuple[int, Any]] | None:
+        """(position, visibility) of the treasury entries and scenarios not public at positions 1..upto, from
+        the timeline view's rows (kept per campaign, extended); None when the timeline has not reached upto."""
+        db = self.db
+        with self._rare_lock:
+            kept = self._private.get(cid)
+            if kept is None:
+                kept = self._private[cid] = {"upto": 0, "rows": [], "seen": {}}
+            if upto > kept["upto"]:
+                with db.reading() as cur:
+                    cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} "
+                                       "WHERE campaign = ?"), (str(cid),))
+                    if int(cur.fetchone()["p"]) < upto:
+                        return None
+                    cur.execute(db.sql("SELECT position, visibility FROM {proj_timeline} WHERE campaign = ? "
+                                       "AND position > ? AND position <= ? AND type IN (?, ?) AND visibility <> ? "
+                                       "ORDER BY position"),
+                                (str(cid), kept["upto"], upto, "ScenarioImported", "TreasuryEntryRecorded", _PUBLIC))
+                    seen = kept["seen"]  # a visibility's text -> decoded: few distinct ones
+                    for row in cur.fetchall():
+                        text = row["visibility"]
+                        if text not in seen:
+                            seen[text] = orjson.loads(text)
+                        kept["rows"].append((int(row["position"]), seen[text]))
+                kept["upto"] = upto
+            return kept["rows"]
 
     def _budget_steps(self, cid: UUID, actor: Actor, state: CampaignState) -> budget_steps.Steps:
         """The audience's ``Steps`` at ``state.version`` (call under ``_steps_lock``): the first read gathers
@@ -647,50 +775,82 @@ class Reader:
     def turn_start(self, cid: UUID, turn: int) -> int:
         """A position before the turn's first event: the stored checkpoint of its opening (or of an earlier
         turn's, when the views are behind). Positions of turn openings are no secret: the caller filters."""
-        with self._lock:
-            known = self._spans.get((cid, turn, "start"))
-        if known is not None:
-            return known
-        db = self.db
-        with db.reading() as cur:
-            cur.execute(db.sql("SELECT position, turn FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
-                               "AND turn <= ? ORDER BY position DESC LIMIT 1"), ("map", str(cid), turn))
-            row = cur.fetchone()
-        start = max(int(row["position"]) - 1, 0) if row else 0
-        if row and row["turn"] == turn:  # its own opening: where its TurnOpened is, for good (kept)
-            with self._lock:
-                self._spans[(cid, turn, "start")] = start
-        return start
+        return self.turn_span(cid, turn)[0]
 
     def next_turn_start(self, cid: UUID, turn: int) -> int | None:
         """The position of the next turn's opening (its stored checkpoint), None when the views have none: a
         turn's events are contiguous, so none of them comes after it."""
+        return self.turn_span(cid, turn)[1]
+
+    def turn_span(self, cid: UUID, turn: int) -> tuple[int, int | None]:
+        """``turn_start`` and ``next_turn_start`` in one read. Each is kept once it is known for good: the start
+        once the views have the turn's own opening, the end once they have the next turn's (the runner writes
+        checkpoints in order, so none comes before it)."""
         with self._lock:
-            known = self._spans.get((cid, turn, "end"))
-        if known is not None:
-            return known
-        db = self.db
+            start, end = self._spans.get((cid, turn, "start")), self._spans.get((cid, turn, "end"))
+        if start is not None and end is not None:
+            return start, end
+        db, own = self.db, False
         with db.reading() as cur:
+            if start is None:
+                cur.execute(db.sql("SELECT position, turn FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
+                                   "AND turn <= ? ORDER BY position DESC LIMIT 1"), ("map", str(cid), turn))
+                row = cur.fetchone()
+                start = max(int(row["position"]) - 1, 0) if row else 0
+                own = bool(row and row["turn"] == turn)  # its own opening: where its TurnOpened is, for good
             cur.execute(db.sql("SELECT MIN(position) AS p FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
                                "AND turn > ?"), ("map", str(cid), turn))
             row = cur.fetchone()
-        if not row or row["p"] is None:
-            return None
-        with self._lock:  # the turn is closed: the runner writes checkpoints in order, so none comes before it
-            self._spans[(cid, turn, "end")] = int(row["p"])
-        return int(row["p"])
+            end = int(row["p"]) if row and row["p"] is not None else None
+        with self._lock:
+            if own:
+                self._spans[(cid, turn, "start")] = start
+            if end is not None:
+                self._spans[(cid, turn, "end")] = end
+        return start, end
 
     def turn_records(self, cid: UUID, turn: int, head: int) -> list[Record]:
         """Every record (unfiltered) from ``turn_start`` to the turn's last event, read page by page (up to the
         next turn's opening when the views have it: no page beyond)."""
         out: list[Record] = []
-        end = self.next_turn_start(cid, turn)
-        for page in read.pages(self.ledger, cid, self.turn_start(cid, turn), min(head, end or head), size=1000):
+        start, end = self.turn_span(cid, turn)
+        for page in read.pages(self.ledger, cid, start, min(head, end or head), size=1000):
             for r in page:
                 if r.turn is not None and r.turn > turn:  # a turn's events are contiguous: the next one began
                     return out
                 out.append(r)
         return out
+
+    def _turn_span(self, cid: UUID, turn: int, head: int, types: frozenset[str]) -> list[Record]:
+        """The records of some types from ``turn_start`` up to the next turn's opening (or ``head``)."""
+        start, end = self.turn_span(cid, turn)
+        with self.db.reading() as cur:
+            return self.db.read_campaign(cur, str(cid), min(head, end or head), types=types, after=start)
+
+    def turn_commitments(self, cid: UUID, turn: int, head: int, actor: Actor, revealed: frozenset[int]
+                         ) -> dict[Any, Any]:
+        """The dice commitments of ``turn`` the caller may see: None -> the turn's own (``TurnOpened``), an
+        audience -> its seed's (``DiceSeedCommitted``)."""
+        out: dict[Any, Any] = {}
+        for x in read.visible(actor, self._turn_span(cid, turn, head, frozenset({"TurnOpened", "DiceSeedCommitted"})),
+                              revealed):
+            if x.turn == turn and x.data.get("turn") == turn:
+                key = None if x.type == "TurnOpened" else x.data.get("audience")
+                out.setdefault(key, x.data.get("commitment"))
+        return out
+
+    def turn_dice(self, cid: UUID, turn: int, head: int) -> dicelib.DiceReport:
+        """``Ledger.verify_dice`` of a closed turn from its dice events only (every one, hidden ones too), kept
+        per turn: once closed, nothing is added to a turn. Raises its ``LedgerError`` (an open turn...)."""
+        with self._lock:
+            found = self._dice.get((cid, turn))
+        if found is None:
+            found = dicelib.verify_records(str(cid), turn, (
+                dicelib.TurnRecord(r.position, r.type, r.visibility, r.turn, r.data)
+                for r in self._turn_span(cid, turn, head, DICE_TYPES) if r.turn is None or r.turn <= turn))
+            with self._lock:
+                self._dice[(cid, turn)] = found
+        return found
 
     def _turn_groups(self, cid: UUID, head: int) -> tuple[int, dict[tuple[int, str], list[Any]]]:
         """The timeline's rows up to the position it reached (at most ``head``) grouped by turn and visibility:
@@ -733,8 +893,14 @@ class Reader:
 
     def turns(self, cid: UUID, actor: Actor, state: CampaignState) -> list[dict[str, Any]]:
         """The turns with events the caller may see: number, first and last position, event count; from the
-        timeline view grouped in SQL, plus the tail it has not reached."""
+        timeline view grouped in SQL, plus the tail it has not reached. Kept per audience at a head (every page
+        of a turn lists them): copies, the caller's to change."""
         db, revealed = self.db, frozenset(state.revealed)
+        key = (cid, audience(actor), state.version, revealed)
+        with self._lock:
+            kept = self._turns.get(key)
+        if kept is not None:
+            return [dict(t) for t in kept]
         out: dict[int, dict[str, Any]] = {}
 
         def add(turn: int, first: int, last: int, n: int) -> None:
@@ -763,7 +929,10 @@ class Reader:
         for r in read.visible(actor, tail(self.ledger, cid, upto, state.version), revealed):
             if r.turn is not None:
                 add(r.turn, r.position, r.position, 1)
-        return [out[k] for k in sorted(out)]
+        found = [out[k] for k in sorted(out)]
+        with self._lock:
+            self._turns[key] = found
+        return [dict(t) for t in found]
 
     def place_history(self, cid: UUID, actor: Actor, state: CampaignState, place: str, upto: int
                       ) -> list[dict[str, Any]]:

@@ -100,8 +100,10 @@ def awards(db: ViewDB, cid: UUID) -> list[dict[str, Any]]:
                  "points": r["points"], "reason": r["reason"]} for r in cur.fetchall()]
 
 
-def timeline(db: ViewDB, cid: UUID, turn: int | None = None, gt: int = 0, lte: int | None = None
-             ) -> list[dict[str, Any]]:
+def timeline(db: ViewDB, cid: UUID, turn: int | None = None, gt: int = 0, lte: int | None = None, *,
+             raw_context: bool = False) -> list[dict[str, Any]]:
+    """The stored timeline rows; ``raw_context``: each row's context as its stored JSON (``orjson.Fragment``),
+    for a caller that only serialises it again (a turn's thousand rows are not decoded for nothing)."""
     sql = "SELECT position, turn, type, summary, context, visibility FROM {proj_timeline} WHERE campaign = ?"
     params: list[Any] = [str(cid)]
     if turn is not None:
@@ -115,9 +117,11 @@ def timeline(db: ViewDB, cid: UUID, turn: int | None = None, gt: int = 0, lte: i
         params.append(lte)
     with db.reading() as cur:
         cur.execute(db.sql(sql + " ORDER BY position"), tuple(params))
-        return [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
-                 "context": orjson.loads(r["context"]), "visibility": orjson.loads(r["visibility"])}
-                for r in cur.fetchall()]
+        rows = cur.fetchall()
+    context = orjson.Fragment if raw_context else orjson.loads
+    return [{"position": int(r["position"]), "turn": r["turn"], "type": r["type"], "summary": r["summary"],
+             "context": context(r["context"]), "visibility": orjson.loads(r["visibility"])}
+            for r in rows]
 
 
 def places(db: ViewDB, cid: UUID) -> list[tuple[str, int]]:

@@ -234,12 +234,13 @@ def ruling_diff(old: dict[str, Any] | None, new: dict[str, Any] | None) -> dict[
             "kept": [e for e in eb if e in ea]}
 
 
-def budget_changes(before: list[list[Any]], event: Any, *, inputs: Any = None, memo: dict[Any, Any] | None = None
-                   ) -> list[dict[str, Any]]:
+def budget_changes(before: list[list[Any]], event: Any, *, inputs: Any = None, memo: dict[Any, Any] | None = None,
+                   since: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """The ERS cells whose value differs between the budget without and with ``event`` (``before``: the
     budget's inputs before it, as [type, position, fields]; or ``inputs`` gathered already, which ``event``
-    is added to, and a ``memo`` of their sheets), sorted by country, turn, sheet and line number, each with
-    its sentence (``text``). One gathering of the inputs, two computations sharing a memo."""
+    is added to, and a ``memo`` of their sheets; ``since``: only the sheets from these turns on, the memo
+    holding those before: ``compute``'s), sorted by country, turn, sheet and line number, each with its
+    sentence (``text``). One gathering of the inputs, two computations sharing a memo."""
     from ledger.economy.sheets import RELEVANT, Budget, Inputs, compute
     from projections import budget_view
 
@@ -256,9 +257,9 @@ def budget_changes(before: list[list[Any]], event: Any, *, inputs: Any = None, m
             for kind, position, data in before:
                 inputs.add(kind, position, data)
         memo = {} if memo is None else memo
-        c0 = cells(compute(inputs, memo=memo))
+        c0 = cells(compute(inputs, memo=memo, since=since))
         inputs.add(event.type, event.position, budget_view.trim(event))
-        c1 = cells(compute(inputs, memo=memo))
+        c1 = cells(compute(inputs, memo=memo, since=since))
     except Exception as exc:  # noqa: BLE001 - a budget that cannot be computed yet is shown, not fatal
         return [{"error": str(exc), "text": f"budget unavailable: {exc}"}]
     out = [{"country": k[0], "turn": k[1], "line": k[2], "from": c0.get(k), "to": v}

@@ -19,6 +19,7 @@ folded once; the budget's inputs are read by type, never the whole history.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -26,6 +27,7 @@ from uuid import UUID
 import orjson
 
 from ledger import dice as dicelib
+from ledger.access import can_see
 from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, LedgerError
@@ -78,25 +80,23 @@ def _dice_of(r: Record) -> list[dict[str, Any]]:
     return []
 
 
-def verify_turn_dice(cid: UUID, turn: int, records: list[Record]) -> dicelib.DiceReport:
-    """``Ledger.verify_dice`` over the turn's records already read (every one, hidden ones too), rather than
-    a second pass over the whole history: the same checks, the same messages."""
-    return dicelib.verify_records(str(cid), turn, (dicelib.TurnRecord(r.position, r.type, r.visibility, r.turn, r.data)
-                                                   for r in records))
-
-
-def dice_status(cid: UUID, r: Record, dice: list[dict[str, Any]], closed: bool, commitment: str | None,
-                turn_records: list[Record]) -> dict[str, Any]:
-    """Each die's status: physical (flagged), committed (open turn), or checked against the revealed seed."""
+def dice_status(r: Record, dice: list[dict[str, Any]], closed: bool, commitments: Callable[[], dict[Any, Any]],
+                report_of: Callable[[], dicelib.DiceReport]) -> dict[str, Any]:
+    """Each die's status: physical (flagged), committed (open turn), or checked against the revealed seed.
+    ``commitments()`` and ``report_of()``: the turn's, ``Reader.turn_commitments`` and ``Reader.turn_dice``
+    (read only for an event with dice)."""
     if not dice:
         return {"turn": "none", "message": None}
     if not closed:
+        commitments = commitments()
+        # A hidden roll is drawn from its audience's seed (ledger/dice.py): the commitment shown is that seed's.
+        commitment = commitments.get(dicelib.audience(r.visibility), commitments.get(None))
         for d in dice:
             d["status"] = "manual" if d["manual"] else "committed"
         return {"turn": "open", "message": f"committed (sha256 of the seed {commitment}), verifiable after the "
                                           "turn closes"}
     try:
-        report = verify_turn_dice(cid, r.turn, turn_records)
+        report = report_of()
     except LedgerError as exc:
         for d in dice:
             d["status"] = "manual" if d["manual"] else "unverified"
@@ -202,44 +202,45 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     reader = reader or reader_of(ledger)
     state = state or ledger.campaign(cid)
     revealed = frozenset(state.revealed)
-    every = reader.turn_records(cid, turn, state.version)  # the turn's events, hidden ones too (dice check)
-    in_turn = read.visible(actor, [r for r in every if r.turn == turn], revealed)
+    # The steps from the timeline view's rows (type, summary, visibility: nothing decoded); the events themselves
+    # are read from the turn's start up to the one shown only.
+    in_turn = [x for x in reader.timeline_rows(cid, turn, state.version)
+               if x["turn"] == turn and can_see(actor, x, revealed)]
     if not in_turn:
         raise EventNotFound(f"turn {turn} has no event you may see", field="turn")
     if position is not None:
-        found = [i for i, r in enumerate(in_turn) if r.position == position]
+        found = [i for i, x in enumerate(in_turn) if x["position"] == position]
         if not found:
             raise EventNotFound(f"position {position} is not an event of turn {turn} you may see "
-                                f"({in_turn[0].position}..{in_turn[-1].position})", field="position")
+                                f"({in_turn[0]['position']}..{in_turn[-1]['position']})", field="position")
         i = found[0]
     else:
         i = min(max((step or 1) - 1, 0), len(in_turn) - 1)
-    r = in_turn[i]
+    at = in_turn[i]["position"]
+    every = reader.turn_records(cid, turn, at)  # up to the event shown, hidden ones too
+    if not every or every[-1].position != at:  # the timeline's row, but not among the turn's records
+        raise EventNotFound(f"position {at} is not an event of turn {turn}", field="position")
+    r = every[-1]
 
     # Map and tracks before and after the event, and what it changed, as the terminal replay shows them.
     shown = reader.step(cid, actor, state, r, every)
     docs_before, docs, first = shown.before, shown.after, every[0].position
     changes = [c for n in replay.MODELS for c in replay.diff_docs(docs_before[n], docs[n], n)]
 
-    # Summaries name the stack owners the scenario declares, as the timeline's do.
+    # Summaries name the stack owners the scenario declares, as the timeline's do (its rows give the turn's).
     doc = timeline_model.empty()
     for x in read.visible(actor, reader.of_types(cid, {"ScenarioImported"}, first - 1), revealed):
         timeline_model.row(doc, x)
-    summaries = {x.position: timeline_model.row(doc, x)["summary"] for x in in_turn}
+    summaries = {x["position"]: x["summary"] for x in in_turn}
 
     def summary(x: Record) -> str:
         return summaries.get(x.position) or timeline_model.summary(doc, x)
 
-    closed = any(x.type == "TurnClosed" and x.data.get("turn") == turn for x in in_turn) or (
+    closed = any(x["type"] == "TurnClosed" for x in in_turn) or (
         state.turn > turn or (state.turn == turn and not state.turn_open))
-    commitment = next((x.data.get("commitment") for x in in_turn
-                       if x.type == "TurnOpened" and x.data.get("turn") == turn), None)
-    # A hidden roll is drawn from its audience's seed (ledger/dice.py): the commitment shown is that seed's.
-    commitment = next((x.data.get("commitment") for x in in_turn if x.type == "DiceSeedCommitted"
-                       and x.data.get("turn") == turn and x.data.get("audience") == dicelib.audience(r.visibility)),
-                      commitment)
     dice = _dice_of(r)
-    status = dice_status(cid, r, dice, closed, commitment, every)
+    status = dice_status(r, dice, closed, lambda: reader.turn_commitments(cid, turn, state.version, actor, revealed),
+                         lambda: reader.turn_dice(cid, turn, state.version))
     later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version) if x.position > r.position]
     corrections = [{**_event(x, summary(x)), "words": correction_words(r, x)}
                    for x in read.visible(actor, later, revealed) if x.data.get("corrects") == r.position]
@@ -251,7 +252,7 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
                     if original else {"position": at, "hidden": True})
     return TurnView(
         campaign=str(cid), turn=turn,
-        steps=[{"position": x.position, "type": x.type, "summary": summaries[x.position]} for x in in_turn],
+        steps=[{"position": x["position"], "type": x["type"], "summary": x["summary"]} for x in in_turn],
         index=i, event=_event(r, summaries[r.position]), ruling=_ruling(r), dice=dice, dice_status=status,
         map=docs["map"], victory=docs["victory"], changes=changes,
         budget_changes=shown.budget, corrections=corrections, corrects=corrects,

@@ -31,6 +31,8 @@ def test_the_read_benchmark_prints_every_page_for_a_game_master_and_a_player(tmp
     assert re.search(r"^cold player state\?at=N +player first read .* (PASS|MISS) +\(status 200\)$", out, re.M), out
     for role in ("gm", "player"):
         assert re.search(rf"^cold export \(first\) +{role} +first read .* (PASS|MISS) +\(status 200\)$", out, re.M), out
+    for role in ("gm", "player"):
+        assert re.search(rf"^cold turn page +{role} +first read .* (PASS|MISS) +\(status 200\)$", out, re.M), out
     for kind in KINDS:
         for role in ("gm", "player"):
             pattern = (rf"^{re.escape(kind)} +{role} +p50 +[\d.]+ ms +p95 +[\d.]+ ms "
