@@ -18,7 +18,7 @@ from api.routes import web
 from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
-from ledger.supervision import die_with_parent
+from ledger.supervision import SteadyGC, die_with_parent
 from projections.runner import ProjectionRunner
 
 
@@ -29,6 +29,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     async def lifespan(app: FastAPI):
         # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
         die_with_parent()
+        collector = SteadyGC(settings.full_gc_seconds).start()
         app.state.ledger = ledger or Ledger(settings)
         # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
         runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
@@ -44,6 +45,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
             app.state.replica = app.state.replica_reads = None
         if ledger is None:
             app.state.ledger.close()
+        collector.stop()
 
     app = FastAPI(
         title="Wargame ledger",

@@ -47,6 +47,9 @@ class Settings(BaseSettings):
     limit_concurrency: int = Field(default=256, ge=0)
     read_slots: int = Field(default=8, ge=0, description="reads worked on at once per worker, the others wait "
                             "their turn; writes never wait for one (api/guards.py ReadSlots); 0 = no bound")
+    full_gc_seconds: float = Field(
+        default=60.0, ge=0, description="a worker's full garbage collection runs on this clock instead of "
+        "whenever enough objects outlived younger collections (ledger/supervision.py SteadyGC); 0 = Python's own")
     follower_stale_seconds: float = Field(default=10.0, gt=0, description="/ready: a follower beat older is dead")
     signing_key_file: Path | None = Field(
         default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")

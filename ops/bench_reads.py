@@ -72,6 +72,7 @@ import psycopg  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from api.main import create_app  # noqa: E402
+from ledger.supervision import SteadyGC  # noqa: E402
 from ledger.application import Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.economy.milestones import PHASES  # noqa: E402
@@ -185,6 +186,9 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         Projector(ledger).catch_up()
         print(f"views caught up in {time.perf_counter() - t0:.1f} s")
+        # The TestClient runs no lifespan: the server's full-collection clock (api/main.py) is started here.
+        SteadyGC(settings.full_gc_seconds).start()
+        print(f"full garbage collections every {settings.full_gc_seconds:g} s (LEDGER_FULL_GC_SECONDS; 0: Python's own)")
         measure(ledger, settings, admin, state, args)
     finally:
         ledger.close()
