@@ -97,7 +97,7 @@ class Projector:
 
     def _step(self, fail_after_write: Callable[[], None] | None) -> int:
         with self.db.transaction() as cur:
-            self.db.fast_commit(cur)
+            self.db.batch_settings(cur)
             current = self.db.positions(cur, self.names, lock=True)
             start = min(p for p, _ in current.values())
             records = self._page(cur, start)

@@ -32,6 +32,10 @@ class TrackingConflict(Exception):
     """Another runner advanced a view first: this batch is rolled back and re-read."""
 
 
+#: How long a view batch's transaction may sit idle between its statements (``ViewDB.batch_settings``).
+BATCH_IDLE_SECONDS = 300
+
+
 class ViewDB:
     """The view tables of one store. ``ph`` is the driver's placeholder."""
 
@@ -168,17 +172,24 @@ class ViewDB:
         with self.reading() as cur:
             return self.read_events(cur, after, limit)
 
-    def fast_commit(self, cur: Any) -> None:
-        """A view batch need not wait for its WAL flush (PostgreSQL ``synchronous_commit = off``).
+    def batch_settings(self, cur: Any) -> None:
+        """A view batch's transaction (PostgreSQL): ``synchronous_commit = off`` and a longer idle timeout.
 
-        Safe for views: a crash can lose only whole recent transactions, each
-        with its own tracking row, so the view is back at an older committed
-        position and applies those events again (still exactly-once). The
-        events themselves are written by the recorder, which keeps the
-        server's durable default.
+        Not waiting for the WAL flush is safe for views: a crash can lose only
+        whole recent transactions, each with its own tracking row, so the view
+        is back at an older committed position and applies those events again
+        (still exactly-once). The events themselves are written by the
+        recorder, which keeps the server's durable default.
+
+        A batch holds its transaction while its views work in Python between
+        statements (the first sheets of a long campaign: seconds on a loaded
+        machine), past the pool's idle-in-transaction timeout (eventsourcing's
+        5 s), which ended the session and failed the catch-up; the batch's own
+        transaction gets ``BATCH_IDLE_SECONDS``.
         """
         if self.postgres:
-            cur.execute("SET LOCAL synchronous_commit = off")
+            cur.execute("SET LOCAL synchronous_commit = off; "
+                        f"SET LOCAL idle_in_transaction_session_timeout = '{BATCH_IDLE_SECONDS}s'")
 
     def read_campaign(self, cur: Any, campaign: str, upto: int, types: Iterable[str] | None = None, after: int = 0
                       ) -> list[Any]:

@@ -254,3 +254,29 @@ def test_rebuild_equals_incremental(ledger, commands, page, data):
     scratch = replay.state_from_scratch(ledger, cid, n)
     assert (at["map"], at["victory"]) == (scratch["map"], scratch["victory"])
     assert campaign_id(slug) == cid
+
+
+def test_a_view_batch_may_work_longer_than_the_pools_idle_in_transaction_timeout(settings):
+    """A batch holds its transaction while the views work in Python (the first sheets of a long campaign take
+    seconds on a loaded machine): the server's idle-in-transaction timeout must not end it (the catch-up failed)."""
+    import time
+
+    from ledger.application import Ledger
+
+    ledger = Ledger(settings, env={"POSTGRES_IDLE_IN_TRANSACTION_SESSION_TIMEOUT": "1"})
+    try:
+        cid = sample(ledger)
+        p = Projector(ledger)
+        budget = next(v for v in p.views if v.name == "budget")
+        slow = budget.flush
+
+        def flush(cur):
+            time.sleep(1.6)  # idle in the batch's transaction, past the pool's 1 s
+            slow(cur)
+
+        budget.flush = flush
+        p.catch_up()
+        assert p.lag() == 0 and p.positions()["budget"] == p.db.head()
+        assert replay.current(p.db, cid, "map")["turn"] == 2
+    finally:
+        ledger.close()
