@@ -302,8 +302,10 @@ def compute(inputs: Inputs, *, definition: SheetDefinition | None = None, memo: 
                                     "reason": f"{code} is carried from turn {turn - 1}'s sheet"})
             base = {"country": country, "turn": turn, "unbooked": tuple(skipped),
                     "phases_closed": tuple(phases.get(turn, ()))}
-            if memo is not None and inputs_key is None:
-                memo.pop(key, None)  # its answer is no longer the memo's: ``since`` must not prime from it
+            if memo is not None:
+                # Its answer is no longer the memo's: ``since`` must not prime from it. Also when it fails below
+                # (a broken sheet is not memoised): the memo's older, valid answer would prime the next turn.
+                memo.pop(key, None)
             if broken is not None:
                 sheets[key] = Sheet(cells=None, error={"message": f"turn {broken}'s sheet could not be computed",
                                                        "field": None}, **base)

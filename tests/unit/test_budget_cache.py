@@ -64,3 +64,21 @@ def test_a_sheet_is_computed_again_when_an_event_may_change_it_so_pages_add_up_t
     new, every = cache.sheets()
     stored = dict(new) if every else {**stored, **new}
     assert stored == Cache(events).sheets()[0]
+
+
+def test_a_sheet_that_breaks_after_it_was_computed_breaks_the_next_turns_sheet_too():
+    # Hypothesis found it: turn 1's sheet computed, then an entry breaks it (a negative percentage), then turn 2
+    # opens. Turn 2 must say turn 1's sheet could not be computed, not be primed from turn 1's older answer.
+    entry = {"country": "ENG", "turn": 1, "line": "A2", "amount": 0, "reason": "r"}
+    events = START + [["TreasuryEntryRecorded", 4, entry],
+                      ["TreasuryEntryRecorded", 5, {**entry, "line": "A15_pct", "amount": -1}],
+                      ["TurnOpened", 6, {"turn": 2}]]
+    cache = Cache(events[:4])
+    cache.sheets()
+    cache.add(*events[4])
+    cache.sheets()
+    cache.add(*events[5])
+    new, _ = cache.sheets()
+    fresh = Cache(events)
+    assert new[("ENG", 2)] == fresh.sheets()[0][("ENG", 2)]
+    assert fresh.seen[("ENG", 2)][0].error == {"message": "turn 1's sheet could not be computed", "field": None}
