@@ -170,5 +170,7 @@ def test_reads_take_turns_for_their_slots_while_a_write_and_a_probe_go_past_them
         await asyncio.wait_for(asyncio.gather(slow, waiting), 1)
         return done
 
-    assert asyncio.run(scenario()) == ["POST /campaigns/c/rulings", "GET /health", "GET /slow",
-                                       "GET /campaigns/c/map"]
+    # A loop of its own in a thread: the session's Playwright (tests/conftest.py) may hold this thread's loop.
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(asyncio.run, scenario()).result()
+    assert done == ["POST /campaigns/c/rulings", "GET /health", "GET /slow", "GET /campaigns/c/map"]
