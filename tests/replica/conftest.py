@@ -46,8 +46,13 @@ def store(request: pytest.FixtureRequest) -> str:
 
 def caught_up(timeout: float = 10.0) -> None:
     """Wait until the replica has replayed the primary's WAL as flushed now (every committed write: the
-    insert position may lie past it in a page no commit has flushed, which the replica cannot receive yet)."""
+    insert position may lie past it in a page no commit has flushed, which the replica cannot receive yet).
+    A durable commit first: the projection runner commits with ``synchronous_commit = off``, so its last
+    batches may not be flushed yet; a commit that waits for its flush flushes everything before it."""
     with psycopg.connect(PG_DSN, autocommit=True) as primary:
+        with primary.transaction():
+            primary.execute("SET LOCAL synchronous_commit = on")
+            primary.execute("SELECT txid_current()")  # an xid: the commit writes, and waits for, its record
         lsn = primary.execute("SELECT pg_current_wal_flush_lsn()").fetchone()[0]
     deadline = time.monotonic() + timeout
     with psycopg.connect(REPLICA_DSN, autocommit=True) as replica:
