@@ -170,18 +170,24 @@ def _countries(history: History, country: str | None) -> tuple[str, ...]:
 def ers_rows(history: History, country: str | None = None, turns: tuple[int, int] | None = None
              ) -> Iterator[dict[str, Any]]:
     """The long ERS: one row per country, turn and line, in sheet order."""
+    for c, t, sheet, lines in _sheets(history, country, turns):
+        for code, cell in sheet.cells.items():
+            positions = lines[code]
+            yield {"campaign": history.campaign, "country": c, "turn": t, "line": code, "name": cell.name,
+                   "amount": cell.value, "kind": cell.kind, "unit": cell.unit, "defaulted": cell.defaulted,
+                   "sources": list(cell.sources), "positions": list(positions),
+                   "hashes": [history.hashes.get(p, "") for p in positions]}
+
+
+def _sheets(history: History, country: str | None, turns: tuple[int, int] | None
+            ) -> Iterator[tuple[str, int, Any, dict[str, Any]]]:
+    """The computed sheets of the long ERS in its order (country, turn), each with its lines' positions
+    (``lineage``): ``ers_rows`` and ``ers_csv`` walk the same sheets."""
     for c in _countries(history, country):
         for t in _turns(history, turns):
             sheet = history.budget.sheet(c, t)
-            if sheet is None or sheet.cells is None:
-                continue
-            lines = lineage(sheet.cells)
-            for code, cell in sheet.cells.items():
-                positions = lines[code]
-                yield {"campaign": history.campaign, "country": c, "turn": t, "line": code, "name": cell.name,
-                       "amount": cell.value, "kind": cell.kind, "unit": cell.unit, "defaulted": cell.defaulted,
-                       "sources": list(cell.sources), "positions": list(positions),
-                       "hashes": [history.hashes.get(p, "") for p in positions]}
+            if sheet is not None and sheet.cells is not None:
+                yield c, t, sheet, lineage(sheet.cells)
 
 
 def wide(long_rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -382,21 +388,16 @@ def ers_csv(history: History, country: str | None = None, turns: tuple[int, int]
     buf = io.StringIO(newline="")
     csv.writer(buf, lineterminator="\r\n").writerow(COLUMNS["ers"])
     campaign, hashes, write = field(history.campaign), history.hashes, buf.write
-    for c in _countries(history, country):
-        for t in _turns(history, turns):
-            sheet = history.budget.sheet(c, t)
-            if sheet is None or sheet.cells is None:
+    for c, t, sheet, lines in _sheets(history, country, turns):
+        head = f"{campaign},{field(c)},{t},"
+        for code, cell in sheet.cells.items():
+            if cell.defaulted and not include_defaulted:
                 continue
-            lines = lineage(sheet.cells)
-            head = f"{campaign},{field(c)},{t},"
-            for code, cell in sheet.cells.items():
-                if cell.defaulted and not include_defaulted:
-                    continue
-                positions = lines[code]
-                write(",".join((head + field(code), field(cell.name), field(cell.value), field(cell.kind),
-                                field(cell.unit), "true" if cell.defaulted else "false",
-                                field(" ".join(map(str, cell.sources))), " ".join(map(str, positions)),
-                                " ".join([hashes.get(p, "") for p in positions]))) + "\r\n")
+            positions = lines[code]
+            write(",".join((head + field(code), field(cell.name), field(cell.value), field(cell.kind),
+                            field(cell.unit), "true" if cell.defaulted else "false",
+                            field(" ".join(map(str, cell.sources))), " ".join(map(str, positions)),
+                            " ".join([hashes.get(p, "") for p in positions]))) + "\r\n")
     return buf.getvalue().encode("utf-8")
 
 

@@ -489,9 +489,7 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
                         return
                     with conn.pipeline() as pipeline, conn.transaction():
                         with conn.cursor() as c:
-                            c.execute(sql["lock_timeout"])
-                            c.execute(sql["lock"])
-                            c.execute(sql["notify"])
+                            c.execute(sql["preamble"])
                         pending = group
                         while pending:
                             pending = self._send_appends(conn, pipeline, sql, pending)
@@ -606,13 +604,11 @@ class LedgerPostgresRecorder(SerialisedPostgresMigration, PostgresApplicationRec
             schema, table = Identifier(self.datastore.schema), Identifier(self.events_table_name)
             with self.datastore.get_connection() as conn:
                 self._sql = {
-                    "lock_timeout": f"SET LOCAL lock_timeout = '{self.datastore.lock_timeout}s'",
-                    "lock": SQL("SELECT {0}.{1}()").format(schema, self._lock_function).as_string(conn),
-                    # The three above as one statement (``_insert_group``): set_config(..., true) is SET LOCAL.
+                    # The group's lock timeout (set_config(..., true) is SET LOCAL), the table lock (notification
+                    # ids in commit order) and the NOTIFY to followers, in one statement.
                     "preamble": SQL("SELECT set_config('lock_timeout', {0}, true), {1}.{2}(), pg_notify({3}, '')"
                                     ).format(f"{self.datastore.lock_timeout}s", schema, self._lock_function,
                                              self.channel_name).as_bytes(conn),
-                    "notify": SQL("NOTIFY {0}").format(Identifier(self.channel_name)).as_string(conn),
                     "insert": SQL(
                         "INSERT INTO {0}.{1} (originator_id, originator_version, topic, state) "
                         "VALUES (%s, %s, %s, %s) RETURNING notification_id"

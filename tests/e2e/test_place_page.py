@@ -35,6 +35,17 @@ def gm_client(settings, sample):  # noqa: F811
         yield c
 
 
+def assert_pages_are_slices(reader, actor, state, whole, sizes):
+    """Each page of Picardie's history (and pages past the last, clamped to it) is the slice of ``whole``, with
+    its count and page number, for each page size."""
+    for size in sizes:
+        last = max((len(whole) + size - 1) // size, 1)
+        for page in range(1, len(whole) // size + 3):
+            count, shown, rows = reader.place_page(CID, actor, state, "Picardie", state.version, page, size)
+            assert (count, shown) == (len(whole), min(page, last))
+            assert rows == whole[(shown - 1) * size:shown * size]
+
+
 def test_picardie_changes_hands_after_the_control_change_and_its_history_lists_it(sample, gm_client):  # noqa: F811
     [control] = positions(sample, "ControlChanged", province="Picardie")
     before = gm_client.get(f"/ui/campaigns/sample/places/Picardie?at={control - 1}")
@@ -146,12 +157,7 @@ def test_a_game_masters_page_read_by_count_and_offset_is_the_slice_of_the_whole_
         sample.submit(CID, PlaceMarker, province="Picardie", marker="Pillage-", reason=f"late {i}", actor=GM)
     state = sample.campaign(CID)
     whole = reader.place_history(CID, GM, state, "Picardie", state.version)
-    for size in (3, 4, 25):
-        for page in range(1, len(whole) // size + 3):
-            count, shown, rows = reader.place_page(CID, GM, state, "Picardie", state.version, page, size)
-            last = max((len(whole) + size - 1) // size, 1)
-            assert (count, shown) == (len(whole), min(page, last))
-            assert rows == whole[(shown - 1) * size:shown * size]
+    assert_pages_are_slices(reader, GM, state, whole, (3, 4, 25))
 
 
 def test_a_players_page_is_the_slice_of_what_they_may_see_of_the_whole_history(sample):  # noqa: F811
@@ -175,12 +181,7 @@ def test_a_players_page_is_the_slice_of_what_they_may_see_of_the_whole_history(s
         hidden = {r["position"] for r in everything if r["visibility"].get("countries") == ["ENG"]}
         assert len(hidden) == 8
         assert whole == [r for r in everything if actor is eng or r["position"] not in hidden]
-        for size in (3, 5, 25):
-            for page in range(1, len(whole) // size + 3):
-                count, shown, rows = reader.place_page(CID, actor, state, "Picardie", state.version, page, size)
-                last = max((len(whole) + size - 1) // size, 1)
-                assert (count, shown) == (len(whole), min(page, last))
-                assert rows == whole[(shown - 1) * size:shown * size]
+        assert_pages_are_slices(reader, actor, state, whole, (3, 5, 25))
 
 
 def test_a_players_pages_stay_the_slice_of_what_they_may_see_after_more_hidden_events_and_a_reveal(sample):  # noqa: F811
@@ -197,10 +198,7 @@ def test_a_players_pages_stay_the_slice_of_what_they_may_see_after_more_hidden_e
     def pages_are_slices() -> int:
         state = sample.campaign(CID)
         whole = reader.place_history(CID, fra, state, "Picardie", state.version)
-        for page in range(1, len(whole) // 4 + 3):
-            count, shown, rows = reader.place_page(CID, fra, state, "Picardie", state.version, page, 4)
-            assert (count, shown) == (len(whole), min(page, max((len(whole) + 3) // 4, 1)))
-            assert rows == whole[(shown - 1) * 4:shown * 4]
+        assert_pages_are_slices(reader, fra, state, whole, (4,))
         return len(whole)
 
     def hidden_marker(i: int) -> int:
