@@ -41,17 +41,15 @@ from projections import replay  # noqa: E402
 from projections.runner import Projector  # noqa: E402
 
 
-#: Figures before this work (the code of main at 77e615b), printed beside the new ones: at 20,001 events on an idle
-#: machine (stop 20's note), and at 300,015 events in the run that generated bench300k (load average 5-8).
-#: At 300,015 events: the last stop's final figures on this machine idle (main before the compiled ERS sheets,
-#: bench300k), with the share of each view's CPU measured alone before this stop's work (load average 9-11).
+#: Figures before this work, printed beside the new ones: at 20,001 events on an idle machine (stop 20's note,
+#: main at 77e615b), and at 300,015 events the last stop's final figures on this machine idle (stop 22, main at
+#: 97f07de, bench300k: /work/bench/final22/projections.txt), with the share of each view's CPU measured alone.
 BASELINES = {
     20_000: {"raw": "83,502 events/s", "rebuild": "29,703 events/s", "ratio": "0.36", "ratio2": "0.52",
-             "rss": "178 MB", "state_p95": "69.3 ms", "shares": "not measured"},
-    300_000: {"raw": "84,963 events/s", "rebuild": "18,451 events/s", "ratio": "0.22", "ratio2": "1.10",
-              "rss": "629 MB", "state_p95": "not measured",
-              "shares": "CPU alone (read + decode included): map 5.1 s, victory 5.5, timeline 5.4, budget 8.9; "
-                        "all 13.3"},
+             "rss": "178 MB", "state_p95": "69.3 ms", "shares": "not measured", "cpu": "not measured"},
+    300_000: {"raw": "89,874 events/s", "rebuild": "22,843 events/s", "ratio": "0.25", "ratio2": "1.12",
+              "rss": "594 MB", "state_p95": "15.4 ms", "cpu": "9.68 s",
+              "shares": "CPU alone (read + decode included): map 5.2 s, victory 4.9, timeline 6.7, budget 3.5"},
 }
 
 
@@ -157,7 +155,8 @@ def main() -> None:
               f"{statistics.median(raws_binary):,.0f} events/s  [{runs(raws_binary)}]; (b)/(a') = "
               f"{rebuild_rate / statistics.median(raws_binary):.2f}  (for comparison: the target is against (a))")
         print(f"(b) full rebuild (map, victory, timeline, budget): {done} events: {rebuild_rate:,.0f} events/s  "
-              f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s  (baseline {BASELINE['rebuild']})")
+              f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s  (baseline {BASELINE['rebuild']}, CPU "
+              f"{BASELINE['cpu']})")
         print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50; baseline {BASELINE['ratio']}; per round: "
               f"{', '.join(f'{b / a:.2f}' for a, b in zip(raws, rebuilds))})")
         print(f"(b') full rebuild, views over {args.jobs} processes: {rebuild2_rate:,.0f} events/s  "

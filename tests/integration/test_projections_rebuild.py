@@ -83,3 +83,57 @@ def test_a_rebuild_split_over_processes_equals_one_in_a_single_process(ledger, s
     assert {n: replay.current(p.db, state.id, n) for n in ("map", "victory")} == single
     assert replay.timeline(p.db, state.id) == timeline and replay.awards(p.db, state.id) == awards
     assert p.positions() == {n: p.db.head() for n in p.names}
+
+
+def view_tables(db) -> dict[str, list[tuple]]:
+    """Every row of every view table (documents and checkpoints as their stored bytes), in key order."""
+    tables = {"proj_docs": "view, campaign", "proj_checkpoints": "view, campaign, position",
+              "proj_timeline": "campaign, position", "proj_places": "campaign, place, position",
+              "proj_awards": "campaign, position, effect", "proj_budget": "campaign, country, turn, seq",
+              "proj_budget_sheets": "campaign, country, turn"}
+    out = {}
+    with db.reading() as cur:
+        for table, key in tables.items():
+            cur.execute(f"SELECT * FROM {db.t(table)} ORDER BY {key}")
+            out[table] = [tuple(bytes(v) if isinstance(v, memoryview) else v for v in
+                                (r.values() if isinstance(r, dict) else r)) for r in cur.fetchall()]
+    return out
+
+
+def test_a_write_failing_mid_rebuild_leaves_views_a_resumed_rebuild_completes_exactly(ledger, settings):
+    """A page's transaction fails in the middle of a rebuild (on PostgreSQL in the writer thread, while the next
+    page is being applied): nothing of that page is kept, the rebuild stops, and running it again resumes from the
+    last committed page to the very rows a clean rebuild writes (documents, checkpoints, rows)."""
+    head = generate(ledger, "failing", 500, seed=7, turn_size=100)
+    clean = Projector(ledger, page=40)
+    clean.rebuild(restart=True)
+    expected = view_tables(clean.db)
+    assert expected["proj_checkpoints"] and expected["proj_awards"] and expected["proj_budget"]
+
+    p = Projector(ledger, page=40)
+    advance, calls = p.db.advance, []
+
+    def failing_advance(cur, view, old, new):
+        calls.append(view)
+        if len(calls) == 4 * 3 + 2:  # the fourth page's transaction, after some of its views' rows were sent
+            raise RuntimeError("the connection broke")
+        advance(cur, view, old, new)
+
+    p.db.advance = failing_advance
+    try:
+        p.rebuild(restart=True)
+    except RuntimeError as e:
+        assert "the connection broke" in str(e)
+    else:
+        raise AssertionError("the failing write did not stop the rebuild")
+    positions = p.db.read_positions(p.names)
+    assert all(flag for _, flag in positions.values()), positions  # stopped while rebuilding
+    assert {pos for pos, _ in positions.values()} == {3 * 40}, positions  # three pages committed, the fourth not
+    assert len(view_tables(p.db)["proj_timeline"]) == 3 * 40
+
+    p.db.advance = advance
+    resumed = p.rebuild()
+    assert resumed["resumed_from"] == {n: 3 * 40 for n in p.names}
+    assert resumed["events"] == head - 3 * 40
+    assert view_tables(p.db) == expected
+    assert not any(flag for _, flag in p.db.read_positions(p.names).values())
