@@ -65,10 +65,15 @@ class View:
     #: The event types whose fields the view reads; of the others it reads the type and position only, so a
     #: projector whose views all say (one process of ``rebuild --jobs``) decodes no other event. None: every type.
     reads: frozenset[str] | None = None
+    #: Lists of the document that only ever grow by appending (until a correction folds it again): ``dump``
+    #: serialises only their new entries.
+    append_only: tuple[str, ...] = ()
 
     def __init__(self, db: ViewDB):
         self.db = db
         self.docs: dict[str, dict[str, Any]] = {}
+        # Per (campaign, key): the append-only list last serialised, how many entries, and their JSON text.
+        self._lists: dict[tuple[str, str], tuple[list[Any], int, bytearray]] = {}
         self.last_checkpoint: dict[str, int] = {}  # per campaign, in step with self.docs
         self.dirty: set[str] = set()
         self.checkpoints: list[tuple[str, int | None, int, bytes]] = []
@@ -100,12 +105,47 @@ class View:
             self.apply(doc, r)
         self.dirty.add(r.campaign)
         if r.type == "TurnOpened":
-            self.checkpoints.append((r.campaign, r.data.get("turn"), r.position, orjson.dumps(doc)))
+            self.checkpoints.append((r.campaign, r.data.get("turn"), r.position, self.dump(r.campaign, doc)))
             self.last_checkpoint[r.campaign] = r.position
         elif self.checkpoint_every and r.position - self.last_checkpoint[r.campaign] >= self.checkpoint_every:
             # Within a long turn: no turn of its own (head.Reader.turn_start finds turn openings by it).
-            self.checkpoints.append((r.campaign, None, r.position, orjson.dumps(doc)))
+            self.checkpoints.append((r.campaign, None, r.position, self.dump(r.campaign, doc)))
             self.last_checkpoint[r.campaign] = r.position
+
+    def dump(self, campaign: str, doc: dict[str, Any]) -> bytes:
+        """``orjson.dumps(doc)``, the same bytes, with each ``append_only`` list's entries serialised once.
+
+        The victory document's stability log grows with the campaign (half a megabyte at 300,000 events), and
+        every checkpoint serialises the whole document: a rebuild serialised 275 MB, 0.9 s of its 7 s of CPU.
+        The list's text is kept and extended by its new entries; the rest of the document is serialised with
+        a placeholder in its place, then the placeholder replaced. A list that is not the one serialised last
+        (a correction folded the document again, a document read back) or is shorter is serialised afresh.
+        """
+        if not self.append_only:
+            return orjson.dumps(doc)
+        shallow, texts = dict(doc), []
+        for key in self.append_only:
+            items = doc.get(key)
+            if not isinstance(items, list):
+                continue
+            known = self._lists.get((campaign, key))
+            if known is None or known[0] is not items or known[1] > len(items):
+                known = (items, 0, bytearray())
+            text = known[2]
+            if len(items) > known[1]:
+                if known[1]:
+                    text += b","
+                text += orjson.dumps(items[known[1]:])[1:-1]
+            self._lists[(campaign, key)] = (items, len(items), text)
+            shallow[key], hole = _hole(key)
+            texts.append((hole, text))
+        out = orjson.dumps(shallow)
+        if any(out.count(hole) != 1 for hole, _ in texts):
+            return orjson.dumps(doc)  # the placeholder's text is in the document itself (never seen)
+        for hole, text in texts:
+            at = out.index(hole)
+            out = b"".join((out[:at], b"[", text, b"]", out[at + len(hole):]))
+        return out
 
     def apply(self, doc: dict[str, Any], r: Record) -> None:
         self.model.apply(doc, r)
@@ -119,7 +159,7 @@ class View:
                 self.db.sql("INSERT INTO {proj_docs} (view, campaign, position, doc) VALUES (?, ?, ?, ?) "
                             "ON CONFLICT (view, campaign) DO UPDATE SET position = excluded.position, "
                             "doc = excluded.doc"),
-                [(self.name, c, self.docs[c]["position"], orjson.dumps(self.docs[c])) for c in sorted(self.dirty)],
+                [(self.name, c, self.docs[c]["position"], self.dump(c, self.docs[c])) for c in sorted(self.dirty)],
             )
         if self.checkpoints:
             cur.executemany(
@@ -141,12 +181,25 @@ class View:
         """After a rollback: the cached documents may hold uncommitted changes."""
         self.docs.clear()
         self.last_checkpoint.clear()
+        self._lists.clear()
         self.committed()
 
     def reset(self, cur: Any) -> None:
         for table in ("proj_docs", "proj_checkpoints"):
             cur.execute(self.db.sql(f"DELETE FROM {{{table}}} WHERE view = ?"), (self.name,))
         self.forget()
+
+
+_HOLES: dict[str, tuple[str, bytes]] = {}
+
+
+def _hole(key: str) -> tuple[str, bytes]:
+    """``View.dump``'s placeholder for a key: a string no document holds (NULs), and its JSON text."""
+    hole = _HOLES.get(key)
+    if hole is None:
+        text = f"\0append-only {key}\0"
+        hole = _HOLES[key] = (text, orjson.dumps(text))
+    return hole
 
 
 class MapView(View):
@@ -160,6 +213,7 @@ class VictoryView(View):
     model = victory_model
     checkpoint_every = CHECKPOINT_EVERY
     reads = victory_model.READS | {"CorrectionRecorded"}  # a correction folds the campaign again
+    append_only = ("stability_log", "inflation_log")
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
