@@ -110,6 +110,7 @@ def main() -> None:
         # so each sees the same load. CPU seconds of this process are printed beside (b') spawns processes.
         projector = Projector(ledger, page=5000)
         raws, raws_binary, rebuilds, rebuilds2, cpu_raw, cpu_rebuild = [], [], [], [], [], []
+        cpu_rebuild2: list[tuple[float, float]] = []
         for _ in range(args.rounds):
             c0 = time.process_time()
             n, raw = raw_read()
@@ -123,9 +124,10 @@ def main() -> None:
             rebuilds.append(done / (time.perf_counter() - t0))
             cpu_rebuild.append(time.process_time() - c0)
             # (b') the same rebuild with the views split over two processes (`ledger rebuild --jobs 2`)
-            t0 = time.perf_counter()
+            t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
             projector.rebuild(restart=True, jobs=args.jobs)
             rebuilds2.append(head / (time.perf_counter() - t0))
+            cpu_rebuild2.append((time.process_time() - c0, _children_cpu() - k0))
         raw_rate, rebuild_rate, rebuild2_rate = (statistics.median(x) for x in (raws, rebuilds, rebuilds2))
         shares = _shares(ledger) if args.shares else None
         if args.profile:
@@ -161,7 +163,9 @@ def main() -> None:
               f"{', '.join(f'{b / a:.2f}' for a, b in zip(raws, rebuilds))})")
         print(f"(b') full rebuild, views over {args.jobs} processes: {rebuild2_rate:,.0f} events/s  "
               f"[{runs(rebuilds2)}]; (b')/(a) = {rebuild2_rate / raw_rate:.2f}, "
-              f"(b')/(b) = {rebuild2_rate / rebuild_rate:.2f}  (target >= 1.0; baseline {BASELINE['ratio2']})")
+              f"(b')/(b) = {rebuild2_rate / rebuild_rate:.2f}  (target >= 1.0; baseline {BASELINE['ratio2']}); CPU "
+              f"this process {statistics.median(c for c, _ in cpu_rebuild2):.2f} s + the other "
+              f"{statistics.median(k for _, k in cpu_rebuild2):.2f} s")
         if shares:
             print(f"each view rebuilt alone (read + decode included): {shares}  (baseline {BASELINE['shares']})")
         print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB; baseline {BASELINE['rss']})")
@@ -201,6 +205,12 @@ def _profile(ledger: Ledger, path: str) -> None:
     profiler.dump_stats(path)
     print(f"profile of one rebuild (CPU time) in {path}; its top 25 by own time:")
     pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(25)
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this process's ended children (the processes of ``rebuild --jobs``)."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _load() -> str:
