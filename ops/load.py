@@ -558,7 +558,8 @@ def _stat(pid: int) -> list[str] | None:
 
 def profile(pid: int, out: str, seconds: float) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling the server and its workers for the mixed run, collapsed stacks."""
-    cmd = ["py-spy", "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw",
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))  # the venv's, off PATH too
+    cmd = [spy, "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw",
            "--rate", "50", "--duration", str(int(seconds)), "--output", out]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

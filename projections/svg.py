@@ -302,10 +302,14 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
 
 
 def picture(ledger: Any, cid: Any, actor: Any, state: Any, doc: dict[str, Any], n: int,
-            link: Callable[[str], str] | None = None) -> str:
+            link: Callable[[str], str] | None = None, shown: Record | None = None) -> str:
     """The map document ``doc`` as of position ``n`` drawn for ``actor``: the event at ``n`` is highlighted only
-    when the caller may see it (a hidden move stays hidden), on the campaign's board."""
-    [record, *_] = (read.visible_records(ledger, cid, actor, state.revealed, n - 1, n) if n else []) or [None]
+    when the caller may see it (a hidden move stays hidden), on the campaign's board. ``shown``: that event, when
+    the caller has it already and may see it (the turn page), so it is not read again."""
+    if shown is not None and shown.position == n:
+        record: Record | None = shown
+    else:
+        [record, *_] = (read.visible_records(ledger, cid, actor, state.revealed, n - 1, n) if n else []) or [None]
     board = (ledger.scenario(cid) or {}).get("board")
     return render(doc, record, board=board, title=state.name, link=link)
 

@@ -265,9 +265,13 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
         reader = reads_for(request).reader
         state = deps.state_of(request, ledger, cid)  # the head _reader read
         view = turn_view(ledger, cid, turn, actor, step=step, position=position, reader=reader, state=state)
-        n = view.event["position"]
+        e = view.event
+        n = e["position"]
+        # The step's event, which the caller may see (the turn's steps are those), as the picture highlights it:
+        # what the view shows of it is its payload and context, no second read of the store.
+        shown = Record(campaign=str(cid), position=n, type=e["type"], data={**e["payload"], "context": e["context"]})
         # Inline, so each place's shape is a link to its page (an <img> cannot be clicked into).
-        drawn = svg.picture(ledger, cid, actor, state, view.map, n,
+        drawn = svg.picture(ledger, cid, actor, state, view.map, n, shown=shown,
                             link=lambda name: f"/ui/campaigns/{quote(state.slug)}/places/{quote(name, safe='')}?at={n}")
         return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
                 "may_correct": may_write(actor, "record_correction", state.settings), "map_svg": Markup(drawn)}
