@@ -5,6 +5,7 @@
     python ops/load.py --campaigns 200 --clients 50 --seconds 60    # SQLite in a temp dir
     python ops/load.py --store postgres --workers 2 --replica       # reads to LEDGER_POSTGRES_REPLICA_DSN
     python ops/load.py --short                                      # 3 campaigns, 6 clients, 2 s: the suite's
+    python ops/load.py --store postgres --revalidate                # then the mix again, browser-like (ETags)
 
 Set-up, before the server starts, straight through the ``Ledger`` API (the same
 commands the HTTP routes hand it, ``--setup-procs`` processes in parallel on
@@ -41,6 +42,11 @@ CPU too (``PostgresCPU``: the backends of the run's database, and the whole
 cluster), and the calm pass prints the CPU of each kind alone, the server's and
 PostgreSQL's, with the SQL statements the server ran per request (it counts
 them: ``LEDGER_COUNT_STATEMENTS``, api/observability.py).
+
+``--revalidate`` adds a separate figure after the headline: the same clients and
+mix again, each keeping the cookies and the ETag it got per request and sending
+``If-None-Match`` as a browser revalidates a page it holds; the 304s are counted
+in the last column. The targets are the headline's.
 
 Prints per kind: requests, req/s, p50/p95/p99 and errors by status (a 409 of a
 turn conflict or a 429 is counted and shown, never retried away); then the
@@ -94,6 +100,8 @@ class Connection:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
         self.statements: int | None = None  # the last answer's Ledger-Statements (api/observability.py)
+        self.etag: bytes | None = None  # the last answer's ETag
+        self.cookies: dict[bytes, bytes] = {}  # what the server set (sent back by browser-like clients only)
 
     async def open(self) -> None:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
@@ -106,7 +114,7 @@ class Connection:
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head[9:12])
         length, chunked, close = 0, False, False
-        self.statements = None
+        self.statements = self.etag = None
         for line in head.split(b"\r\n")[1:]:
             name, _, value = line.partition(b":")
             name = name.strip().lower()
@@ -118,6 +126,12 @@ class Connection:
                 close = True
             elif name == b"ledger-statements":
                 self.statements = int(value)
+            elif name == b"etag":
+                self.etag = value.strip()
+            elif name == b"set-cookie":
+                cookie, _, _ = value.strip().partition(b";")
+                key, _, kept = cookie.partition(b"=")
+                self.cookies[key] = kept
         if chunked:
             parts = []
             while True:
@@ -232,8 +246,15 @@ async def _drive(host: str, port: int, specs: list[dict], neighbours: dict[str, 
     clock = time.perf_counter
 
     async def client(conn: Connection, person: Person) -> None:
+        held: dict[bytes, bytes] = {}  # --revalidate: the ETag this client last got for each request it made
         while clock() < stop:
             kind, raw = person.next()
+            asked = raw
+            if person.s.get("revalidate"):  # as a browser does: its cookies, and its copy's tag for a page it has seen
+                extra = b"".join(b"\r\nCookie: " + k + b"=" + v for k, v in conn.cookies.items())
+                if raw in held:
+                    extra += b"\r\nIf-None-Match: " + held[raw]
+                raw = raw.replace(b"\r\n\r\n", extra + b"\r\n\r\n", 1)
             t0 = clock()
             try:
                 status, body = await conn.request(raw)
@@ -241,6 +262,10 @@ async def _drive(host: str, port: int, specs: list[dict], neighbours: dict[str, 
                 status, body = 599, str(e).encode()
                 conn.writer = None
             latencies[kind].append(clock() - t0)
+            if status == 304:
+                errors[(kind, 304)] += 1  # not an error: counted to be shown (a revalidated answer)
+            elif conn.etag is not None and status == 200:
+                held[asked] = conn.etag
             if conn.statements is not None:
                 counted = statements[kind]
                 counted[0] += conn.statements
@@ -641,6 +666,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (store, server log); kept on failure")
     ap.add_argument("--server-setting", action="append", default=[], metavar="NAME=VALUE",
                     help="a setting of the started server (ledger/config.py), e.g. read_slots=0; repeatable")
+    ap.add_argument("--revalidate", action="store_true", help="after the headline run, the same mix again with "
+                    "browser-like clients (If-None-Match with the ETag last got for the same request): a separate figure")
     ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
     ap.add_argument("--save-setup", metavar="FILE", help="keep the set-up's store and write what reuses it to FILE")
     ap.add_argument("--setup", metavar="FILE", help="drive the store a --save-setup run kept (no set-up, kept after)")
@@ -775,6 +802,24 @@ def main() -> None:
         print(f"for scale: /health ceiling {ceiling['ALL rps']:,.0f} req/s; all requests "
               f"{figures['ALL rps']:,.0f} req/s ({figures['ALL rps'] / max(ceiling['ALL rps'], 1e-9):.2f} of it)")
         print(f"server errors (5xx): {five}")
+        if args.revalidate:
+            # Not the headline: the same clients and mix, each now holding what it got and asking with its ETag,
+            # as a browser revalidates a page it has (Cache-Control: no-cache); a 304 costs the head's read only.
+            print(f"\nbrowser-like revalidation, {args.seconds:.0f} s (a separate figure, not the targets'): the same "
+                  f"mix, each client sending If-None-Match with the ETag it last got for the same request; the last "
+                  f"column counts the 304s (answers the client held), not errors")
+            for spec in specs:  # each mover starts where the headline run left its stack
+                if spec["stack"] and spec["may_move"]:
+                    spec["location"] = stack_location(env, spec["slug"], spec["stack"])
+            cpu0 = session_cpu(proc.pid)
+            lat, err, samples, client_cpu, ran = run_clients(port, [{**s, "revalidate": True} for s in specs],
+                                                             neighbours, LAND, args.seconds, args.procs)
+            server_cpu = session_cpu(proc.pid) - cpu0
+            again = report(lat, err, samples, args.seconds)
+            n = max(1, int(again["ALL"]))
+            print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms; reads {again['ALL READS rps']:,.0f} req/s "
+                  f"at p99 {again['ALL READS p99']:.1f} ms, beside the headline's {reads_rps:,.0f} req/s at p99 "
+                  f"{reads_p99:.1f} ms")
         done = True
     finally:
         if proc is not None:
