@@ -79,7 +79,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     if open_development(settings):  # loopback Host only, no cross-site writes (DNS rebinding, CSRF)
         app.add_middleware(guards.LocalOnly)
     app.add_middleware(replica.Positions)  # a write's position (Ledger-Position) for read-your-writes
-    app.add_middleware(Observability)
+    app.add_middleware(Observability, statements=settings.count_statements)
     configure_logging()
     if open_development(settings):
         logging.getLogger("ledger.security").warning(

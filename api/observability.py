@@ -8,13 +8,18 @@ One pure-ASGI middleware (cheaper than BaseHTTPMiddleware on the hot path):
   template, path, status, duration, request id, actor id and role;
 - ``ledger_http_request_duration_seconds{method,route,status}`` histogram (the
   route template, so cardinality stays bounded) and
-  ``ledger_events_appended_total{type}`` (incremented by ``count_appended``).
+  ``ledger_events_appended_total{type}`` (incremented by ``count_appended``);
+- with ``LEDGER_COUNT_STATEMENTS`` (a measurement setting, ops/load.py sets it),
+  a ``Ledger-Statements`` response header: the SQL statements the request ran,
+  in any thread it used (psycopg's cursors count into the request's context).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
+from contextvars import ContextVar
 import os
 import re
 import secrets
@@ -54,6 +59,35 @@ class _RequestIds:
 
 _request_ids = _RequestIds()
 
+#: The statements run so far by the request of this context (a thread of the pool runs in a copy of the
+#: request's context: the same list), or None when nobody counts.
+_STATEMENTS: ContextVar[list[int] | None] = ContextVar("ledger_statements", default=None)
+STATEMENTS_HEADER = b"ledger-statements"
+
+
+def count_statements() -> None:
+    """Make psycopg's cursors count each statement (``execute``, ``executemany``) into the current request's
+    counter: once per process, and only where the setting asks for it (a wrapper on every statement)."""
+    import psycopg
+
+    cursor = psycopg.Cursor
+    if getattr(cursor, "_ledger_counted", False):
+        return
+    for name in ("execute", "executemany"):
+        setattr(cursor, name, _counting(getattr(cursor, name)))
+    cursor._ledger_counted = True  # type: ignore[attr-defined]
+
+
+def _counting(plain: Any) -> Any:
+    @functools.wraps(plain)
+    def counted(self: Any, *args: Any, **kwargs: Any) -> Any:
+        found = _STATEMENTS.get()
+        if found is not None:
+            found[0] += 1
+        return plain(self, *args, **kwargs)
+
+    return counted
+
 
 def count_appended(events: Any) -> None:
     for e in events:
@@ -86,8 +120,10 @@ def configure_logging(level: int = logging.INFO) -> None:
 
 
 class Observability:
-    def __init__(self, app: Any):
-        self.app = app
+    def __init__(self, app: Any, statements: bool = False):
+        self.app, self.statements = app, statements
+        if statements:
+            count_statements()
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -105,17 +141,23 @@ class Observability:
         header = (b"x-request-id", request_id.encode("latin-1"))
         status = 500
         started = time.perf_counter()
+        ran = [0] if self.statements else None
+        counting = _STATEMENTS.set(ran) if ran is not None else None
 
         async def send_with_id(message: dict) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
                 message["headers"] = [*message.get("headers", []), header]
+                if ran is not None:  # the answer starts once the work is done
+                    message["headers"].append((STATEMENTS_HEADER, str(ran[0]).encode()))
             await send(message)
 
         try:
             await self.app(scope, receive, send_with_id)
         finally:
+            if counting is not None:
+                _STATEMENTS.reset(counting)
             elapsed = time.perf_counter() - started
             route = scope.get("route")
             template = getattr(route, "path", None) or "<unmatched>"

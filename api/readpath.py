@@ -10,13 +10,23 @@ refused by those dependencies before the cache is looked at. With a replica
 (api/replica.py) a read may be served by the replica's own ``Reader``; both
 readers share the one response cache, since an answer at a head version is the
 same whichever store computed it.
+
+The web pages (api/routes/web.py) and ``map.svg`` are kept the same way, a
+page per caller (its name is on it) with its per-request parts (the form's
+CSRF token, a form's idempotency key) as slots filled in on the way out. Every
+answer kept here carries an ``ETag`` derived from what its bytes depend on: the
+request, the audience, the head position, this release of the code; a client
+sending it back in ``If-None-Match`` gets a 304 after the authentication and
+the head's read, without a render.
 """
 
 from __future__ import annotations
 
+import hashlib
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
+from pathlib import Path
 from typing import Annotated, Any
 
 import orjson
@@ -33,25 +43,40 @@ from projections.read import Audience, audience
 from projections.store import ViewDB
 
 JSON = "application/json"
+#: Answers kept here are revalidated by the client each time (the head may have moved): its ETag answers cheaply.
+REVALIDATE = {"Cache-Control": "private, no-cache"}
+#: Bytes of rendered answers each worker keeps (LEDGER_RESPONSE_CACHE_BYTES sets it: ledger/config.py).
+CACHE_BYTES = 64 << 20
+ENTRY_OVERHEAD = 200  # the key, the tuple, the version: roughly, per entry
 
 
 class ResponseCache:
-    """The last 200 body per (path and query, audience), with the head position it was computed at."""
+    """The last 200 body per (request, reader), with the head position it was computed at; least recently used
+    first out, bounded in bytes. ``who`` is what the body depends on of the caller: the audience for the JSON
+    reads (api/routes/projections.py), the caller itself for a page that names them."""
 
-    def __init__(self, maxsize: int = 4096):
-        self._entries: LRUCache[tuple[str, Audience], tuple[int, bytes]] = LRUCache(maxsize)
+    def __init__(self, max_bytes: int = CACHE_BYTES):
+        self._entries: LRUCache[tuple[str, Hashable], tuple[int, bytes | str]] = LRUCache(
+            max_bytes, getsizeof=lambda entry: len(entry[1]) + ENTRY_OVERHEAD)
         self._lock = threading.Lock()  # cachetools caches are not thread-safe; routes run in a thread pool
 
-    def get(self, key: str, who: Audience, version: int) -> bytes | None:
+    def get(self, key: str, who: Hashable, version: int) -> Any:
         with self._lock:
             entry = self._entries.get((key, who))
         return entry[1] if entry is not None and entry[0] == version else None
 
-    def put(self, key: str, who: Audience, version: int, body: bytes) -> None:
+    def put(self, key: str, who: Hashable, version: int, body: bytes | str) -> None:
+        if len(body) + ENTRY_OVERHEAD > self._entries.maxsize // 8:  # one answer never flushes the whole cache
+            return
         with self._lock:
             current = self._entries.get((key, who))
             if current is None or current[0] <= version:  # never replace a newer answer with an older one
                 self._entries[(key, who)] = (version, body)
+
+    @property
+    def size(self) -> int:
+        """Bytes held, by the cache's own measure."""
+        return int(self._entries.currsize)
 
 
 class Reads:
@@ -60,6 +85,22 @@ class Reads:
     def __init__(self, reader: Reader, cache: ResponseCache | None = None):
         self.reader = reader
         self.cache = cache or ResponseCache()
+
+
+def _release() -> str:
+    """This release of the code, as far as an answer's bytes go: the name, size and modification time of every
+    source and template file of the service's packages (a new release changes at least one), read once."""
+    root = Path(__file__).resolve().parents[1]
+    seen = hashlib.sha256()
+    for package in ("api", "projections", "ledger"):
+        for f in sorted((root / package).rglob("*")):
+            if f.suffix in (".py", ".html", ".toml", ".json", ".css", ".js"):
+                stat = f.stat()
+                seen.update(f"{f.relative_to(root)}|{stat.st_size}|{stat.st_mtime_ns}\n".encode())
+    return seen.hexdigest()[:16]
+
+
+RELEASE = _release()
 
 
 def viewdb_of(app: Any) -> ViewDB:
@@ -84,7 +125,8 @@ def reads_of(app: Any) -> Reads:
         with _reads_lock:  # one per app, even when the first requests come together
             reads = getattr(app.state, "reads", None)
             if reads is None:
-                reads = app.state.reads = Reads(Reader(app.state.ledger, viewdb_of(app)))
+                size = getattr(app.state.settings, "response_cache_bytes", CACHE_BYTES)
+                reads = app.state.reads = Reads(Reader(app.state.ledger, viewdb_of(app)), ResponseCache(size))
     return reads
 
 
@@ -131,15 +173,35 @@ def request_key(request: Request) -> str:
     return request.url.path + ("?" + query if query else "")
 
 
+def etag(request: Request, who: Hashable, version: int) -> str:
+    """The answer's entity tag: this request (path and query), ``who`` (what the answer depends on of the caller),
+    the campaign's head position and the code's release. Equal tags, equal bytes."""
+    key = f"{RELEASE}|{request_key(request)}|{who!r}|{version}"
+    return '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
+
+
+def not_modified(request: Request, tag: str) -> Response | None:
+    """A 304 when the caller already holds the answer tagged ``tag`` (``If-None-Match``), else None."""
+    sent = request.headers.get("if-none-match")
+    if sent and (sent.strip() == "*" or tag in [t.strip().removeprefix("W/") for t in sent.split(",")]):
+        return Response(status_code=304, headers={"ETag": tag, **REVALIDATE})
+    return None
+
+
 async def cached(request: Request, reads: Reads, actor: Actor, state: CampaignState,
-                 render: Callable[[], bytes | Any]) -> Response:
-    """The body served to this audience for this request at this head, else ``render()`` (in the thread pool:
-    it reads the store), kept for the next caller. ``render`` raises for an error, as any route does."""
+                 render: Callable[[], bytes | Any], media_type: str = JSON) -> Response:
+    """The body served to this audience for this request at this head (a 304 if the caller holds it already),
+    else ``render()`` (in the thread pool: it reads the store), kept for the next caller. ``render`` raises for an
+    error, as any route does."""
     key, who = request_key(request), audience(actor)
+    tag = etag(request, who, state.version)
+    unchanged = not_modified(request, tag)
+    if unchanged is not None:
+        return unchanged
     body = reads.cache.get(key, who, state.version)
     if body is None:
         data = await run_in_threadpool(render)
         body = data if isinstance(data, bytes) else orjson.dumps(data)
         reads.cache.put(key, who, state.version, body)
-    return Response(body, media_type=JSON)
+    return Response(body, media_type=media_type, headers={"ETag": tag, **REVALIDATE})
 

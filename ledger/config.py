@@ -50,6 +50,12 @@ class Settings(BaseSettings):
     full_gc_seconds: float = Field(
         default=60.0, ge=0, description="a worker's full garbage collection runs on this clock instead of "
         "whenever enough objects outlived younger collections (ledger/supervision.py SteadyGC); 0 = Python's own")
+    response_cache_bytes: int = Field(
+        default=64 << 20, ge=0, description="rendered answers (JSON reads, pages, map.svg) each worker keeps, by "
+        "request, reader and head position (api/readpath.py); 0 = none kept")
+    count_statements: bool = Field(
+        default=False, description="answer each request with the number of SQL statements it ran (the "
+        "Ledger-Statements header, api/observability.py): what ops/load.py prints per kind; off in service")
     follower_stale_seconds: float = Field(default=10.0, gt=0, description="/ready: a follower beat older is dead")
     signing_key_file: Path | None = Field(
         default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")

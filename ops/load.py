@@ -5,6 +5,7 @@
     python ops/load.py --campaigns 200 --clients 50 --seconds 60    # SQLite in a temp dir
     python ops/load.py --store postgres --workers 2 --replica       # reads to LEDGER_POSTGRES_REPLICA_DSN
     python ops/load.py --short                                      # 3 campaigns, 6 clients, 2 s: the suite's
+    python ops/load.py --store postgres --revalidate                # then the mix again, browser-like (ETags)
 
 Set-up, before the server starts, straight through the ``Ledger`` API (the same
 commands the HTTP routes hand it, ``--setup-procs`` processes in parallel on
@@ -36,7 +37,16 @@ HTTP/1.1 keep-alive connections on asyncio (uvloop when installed), a few
 microseconds of work per request. The same clients first drive ``GET /health``
 (no work at all): its rate is the ceiling of this server and client on this
 machine, printed for scale. The server's CPU (every process of its session,
-from /proc) and the clients' are printed per request.
+from /proc) and the clients' are printed per request; on PostgreSQL, its own
+CPU too (``PostgresCPU``: the backends of the run's database, and the whole
+cluster), and the calm pass prints the CPU of each kind alone, the server's and
+PostgreSQL's, with the SQL statements the server ran per request (it counts
+them: ``LEDGER_COUNT_STATEMENTS``, api/observability.py).
+
+``--revalidate`` adds a separate figure after the headline: the same clients and
+mix again, each keeping the cookies and the ETag it got per request and sending
+``If-None-Match`` as a browser revalidates a page it holds; the 304s are counted
+in the last column. The targets are the headline's.
 
 Prints per kind: requests, req/s, p50/p95/p99 and errors by status (a 409 of a
 turn conflict or a 429 is counted and shown, never retried away); then the
@@ -89,6 +99,9 @@ class Connection:
         self.host, self.port = host, port
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.statements: int | None = None  # the last answer's Ledger-Statements (api/observability.py)
+        self.etag: bytes | None = None  # the last answer's ETag
+        self.cookies: dict[bytes, bytes] = {}  # what the server set (sent back by browser-like clients only)
 
     async def open(self) -> None:
         self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
@@ -101,6 +114,7 @@ class Connection:
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head[9:12])
         length, chunked, close = 0, False, False
+        self.statements = self.etag = None
         for line in head.split(b"\r\n")[1:]:
             name, _, value = line.partition(b":")
             name = name.strip().lower()
@@ -110,6 +124,14 @@ class Connection:
                 chunked = True
             elif name == b"connection" and value.strip().lower() == b"close":
                 close = True
+            elif name == b"ledger-statements":
+                self.statements = int(value)
+            elif name == b"etag":
+                self.etag = value.strip()
+            elif name == b"set-cookie":
+                cookie, _, _ = value.strip().partition(b";")
+                key, _, kept = cookie.partition(b"=")
+                self.cookies[key] = kept
         if chunked:
             parts = []
             while True:
@@ -201,13 +223,15 @@ class Person:
             self.location = self.pending
 
 
-Result = tuple[dict[str, list[float]], dict[tuple[str, int], int], dict[str, str], float, int]
+Result = tuple[dict[str, list[float]], dict[tuple[str, int], int], dict[str, str], float, int, dict[str, list[int]]]
 
 
 async def _drive(host: str, port: int, specs: list[dict], neighbours: dict[str, list[str]], places: list[str],
                  start: float, seconds: float, seed: int) -> Result:
-    """Latencies in seconds per kind; errors per (kind, status); the first error's text per kind."""
+    """Latencies in seconds per kind; errors per (kind, status); the first error's text per kind; the clients'
+    CPU seconds and pid; per kind, the SQL statements the server ran and the answers that said so."""
     latencies: dict[str, list[float]] = defaultdict(list)
+    statements: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     errors: dict[tuple[str, int], int] = defaultdict(int)
     samples: dict[str, str] = {}
     conns = [Connection(host, port) for _ in specs]
@@ -222,8 +246,15 @@ async def _drive(host: str, port: int, specs: list[dict], neighbours: dict[str, 
     clock = time.perf_counter
 
     async def client(conn: Connection, person: Person) -> None:
+        held: dict[bytes, bytes] = {}  # --revalidate: the ETag this client last got for each request it made
         while clock() < stop:
             kind, raw = person.next()
+            asked = raw
+            if person.s.get("revalidate"):  # as a browser does: its cookies, and its copy's tag for a page it has seen
+                extra = b"".join(b"\r\nCookie: " + k + b"=" + v for k, v in conn.cookies.items())
+                if raw in held:
+                    extra += b"\r\nIf-None-Match: " + held[raw]
+                raw = raw.replace(b"\r\n\r\n", extra + b"\r\n\r\n", 1)
             t0 = clock()
             try:
                 status, body = await conn.request(raw)
@@ -231,6 +262,14 @@ async def _drive(host: str, port: int, specs: list[dict], neighbours: dict[str, 
                 status, body = 599, str(e).encode()
                 conn.writer = None
             latencies[kind].append(clock() - t0)
+            if status == 304:
+                errors[(kind, 304)] += 1  # not an error: counted to be shown (a revalidated answer)
+            elif conn.etag is not None and status == 200:
+                held[asked] = conn.etag
+            if conn.statements is not None:
+                counted = statements[kind]
+                counted[0] += conn.statements
+                counted[1] += 1
             person.answered(status)
             if status >= 400:
                 errors[(kind, status)] += 1
@@ -240,7 +279,7 @@ async def _drive(host: str, port: int, specs: list[dict], neighbours: dict[str, 
     for c in conns:
         if c.writer is not None:
             c.writer.close()
-    return dict(latencies), dict(errors), samples, time.process_time() - cpu0, os.getpid()
+    return dict(latencies), dict(errors), samples, time.process_time() - cpu0, os.getpid(), dict(statements)
 
 
 def _process(args: tuple) -> Result:
@@ -255,8 +294,9 @@ def _process(args: tuple) -> Result:
 
 def run_clients(port: int, specs: list[dict], neighbours: dict[str, list[str]], places: list[str],
                 seconds: float, procs: int) -> tuple[dict[str, list[float]], dict[tuple[str, int], int],
-                                                     dict[str, str], float]:
-    """The clients split over ``procs`` processes; returns latencies, errors, samples and the clients' CPU s."""
+                                                     dict[str, str], float, dict[str, float]]:
+    """The clients split over ``procs`` processes; returns latencies, errors, samples, the clients' CPU s and
+    the server's SQL statements per request by kind (where it counted them)."""
     procs = max(1, min(procs, len(specs)))
     # Time for every process to start and connect its clients (none to start for one process).
     start = time.time() + (0.0 if procs == 1 else 1.0) + 0.02 * len(specs)
@@ -270,14 +310,19 @@ def run_clients(port: int, specs: list[dict], neighbours: dict[str, list[str]], 
     errors: dict[tuple[str, int], int] = defaultdict(int)
     samples: dict[str, str] = {}
     cpu = 0.0
-    for lat, err, sample, used, _ in results:
+    statements: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for lat, err, sample, used, _, ran in results:
+        for k, (n, answers) in ran.items():
+            statements[k][0] += n
+            statements[k][1] += answers
         for k, v in lat.items():
             latencies[k].extend(v)
         for k, v in err.items():
             errors[k] += v
         samples.update(sample)
         cpu += used
-    return dict(latencies), dict(errors), samples, cpu
+    return dict(latencies), dict(errors), samples, cpu, {k: n / answers for k, (n, answers) in statements.items()
+                                                         if answers}
 
 
 # ------------------------------------------------------------------ set-up through the Ledger API
@@ -427,7 +472,8 @@ def start_server(env: dict[str, str], tmp: str, workers: int, settings: dict[str
     port = free_port()
     server_env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
     # An admin token closes open development (no token-less admin from loopback): every client shows a token.
-    server_env.update(env, LEDGER_ADMIN_TOKEN=secrets.token_urlsafe(24))
+    # Statements counted per request (a Ledger-Statements header; a wrapper around each psycopg execute).
+    server_env.update(env, LEDGER_ADMIN_TOKEN=secrets.token_urlsafe(24), LEDGER_COUNT_STATEMENTS="1")
     server_env.update({f"LEDGER_{k.upper()}": v for k, v in (settings or {}).items()})
     if os.environ.get("LEDGER_POSTGRES_REPLICA_DSN"):
         server_env["LEDGER_POSTGRES_REPLICA_DSN"] = os.environ["LEDGER_POSTGRES_REPLICA_DSN"]
@@ -463,19 +509,82 @@ def session_cpu(sid: int) -> float:
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[3]) == sid:  # field 6 of stat, the session id (fields[0] is field 3, the state)
+        fields = _stat(int(entry))
+        if fields is not None and int(fields[3]) == sid:  # field 6 of stat, the session id (fields[0] is field 3, the state)
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
 
 
+class PostgresCPU:
+    """PostgreSQL's own CPU, from /proc (the cluster must run on this machine): the backends of this run's
+    database (the server's and its projection process's connections; a backend is a process whose command line
+    names its database), and the cluster's background processes (the WAL writer, the checkpointer, WAL senders:
+    shared with other databases). The cluster is found as the parent of this connection's backend (the postmaster).
+    """
+
+    def __init__(self, dsn: str):
+        import psycopg
+
+        self.dsn = dsn
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            backend, self.database = conn.execute("SELECT pg_backend_pid(), current_database()").fetchone()
+        self.postmaster = int(_stat(backend)[1])
+
+    #: The cluster's own processes (no client's backend): what a write costs beyond its backend (the WAL writer,
+    #: a WAL sender to a replica) is there, beside the other users' checkpoints and vacuum.
+    BACKGROUND = frozenset({"checkpointer", "background", "walwriter", "walsender", "autovacuum", "logical",
+                            "archiver", "startup", "walreceiver"})
+
+    def cpu(self) -> dict[int, tuple[bool, float]]:
+        """CPU seconds (user + system) so far of this database's live backends and of the cluster's background
+        processes, by pid (True: a backend of this database); a backend of another database is in neither."""
+        tick = os.sysconf("SC_CLK_TCK")
+        found: dict[int, tuple[bool, float]] = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            fields = _stat(int(entry))
+            if fields is None or (int(entry) != self.postmaster and int(fields[1]) != self.postmaster):
+                continue
+            used = (int(fields[11]) + int(fields[12])) / tick
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as f:
+                    words = f.read().replace(b"\0", b" ").decode(errors="replace").split()
+            except OSError:
+                continue
+            if int(entry) == self.postmaster or (len(words) > 1 and words[1] in self.BACKGROUND):
+                found[int(entry)] = (False, used)
+            elif self.database in words[1:4]:  # "postgres: <user> <database> <client> <state>"
+                found[int(entry)] = (True, used)
+        return found
+
+    @staticmethod
+    def used(before: dict[int, tuple[bool, float]], after: dict[int, tuple[bool, float]]) -> tuple[float, float]:
+        """CPU seconds between two ``cpu()``: this database's backends', the background processes'. A process
+        started in between counts whole; one that ended in between is lost (an autovacuum worker, say)."""
+        mine = shared = 0.0
+        for pid, (ours, seconds) in after.items():
+            spent = seconds - before.get(pid, (ours, 0.0))[1]
+            if ours:
+                mine += spent
+            else:
+                shared += spent
+        return mine, shared
+
+
+def _stat(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (index 1: the parent's pid; 11, 12: CPU ticks)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+
+
 def profile(pid: int, out: str, seconds: float) -> subprocess.Popen:
     """py-spy (``pip install py-spy``) sampling the server and its workers for the mixed run, collapsed stacks."""
-    cmd = ["py-spy", "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw",
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))  # the venv's, off PATH too
+    cmd = [spy, "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw",
            "--rate", "50", "--duration", str(int(seconds)), "--output", out]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
@@ -515,6 +624,17 @@ def report(latencies: dict[str, list[float]], errors: dict[tuple[str, int], int]
     return figures
 
 
+def print_costs(costs: dict[str, tuple[float, float | None, float | None]], pg: PostgresCPU | None) -> None:
+    """The calm pass's CPU per request by kind: the server's (every process of its session) and PostgreSQL's,
+    and the SQL statements the server ran per request."""
+    print("  CPU per request by kind, alone (the server's processes"
+          + (f"; PostgreSQL's backends of database {pg.database}" if pg else "") + "; the SQL statements it ran):")
+    print(f"  {'kind':<16} {'server ms':>9} {'postgres ms':>11} {'statements':>10}")
+    for kind, (server, postgres, statements) in costs.items():
+        print(f"  {kind:<16} {server * 1e3:>9.2f} {'-' if postgres is None else f'{postgres * 1e3:.2f}':>11} "
+              f"{'-' if statements is None else f'{statements:.1f}':>10}")
+
+
 def share_line(specs: list[dict], reads: dict[str, int]) -> str:
     roles = Counter("game master" if s["role"] == "gm" else "mover" if s["stack"] and s["may_move"] else "reader"
                     for s in specs)
@@ -546,6 +666,8 @@ def main() -> None:
     ap.add_argument("--keep", action="store_true", help="keep the temp dir (store, server log); kept on failure")
     ap.add_argument("--server-setting", action="append", default=[], metavar="NAME=VALUE",
                     help="a setting of the started server (ledger/config.py), e.g. read_slots=0; repeatable")
+    ap.add_argument("--revalidate", action="store_true", help="after the headline run, the same mix again with "
+                    "browser-like clients (If-None-Match with the ETag last got for the same request): a separate figure")
     ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
     ap.add_argument("--save-setup", metavar="FILE", help="keep the set-up's store and write what reuses it to FILE")
     ap.add_argument("--setup", metavar="FILE", help="drive the store a --save-setup run kept (no set-up, kept after)")
@@ -594,6 +716,7 @@ def main() -> None:
         specs = [made[i % len(made)]["people"][i % 9] | {"reads": reads} for i in range(args.clients)]
         server_settings = dict(part.partition("=")[::2] for part in args.server_setting)
         port, proc = start_server(env, tmp, args.workers, server_settings)
+        pg = PostgresCPU(env["LEDGER_POSTGRES_DSN"]) if env.get("LEDGER_STORE") == "postgres" else None
         load = os.getloadavg()
         print(f"server: ledger serve --workers {args.workers} on {args.store}"
               + "".join(f", {k}={v}" for k, v in server_settings.items())
@@ -611,14 +734,24 @@ def main() -> None:
             calm: dict[str, list[float]] = {}
             errs: dict[tuple[str, int], int] = {}
             calm_samples: dict[str, str] = {}
+            costs: dict[str, tuple[float, float | None, float | None]] = {}
+            # Warm-up, not counted: each kind once in a fresh worker (templates compiled, the board loaded), and
+            # the projection process done with what the last run appended, so no start-up lands on a kind.
+            for kind in kinds:
+                run_clients(port, [{**gm, "only": kind}], neighbours, LAND, min(args.calm, 0.2), 1)
             for kind in kinds + (["append:move"] if mover else []):
                 who = mover if kind == "append:move" else gm
-                lat, err, sample, _ = run_clients(port, [{**who, "only": kind}], neighbours, LAND, args.calm, 1)
+                before = session_cpu(proc.pid), pg.cpu() if pg else {}
+                lat, err, sample, _, ran = run_clients(port, [{**who, "only": kind}], neighbours, LAND, args.calm, 1)
+                n = max(1, len(lat.get(kind, ())))
+                costs[kind] = ((session_cpu(proc.pid) - before[0]) / n,
+                               pg.used(before[1], pg.cpu())[0] / n if pg else None, ran.get(kind))
                 calm.update(lat)
                 errs.update(err)
                 calm_samples.update(sample)
             print(f"\ncalm pass: one client, one kind at a time, {args.calm:g} s each (a game master; moves by a player)")
             report(calm, errs, calm_samples, args.calm)
+            print_costs(costs, pg)
             if mover:  # where the calm pass left the stack: the mixed run's mover starts from there
                 where = stack_location(env, mover["slug"], mover["stack"])
                 for spec in specs:
@@ -627,8 +760,8 @@ def main() -> None:
 
         seconds = args.health_seconds or max(2.0, args.seconds / 4)
         cpu0 = session_cpu(proc.pid)
-        lat, err, samples, client_cpu = run_clients(port, [{**s, "health": True} for s in specs], neighbours, LAND,
-                                                    seconds, args.procs)
+        lat, err, samples, client_cpu, _ = run_clients(port, [{**s, "health": True} for s in specs], neighbours,
+                                                       LAND, seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
         print(f"\nceiling: GET /health with the same clients for {seconds:.0f} s")
         ceiling = report(lat, err, samples, seconds)
@@ -638,9 +771,10 @@ def main() -> None:
 
         print(f"\nmixed run, {args.seconds:.0f} s:")
         spy = profile(proc.pid, args.profile, args.seconds) if args.profile else None
-        cpu0 = session_cpu(proc.pid)
-        lat, err, samples, client_cpu = run_clients(port, specs, neighbours, LAND, args.seconds, args.procs)
+        cpu0, pg0 = session_cpu(proc.pid), pg.cpu() if pg else {}
+        lat, err, samples, client_cpu, ran = run_clients(port, specs, neighbours, LAND, args.seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
+        backends, background = pg.used(pg0, pg.cpu()) if pg else (0.0, 0.0)
         if spy is not None:
             spy.wait(timeout=60)
             print(f"  py-spy samples of the server's processes (collapsed stacks): {args.profile}")
@@ -649,8 +783,14 @@ def main() -> None:
         load = os.getloadavg()
         print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms, clients {client_cpu / n * 1e3:.2f} ms "
               f"(server {server_cpu / args.seconds:.2f} cores, clients {client_cpu / args.seconds:.2f} cores"
-              + ("; PostgreSQL's own processes not counted" if args.store == "postgres" else "")
               + f"); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        if ran:
+            print("  SQL statements per request: " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(ran.items())))
+        if pg:
+            print(f"  PostgreSQL's CPU per request: {backends / n * 1e3:.2f} ms in the backends of database "
+                  f"{pg.database} ({backends / args.seconds:.2f} cores); the cluster's background processes "
+                  f"{background / n * 1e3:.2f} ms ({background / args.seconds:.2f} cores: WAL writer, "
+                  f"checkpointer, WAL senders, autovacuum, other users' share included; postmaster pid {pg.postmaster})")
         five = sum(v for (_, status), v in err.items() if status >= 500)
         ok = lambda good: "met" if good else "NOT met"  # noqa: E731
         reads_rps, reads_p99 = figures["ALL READS rps"], figures["ALL READS p99"]
@@ -662,6 +802,24 @@ def main() -> None:
         print(f"for scale: /health ceiling {ceiling['ALL rps']:,.0f} req/s; all requests "
               f"{figures['ALL rps']:,.0f} req/s ({figures['ALL rps'] / max(ceiling['ALL rps'], 1e-9):.2f} of it)")
         print(f"server errors (5xx): {five}")
+        if args.revalidate:
+            # Not the headline: the same clients and mix, each now holding what it got and asking with its ETag,
+            # as a browser revalidates a page it has (Cache-Control: no-cache); a 304 costs the head's read only.
+            print(f"\nbrowser-like revalidation, {args.seconds:.0f} s (a separate figure, not the targets'): the same "
+                  f"mix, each client sending If-None-Match with the ETag it last got for the same request; the last "
+                  f"column counts the 304s (answers the client held), not errors")
+            for spec in specs:  # each mover starts where the headline run left its stack
+                if spec["stack"] and spec["may_move"]:
+                    spec["location"] = stack_location(env, spec["slug"], spec["stack"])
+            cpu0 = session_cpu(proc.pid)
+            lat, err, samples, client_cpu, ran = run_clients(port, [{**s, "revalidate": True} for s in specs],
+                                                             neighbours, LAND, args.seconds, args.procs)
+            server_cpu = session_cpu(proc.pid) - cpu0
+            again = report(lat, err, samples, args.seconds)
+            n = max(1, int(again["ALL"]))
+            print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms; reads {again['ALL READS rps']:,.0f} req/s "
+                  f"at p99 {again['ALL READS p99']:.1f} ms, beside the headline's {reads_rps:,.0f} req/s at p99 "
+                  f"{reads_p99:.1f} ms")
         done = True
     finally:
         if proc is not None:

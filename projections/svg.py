@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
 from html import escape
 from typing import Any
 
@@ -48,7 +50,9 @@ def colour(country: str | None) -> str:
     return f"hsl({hue},45%,62%)"
 
 
+@lru_cache(maxsize=16)
 def _polygons(board: str | None) -> dict[str, Any]:
+    """The board's provinces and sea zones by name (read only: shared by every picture of the board)."""
     if not board:
         board = "eu"  # a scenario without a board may still use the board's names (the older Channel sample)
     try:
@@ -112,6 +116,57 @@ def _changes(record: Record | None) -> tuple[list[str], set[str], str | None]:
     return [], set(), None
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """What a picture's geometry depends on only (the board, the places drawn, which are seas): the view box,
+    each place's outline as SVG path data, each label's centre. Built once per board and scenario, not per
+    picture: the outlines were most of a map's rendering time (ops/load.py's calm pass)."""
+
+    minx: float
+    maxx: float
+    miny: float
+    maxy: float
+    k: float
+    width: float
+    height: float
+    font: float
+    outline: dict[str, str]  # name: path data, in the order the places are drawn
+    centre: dict[str, tuple[float, float]]  # name: the label's point, board plane
+
+    def pt(self, x: float, y: float) -> str:
+        return f"{(x - self.minx) * self.k:.1f},{(self.maxy - y) * self.k:.1f}"
+
+
+@lru_cache(maxsize=256)
+def _layout(board: str | None, small: bool, names: tuple[str, ...], seas: frozenset[str]) -> _Layout:
+    """``names``: the scenario's places in document order (a small scenario is fitted to them), ``seas``: those
+    of them that are sea zones."""
+    polygons = _polygons(board)
+    # A fitted view draws the main parts only; the whole board keeps its inset, as printed.
+    drawn = {n: _main(polygons[n]) for n in names if n in polygons} if small else dict(polygons)
+    # Fitted to the land: sea zones reach far beyond a corner of the board (Nord touches Norway).
+    land = [m for n, m in drawn.items() if n not in seas] or list(drawn.values())
+    xs = [x for m in land for poly in m for x, _ in poly[0]] or [0.0, 1.0]
+    ys = [y for m in land for poly in m for _, y in poly[0]] or [0.0, 1.0]
+    pad = 0.45 if small else 0.05
+    minx, maxx, miny, maxy = min(xs) - pad, max(xs) + pad, min(ys) - pad, max(ys) + pad
+    width = 900.0 if small else 1400.0
+    k = width / (maxx - minx)
+
+    def pt(x: float, y: float) -> str:
+        return f"{(x - minx) * k:.1f},{(maxy - y) * k:.1f}"
+
+    def inside(c: tuple[float, float]) -> tuple[float, float]:
+        """A label or counter kept in the view (a big sea zone's centre may lie outside it)."""
+        margin = 0.12 * (maxx - minx)
+        return (min(max(c[0], minx + margin), maxx - margin), min(max(c[1], miny + margin * 0.6), maxy - margin * 0.6))
+
+    outline = {n: " ".join("M" + " L".join(pt(x, y) for x, y in ring) + " Z" for poly in m for ring in poly)
+               for n, m in drawn.items()}
+    centre = {n: inside(_centroid(_main(m))) for n, m in drawn.items()}
+    return _Layout(minx, maxx, miny, maxy, k, width, (maxy - miny) * k, 13.0 if small else 6.0, outline, centre)
+
+
 def render(doc: dict[str, Any], record: Record | None = None, *, board: str | None = None,
            title: str = "", link: Callable[[str], str] | None = None) -> str:
     """``link``: the address of a place's page, given its name; each place's shape is then a link to it (the
@@ -121,34 +176,16 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
     # Without a board the names may still be the EU board's (the Channel sample before it named one): drawn
     # alone, never on a whole map the campaign does not stand on.
     small = len(places) <= SMALL or not board
-    # A fitted view draws the main parts only; the whole board keeps its inset, as printed.
-    drawn = {n: _main(polygons[n]) for n in places if n in polygons} if small else dict(polygons)
+    seas = frozenset(n for n, p in places.items() if (p or {}).get("kind") == "sea")
+    # A whole-board picture's outlines do not depend on the scenario's names, its view box on its seas only.
+    lay = _layout(board, small, tuple(places) if small else (), seas)
+    drawn = lay.outline
     missing = sorted(n for n in places if n not in polygons)
     path, highlighted, moved = _changes(record)
-
-    # Fitted to the land: sea zones reach far beyond a corner of the board (Nord touches Norway).
-    land = [m for n, m in drawn.items() if (places.get(n) or {}).get("kind") != "sea"] or list(drawn.values())
-    xs = [x for m in land for poly in m for x, _ in poly[0]] or [0.0, 1.0]
-    ys = [y for m in land for poly in m for _, y in poly[0]] or [0.0, 1.0]
-    pad = 0.45 if small else 0.05
-    minx, maxx, miny, maxy = min(xs) - pad, max(xs) + pad, min(ys) - pad, max(ys) + pad
-    width = 900.0 if small else 1400.0
-    k = width / (maxx - minx)
-    height = (maxy - miny) * k
-    font = 13.0 if small else 6.0
-
-    def pt(x: float, y: float) -> str:
-        return f"{(x - minx) * k:.1f},{(maxy - y) * k:.1f}"
-
-    def d_of(multi: list[Any]) -> str:
-        return " ".join("M" + " L".join(pt(x, y) for x, y in ring) + " Z" for poly in multi for ring in poly)
-
-    def inside(c: tuple[float, float]) -> tuple[float, float]:
-        """A label or counter kept in the view (a big sea zone's centre may lie outside it)."""
-        margin = 0.12 * (maxx - minx)
-        return (min(max(c[0], minx + margin), maxx - margin), min(max(c[1], miny + margin * 0.6), maxy - margin * 0.6))
-
-    centre = {n: inside(_centroid(_main(m))) for n, m in drawn.items()}
+    minx, maxx, miny, maxy, k, width, height, font = (lay.minx, lay.maxx, lay.miny, lay.maxy, lay.k, lay.width,
+                                                      lay.height, lay.font)
+    pt = lay.pt
+    centre = lay.centre
     legend_h = 78.0 + (18.0 if missing else 0.0)
     role = "" if link else ' role="img"'  # a picture of links is not one image to assistive technology
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height + legend_h:.0f}" '
@@ -179,13 +216,13 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         if link is not None:
             out.append(f'<a class="place-link" href="{escape(link(name))}">')
         out.append(f'<g class="{cls}"{attrs}><title>{escape(_tooltip(name, p))}</title>')
-        out.append(f'<path d="{d_of(drawn[name])}" fill="{fill}" fill-opacity="{0.35 if p is None else 1}" '
+        out.append(f'<path d="{drawn[name]}" fill="{fill}" fill-opacity="{0.35 if p is None else 1}" '
                    f'stroke="#555" stroke-width="{0.6 if small else 0.3}"/>')
         if p and not sea and p.get("owner") and p.get("owner") != p.get("controller"):
-            out.append(f'<path class="owner" d="{d_of(drawn[name])}" fill="url(#hatch-{escape(p["owner"])})" '
+            out.append(f'<path class="owner" d="{drawn[name]}" fill="url(#hatch-{escape(p["owner"])})" '
                        f'fill-opacity="0.8" stroke="{colour(p["owner"])}" stroke-width="3"/>')
         if name in highlighted:
-            out.append(f'<path class="highlight" d="{d_of(drawn[name])}" fill="none" stroke="{HIGHLIGHT}" '
+            out.append(f'<path class="highlight" d="{drawn[name]}" fill="none" stroke="{HIGHLIGHT}" '
                        f'stroke-width="{4 if small else 2}"/>')
         out.append("</g></a>" if link is not None else "</g>")
 
@@ -265,10 +302,14 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
 
 
 def picture(ledger: Any, cid: Any, actor: Any, state: Any, doc: dict[str, Any], n: int,
-            link: Callable[[str], str] | None = None) -> str:
+            link: Callable[[str], str] | None = None, shown: Record | None = None) -> str:
     """The map document ``doc`` as of position ``n`` drawn for ``actor``: the event at ``n`` is highlighted only
-    when the caller may see it (a hidden move stays hidden), on the campaign's board."""
-    [record, *_] = (read.visible_records(ledger, cid, actor, state.revealed, n - 1, n) if n else []) or [None]
+    when the caller may see it (a hidden move stays hidden), on the campaign's board. ``shown``: that event, when
+    the caller has it already and may see it (the turn page), so it is not read again."""
+    if shown is not None and shown.position == n:
+        record: Record | None = shown
+    else:
+        [record, *_] = (read.visible_records(ledger, cid, actor, state.revealed, n - 1, n) if n else []) or [None]
     board = (ledger.scenario(cid) or {}).get("board")
     return render(doc, record, board=board, title=state.name, link=link)
 

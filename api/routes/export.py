@@ -18,31 +18,20 @@ the plain writer's bytes).
 
 from __future__ import annotations
 
-import hashlib
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
 
 from api.deps import ActorDep, CampaignId, CampaignStateDep
-from api.readpath import ReadsDep
+from api.readpath import REVALIDATE, ReadsDep, etag, not_modified
 from ledger.application import Actor
 from projections import charts, export
+from projections.read import audience
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["export"])
 
 CountryQuery = Annotated[str | None, Query(description="Only this country (ERS, stability, victory)")]
 TurnsQuery = Annotated[str | None, Query(description="Turn range: A..B, A.., ..B or A", examples=["1..3"])]
-
-
-def _etag(request: Request, actor: Actor, head: int) -> str:
-    key = f"{request.url.path}?{request.url.query}|{head}|{actor.role}|{actor.country}"
-    return '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
-
-
-def _not_modified(request: Request, etag: str) -> Response | None:
-    if etag in [t.strip() for t in request.headers.get("if-none-match", "").split(",")]:
-        return Response(status_code=304, headers={"ETag": etag})
-    return None
 
 
 def _filters(request: Request, actor: Actor, state: Any, country: str | None, turns: str | None
@@ -51,11 +40,11 @@ def _filters(request: Request, actor: Actor, state: Any, country: str | None, tu
     if country is not None:
         state.require_country(country)
     span = export.parse_turns(turns, state.turn) if turns else None
-    etag = _etag(request, actor, state.version)
-    return span, etag, _not_modified(request, etag)
+    tag = etag(request, audience(actor), state.version)
+    return span, tag, not_modified(request, tag)
 
 
-_HEADERS = {"Cache-Control": "private, no-cache"}  # revalidate: the ETag answers cheaply
+_HEADERS = REVALIDATE
 
 
 @router.get("/export/{table}.{fmt}", summary="The ERS (long or wide), the treasury entries, inflation, stability "

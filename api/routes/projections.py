@@ -68,12 +68,15 @@ async def map_view(request: Request, cid: CampaignId, actor: ActorDep, state: Ca
 @router.get("/map.svg", summary="The map drawn as of a position (default: the head), as the caller may see it",
             responses={**ERRORS, 200: {"content": {"image/svg+xml": {}}, "description": "An SVG picture"}},
             response_class=Response)
-def map_svg(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep, reads: ReadsDep,
-            at: Annotated[int | None, AT] = None) -> Response:
+async def map_svg(request: Request, cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep,
+                  reads: ReadsDep, at: Annotated[int | None, AT] = None) -> Response:
     n = state.version if at is None else at
-    doc = reads.reader.state_at(cid, actor, state, n)["map"]
-    body = svg.picture(ledger, cid, actor, state, doc, n)
-    return Response(body, media_type="image/svg+xml")
+
+    def render() -> bytes:
+        doc = reads.reader.state_at(cid, actor, state, n)["map"]
+        return svg.picture(ledger, cid, actor, state, doc, n).encode()
+
+    return await cached(request, reads, actor, state, render, media_type="image/svg+xml")
 
 
 @router.get("/victory", summary="Victory points per country and turn (with their events), tracks, wars",

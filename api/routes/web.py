@@ -21,6 +21,7 @@ import hmac
 import inspect
 import json
 import secrets
+from collections.abc import Callable
 from pathlib import Path as FilePath
 from typing import Annotated, Any
 from urllib.parse import parse_qs, quote
@@ -37,7 +38,7 @@ from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
 from projections import svg, whatif, words
 from projections.records import Record
-from api.readpath import reads_for, reads_of
+from api.readpath import REVALIDATE, etag, not_modified, reads_for, reads_of, request_key
 from api.replica import read_ledger
 from api.routes.records import player_dice
 from api.web import jinja, map_forms, ruling_form
@@ -108,6 +109,51 @@ def _secure(request: Request) -> bool:
 def render(request: Request, name: str, context: dict[str, Any], status: int = 200) -> Response:
     context = {"csrf": _csrf(request), "me": getattr(request.state, "actor", None), **context}
     response = templates.TemplateResponse(request, name, context, status_code=status)
+    if getattr(request.state, "new_csrf", None):
+        response.set_cookie(CSRF_COOKIE, request.state.new_csrf, httponly=True, samesite="strict",
+                            secure=_secure(request), path="/ui")
+    return response
+
+
+#: Stand-ins, in a kept page, for what differs from one request to the next: the forms' CSRF token (the
+#: session's) and a form's idempotency key (a new one per page served, so two disputes are two). Random per
+#: process: no page can contain them by chance.
+CSRF_SLOT = f"csrf-slot-{secrets.token_hex(12)}"
+KEY_SLOT = f"key-slot-{secrets.token_hex(12)}"
+
+
+async def _page(request: Request, campaign: str, name: str,
+                work: Callable[[Ledger, Actor, UUID], dict[str, Any]]) -> Response:
+    """A page of a campaign, kept per caller, request and head (api/readpath.py): ``work`` gathers its context
+    (in the thread pool: it reads the store) and the template is rendered once; each request then fills in its
+    own CSRF token and form key. A caller holding this very page (``If-None-Match``) gets a 304, once it is
+    authenticated and the head read."""
+    try:
+        actor, cid = await _reader(request, campaign)
+        ledger = _ledger(request)
+        state = deps.state_of(request, ledger, cid)  # the head _reader read
+        csrf = _csrf(request)
+        # The page names its reader (who is logged in, what a player may not see): kept per caller, not audience.
+        who = (actor.id, actor.role, actor.country, name)
+        # The tag covers the session's CSRF token too: a page held from another session does not match.
+        tag = etag(request, (who, csrf), state.version)
+        unchanged = not_modified(request, tag)
+        if unchanged is not None:
+            return unchanged
+        reads, key = reads_for(request), request_key(request)
+        page = reads.cache.get(key, who, state.version)
+        if page is None:
+            def build() -> str:
+                context = {"request": request, "csrf": CSRF_SLOT, "me": actor, "form_key": KEY_SLOT,
+                           **work(ledger, actor, cid)}
+                return templates.get_template(name).render(context)
+
+            page = await run_in_threadpool(build)
+            reads.cache.put(key, who, state.version, page)
+    except LedgerError as exc:
+        return _error(request, exc)
+    html = page.replace(CSRF_SLOT, csrf).replace(KEY_SLOT, secrets.token_urlsafe(12))
+    response = HTMLResponse(html, headers={"ETag": tag, **REVALIDATE})
     if getattr(request.state, "new_csrf", None):
         response.set_cookie(CSRF_COOKIE, request.state.new_csrf, httponly=True, samesite="strict",
                             secure=_secure(request), path="/ui")
@@ -207,12 +253,7 @@ async def campaign_page(request: Request, campaign: str):
         state = deps.state_of(request, ledger, cid)  # the head _reader read
         return {"c": campaign_public(state), "turns": reader.turns(cid, actor, state)}
 
-    try:
-        actor, cid = await _reader(request, campaign)
-        context = await run_in_threadpool(work, _ledger(request), actor, cid)
-    except LedgerError as exc:
-        return _error(request, exc)
-    return render(request, "campaign.html", context)
+    return await _page(request, campaign, "campaign.html", work)
 
 
 @router.get("/campaigns/{campaign}/turns/{turn}", response_class=HTMLResponse)
@@ -224,21 +265,20 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
         reader = reads_for(request).reader
         state = deps.state_of(request, ledger, cid)  # the head _reader read
         view = turn_view(ledger, cid, turn, actor, step=step, position=position, reader=reader, state=state)
-        n = view.event["position"]
+        e = view.event
+        n = e["position"]
+        # The step's event, which the caller may see (the turn's steps are those), as the picture highlights it:
+        # what the view shows of it is its payload and context, no second read of the store.
+        shown = Record(campaign=str(cid), position=n, type=e["type"], data={**e["payload"], "context": e["context"]})
         # Inline, so each place's shape is a link to its page (an <img> cannot be clicked into).
-        drawn = svg.picture(ledger, cid, actor, state, view.map, n,
+        drawn = svg.picture(ledger, cid, actor, state, view.map, n, shown=shown,
                             link=lambda name: f"/ui/campaigns/{quote(state.slug)}/places/{quote(name, safe='')}?at={n}")
         return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
                 "may_correct": may_write(actor, "record_correction", state.settings), "map_svg": Markup(drawn)}
 
-    try:
-        actor, cid = await _reader(request, campaign)
-        context = await run_in_threadpool(work, _ledger(request), actor, cid)
-    except LedgerError as exc:
-        return _error(request, exc)
-    context["form_key"] = secrets.token_urlsafe(12)  # the dispute form's idempotency key: a double submit counts once
-    # partial: the stepping script swaps the page's main part only (same HTML, no chrome).
-    return render(request, "turn_main.html" if partial else "turn.html", context)
+    # The dispute form's key (form_key) is new on each page served: a double submit counts once, two disputes
+    # twice. partial: the stepping script swaps the page's main part only (same HTML, no chrome).
+    return await _page(request, campaign, "turn_main.html" if partial else "turn.html", work)
 
 
 @router.get("/campaigns/{campaign}/places/{name}", response_class=HTMLResponse)
@@ -252,12 +292,7 @@ async def place_page(request: Request, campaign: str, name: Annotated[str, Path(
         return {"c": campaign_public(state),
                 "p": place_view(ledger, reader, cid, actor, state, name, at, page)}
 
-    try:
-        actor, cid = await _reader(request, campaign)
-        context = await run_in_threadpool(work, _ledger(request), actor, cid)
-    except LedgerError as exc:
-        return _error(request, exc)
-    return render(request, "place.html", context)
+    return await _page(request, campaign, "place.html", work)
 
 
 @router.get("/campaigns/{campaign}/charts", response_class=HTMLResponse)
@@ -282,13 +317,7 @@ async def ers_page(request: Request, campaign: str, country: Annotated[str, Path
         return {"c": campaign_public(state), "v": ers_view(ledger, reader, cid, actor, state, country, turn),
                 "may_publish": may_write(actor, "publish_sheets", state.settings)}
 
-    try:
-        actor, cid = await _reader(request, campaign)
-        context = await run_in_threadpool(work, _ledger(request), actor, cid)
-    except LedgerError as exc:
-        return _error(request, exc)
-    context["form_key"] = secrets.token_urlsafe(12)  # a double submit publishes once
-    return render(request, "ers.html", context)
+    return await _page(request, campaign, "ers.html", work)  # its form key: a double submit publishes once
 
 
 @router.post("/campaigns/{campaign}/ers/{country}/{turn}/publish")

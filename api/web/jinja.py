@@ -27,5 +27,8 @@ class Environment(jinja2.Environment):
 
 
 def environment(directory: Path) -> Environment:
-    """What ``Jinja2Templates(directory=...)`` builds (its autoescape), with the faster attribute read."""
-    return Environment(loader=jinja2.FileSystemLoader(str(directory)), autoescape=jinja2.select_autoescape())
+    """What ``Jinja2Templates(directory=...)`` builds (its autoescape), with the faster attribute read, and
+    without ``auto_reload``: it stat()ed each template file a page includes on every render to see whether it
+    changed on disk; the templates ship with the code, and a new release is a new process."""
+    return Environment(loader=jinja2.FileSystemLoader(str(directory)), autoescape=jinja2.select_autoescape(),
+                       auto_reload=False)

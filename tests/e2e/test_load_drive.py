@@ -24,7 +24,7 @@ def test_the_short_load_drive_prints_each_figure_beside_its_target_with_no_serve
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
     # --short: 6 clients on 3 campaigns, a game master, a player who moves (FRA, players_may_move), readers; each
     # client draws from a seeded generator, and every kind comes up within its first 14 requests (4 s is dozens).
-    done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "4"], env=env,
+    done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "4", "--revalidate"], env=env,
                           cwd=ROOT, capture_output=True, text=True, timeout=240)
     out = done.stdout
     assert done.returncode == 0, out + done.stderr[-3000:]
@@ -34,7 +34,12 @@ def test_the_short_load_drive_prints_each_figure_beside_its_target_with_no_serve
     calm = out.split("calm pass:")[1].split("ceiling:")[0]
     for kind in KINDS:  # the calm pass times each kind alone
         assert re.search(rf"^{re.escape(kind)}\s+[1-9]", calm, re.M), f"{kind} missing from the calm pass:\n{out}"
-    out = out.split("mixed run")[1]
+        # ... and prints its CPU (the server's; PostgreSQL's and the statements on PostgreSQL only, else "-")
+        assert re.search(rf"^  {re.escape(kind)}\s+[\d.]+\s+(-|[\d.]+)\s+(-|[\d.]+)$", calm, re.M), out
+    out, revalidated = out.split("mixed run")[1].split("browser-like revalidation")
+    # The separate figure: clients holding what they got are answered 304 for some reads, and it says beside what.
+    assert re.search(r"^ALL READS\s+\d+.*\d+x304", revalidated, re.M), revalidated
+    assert re.search(r"reads [\d,]+ req/s at p99 [\d.]+ ms, beside the headline's [\d,]+ req/s", revalidated), revalidated
     for kind in KINDS:  # each kind was asked at least once, and answered without a 5xx
         # kind, requests, req/s, p50, p95, p99, then the errors by status ("0", or "3x409, 1x503")
         row = re.search(rf"^{re.escape(kind)}\s+(\d+)\s+\S+\s+\S+\s+\S+\s+\S+\s+(.+)$", out, re.M)

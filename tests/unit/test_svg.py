@@ -83,3 +83,20 @@ def test_asked_for_links_every_drawn_place_and_counter_links_to_its_page_and_wit
 def test_a_link_is_escaped_in_the_picture():
     svg = render(DOC, None, board="eu", link=lambda name: f'/places/{name}?a="1"&b=<2>')
     assert 'href="/places/Kent?a=&quot;1&quot;&amp;b=&lt;2&gt;"' in svg
+
+
+def test_a_scenarios_outlines_are_laid_out_once_and_another_scenario_gets_its_own_view():
+    """The geometry is kept per board and set of places (projections/svg.py ``_layout``): a second picture of
+    the same places reuses it, and a picture of other places is fitted to them, not to the first ones."""
+    from projections.svg import _layout
+
+    first = render(DOC, None, board="eu")
+    hits = _layout.cache_info().hits
+    wider = {**DOC, "provinces": {**DOC["provinces"], "Armor": place("FRA"), "Auvergne": place("FRA")}}
+    other = render(wider, None, board="eu")
+    view = re.compile(r'viewBox="0 0 ([0-9.]+) ([0-9.]+)"')
+    assert view.search(other).groups() != view.search(first).groups()  # fitted to its own places
+    assert 'data-name="Armor"' in other and 'data-name="Armor"' not in first
+    again = render({**DOC, "position": 9}, None, board="eu")
+    assert _layout.cache_info().hits > hits  # the first scenario's layout, reused
+    assert again == re.sub(r"position 7\b", "position 9", first.replace('data-position="7"', 'data-position="9"'))
