@@ -65,6 +65,9 @@ RARE = frozenset({"ScenarioImported", "CorrectionRecorded"})
 POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
                            "DiceSeedCommitted"})
 _PUBLIC = orjson.dumps({"scope": "public"}).decode()
+#: A seeded economic history is extended with at most this many records after it (then seeded again), whose
+#: sheets are computed from their first turn's records on when those are at most ``TAIL_READ`` events.
+TAIL, TAIL_READ = 2000, 20000
 #: The events a turn's dice check reads (``ledger.dice.verify_records``).
 DICE_TYPES = frozenset({"TurnOpened", "TurnClosed", "DiceSeedCommitted", "DiceSeedRevealed", "DiceRolled",
                         "RulingRecorded"})
@@ -228,8 +231,37 @@ class Reader:
             stored = budget_view.stored_sheet(db, str(cid), country, turn, position)  # None if the view moved on
             if stored is not None:
                 return stored
+        elif row is not None and position <= head:
+            after = self._sheet_after(cid, country, turn, head, position, records)
+            if after is not None:
+                return after[0]
         found = self._budget(cid, country, self.relevant_events(cid, head)).sheet(country, turn)
         return sheet_json(found) if found is not None else None
+
+    def _sheet_after(self, cid: UUID, country: str, turn: int, head: int, view: int, records: list[Record]
+                     ) -> tuple[dict[str, Any] | None] | None:
+        """A game master's sheet at ``head`` when the budget view is at ``view`` and its tail ``records`` hold
+        relevant events (an entry just recorded): the stored sheet before the first turn they touch
+        (``budget_steps.touched``), else the country's sheets from that turn computed from the three stored
+        before it and the records of that turn on, not from every entry of the campaign. A 1-tuple; None when
+        that cannot be had (a correction in the tail, a stored sheet missing or failed, the view moved on)."""
+        created = self._campaign_created(cid)
+        since = budget_steps.touched(records, created.data.get("countries") or ()) if created else None
+        if since is None:
+            return None
+        first = since.get(country)
+        if first is None or turn < first:
+            stored = budget_view.stored_sheet(self.db, str(cid), country, turn, view)
+            return None if stored is None else (stored,)
+        with self.db.reading() as cur:
+            seeds = budget_steps.stored_seeds(self.db, cur, str(cid), country, first)
+            moved = budget_steps.view_position(self.db, cur, str(cid)) != view
+        found = self._relevant_from_turn(cid, None, frozenset(), first, head) if seeds is not None and not moved \
+            else None
+        if seeds is None or found is None:
+            return None
+        sheet = budget_steps.from_turn(country, first, seeds, found).sheet(country, turn)
+        return (sheet_json(sheet) if sheet is not None else None,)
 
     def relevant_events(self, cid: UUID, upto: int) -> list[list[Any]]:
         """The events the budget reads at positions 1..upto (the view keeps no copy of them)."""
@@ -670,21 +702,31 @@ class Reader:
                     and (kept is None or kept.position == state.version):
                 return made  # nothing appended since: the same (immutable) history
             if kept is None and made is not None and entry.get("revealed") == revealed \
-                    and made.position < state.version and made.campaign == state.slug \
-                    and not any(True for _ in history_model.kept(self.ledger, cid, actor, revealed, made.position,
-                                                                 state.version)):
-                # A seeded history, and nothing it reads appended since (that the caller may see): the same one.
-                made = entry["made"] = dataclasses.replace(made, position=state.version, turns=state.turn,
-                                                           name=state.name)
-                return made
+                    and made.position < state.version and made.campaign == state.slug:
+                # A seeded history (or one extended from it): the records it reads appended since, that the
+                # caller may see, extend it (nothing appended: the same one at the new head).
+                later = list(history_model.kept(self.ledger, cid, actor, revealed, made.position, state.version))
+                if not later:
+                    made = entry["made"] = dataclasses.replace(made, position=state.version, turns=state.turn,
+                                                               name=state.name)
+                    return made
+                extended = self._extended(cid, actor, state, entry["base"], [*entry["tail"], *later])
+                if extended is not None:
+                    entry["made"], entry["tail"] = extended, [*entry["tail"], *later]
+                    return extended
             if kept is None:
                 # From the views and the entries rather than a read of the whole history (a fresh process's
-                # first export; or the views have caught up with what was appended). The hashes read are kept
-                # for the next one (events never change).
+                # first export; or the views have caught up with what was appended), extended with the records
+                # the views have not reached. The hashes read are kept for the next one (events never change).
                 seeded = self._seeded_history(cid, actor, state, entry.setdefault("hashes", {}))
                 if seeded is not None:
-                    entry["kept"], entry["made"], entry["revealed"] = None, seeded, revealed
-                    return seeded
+                    later = list(history_model.kept(self.ledger, cid, actor, revealed, seeded.position,
+                                                    state.version))
+                    made = self._extended(cid, actor, state, seeded, later) if later else \
+                        dataclasses.replace(seeded, position=state.version)
+                    if made is not None:
+                        entry.update(kept=None, made=made, revealed=revealed, base=seeded, tail=later)
+                        return made
             if kept is None or kept.revealed != revealed or kept.position > state.version:
                 kept = entry["kept"] = history_model.Gathered(revealed)
             kept.add(list(history_model.kept(self.ledger, cid, actor, revealed, kept.position, state.version)),
@@ -693,13 +735,49 @@ class Reader:
                                                 state.name)
             return made
 
+    def _extended(self, cid: UUID, actor: Actor, state: CampaignState, base: History, tail: list[Record]
+                  ) -> History | None:
+        """``history.extend`` of a seeded history with the records after it (None past ``TAIL`` of them: it is
+        seeded again). A country's sheets the tail touches read the records of the first turn touched on, when
+        those are fewer than ``TAIL_READ`` (else every relevant record), and the campaign's first event and
+        scenario (its settings, its treasuries)."""
+        if len(tail) > TAIL:
+            return None
+        revealed = frozenset(state.revealed)
+
+        def every() -> list[Record]:
+            with self.db.reading() as cur:
+                found = self.db.read_campaign(cur, str(cid), state.version, types=RELEVANT)
+            return read.visible(actor, found, revealed)
+
+        return history_model.extend(base, tail, state, lambda turn: self._relevant_from_turn(
+            cid, actor, revealed, turn, state.version), every)
+
+    def _relevant_from_turn(self, cid: UUID, actor: Actor | None, revealed: frozenset[int], turn: int, head: int
+                            ) -> list[Record] | None:
+        """What ``budget_steps.from_turn`` computes a country's sheets from ``turn`` on from: the campaign's first
+        event, its scenario and the relevant records from the turn's opening to ``head`` (those the caller may
+        see; ``actor`` None: every one). None past ``TAIL_READ`` events (a turn long past)."""
+        start = self.turn_span(cid, turn)[0]
+        created = self._campaign_created(cid)
+        if created is None or head - start > TAIL_READ:
+            return None
+        with self.db.reading() as cur:
+            found = self.db.read_campaign(cur, str(cid), head, types=RELEVANT, after=start)
+        # The scenario's treasuries are turn 1's (the later sheets carry them): no read of it for a later turn.
+        scenario = [x for x in self.of_types(cid, {"ScenarioImported"}, head) if x.position <= start] \
+            if turn == 1 else []
+        if actor is not None:
+            found, scenario = read.visible(actor, found, revealed), read.visible(actor, scenario, revealed)
+        return [*(x for x in (created,) if x.position <= start), *scenario, *found]
+
     def _seeded_history(self, cid: UUID, actor: Actor, state: CampaignState, hashes: dict[int, str] | None = None
                         ) -> History | None:
         """``history.seeded`` for this caller, or None. A player or an observer: when the victory view is
         theirs (``shared_until``: nothing it reads is hidden from them) and the only events the budget reads
         hidden from them are treasury entries (of the ``affected`` countries, computed from what they see)."""
         if sees_all(actor):
-            return history_model.seeded(self.ledger, self.db, cid, state, hashes=hashes)
+            return history_model.seeded(self.ledger, self.db, cid, state, hashes=hashes, behind=True)
         if self.shared_until(cid, actor, state) <= state.version:
             return None
         revealed = frozenset(state.revealed)
@@ -709,7 +787,7 @@ class Reader:
             return None
         countries = self._entry_countries(cid, [p for p, _ in hidden])
         return history_model.seeded(self.ledger, self.db, cid, state,
-                                    (actor, revealed, frozenset(countries[p] for p, _ in hidden)), hashes)
+                                    (actor, revealed, frozenset(countries[p] for p, _ in hidden)), hashes, True)
 
     def _restricted_budget_rows(self, cid: UUID, head: int) -> list[tuple[int, str, Any]]:
         """(position, type, visibility) of the events the budget reads at positions 1..head not shown to
