@@ -317,10 +317,21 @@ class Reader:
         if start <= 0:
             return {}
         entry["docs"].update(docs)
-        entry["docs"]["budget"]["events"] = self._stored_budget_events(cid, actor, entry["revealed"], start)
+        # The budget's events up to the checkpoint are read when a sheet or the steps first ask for them
+        # (``_budget_docs``): a player's map, victory or state never does (67,000 entries on the 300k campaign).
+        entry["docs"]["budget"]["events"], entry["docs"]["budget_upto"] = [], start
         entry["docs"]["budget_result"] = None
         entry["version"] = start
         return since
+
+    def _budget_docs(self, cid: UUID, actor: Actor, docs: Docs, revealed: Any) -> Docs:
+        """``docs`` with the budget's events the audience may see from the first one (call under the entry's
+        lock): those up to the checkpoint the fold started from are read from the store once."""
+        upto = docs.pop("budget_upto", 0)
+        if upto:
+            docs["budget"]["events"][:0] = self._stored_budget_events(cid, actor, revealed, upto)
+            docs["budget_result"] = None
+        return docs
 
     def _keep_checkpoint(self, cid: UUID, actor: Actor, revealed: tuple[int, ...], position: int, docs: Docs
                          ) -> None:
@@ -616,7 +627,8 @@ class Reader:
             warm = entry["version"] > 0 and entry["revealed"] == tuple(state.revealed)
         if not warm:  # not folded in this process yet: the store's, filtered, rather than a fold from event 1
             return self._stored_budget_events(cid, actor, state.revealed, upto)
-        return self.render(cid, actor, state, lambda d: [e for e in d["budget"]["events"] if e[1] <= upto])
+        return self.render(cid, actor, state, lambda d: [
+            e for e in self._budget_docs(cid, actor, d, state.revealed)["budget"]["events"] if e[1] <= upto])
 
     def _stored_budget_events(self, cid: UUID, actor: Actor, revealed: Any, upto: int) -> list[list[Any]]:
         """The events the budget reads at positions 1..upto that the caller may see, read from the store."""
@@ -674,6 +686,7 @@ class Reader:
         def visible_sheet(docs: Docs) -> bytes | None:
             # Per country, computed when asked (a player reads their own); the memo keeps the sheets the events
             # since did not change. ``budget_result`` is emptied (None) by every relevant event folded.
+            docs = self._budget_docs(cid, actor, docs, state.revealed)
             results = docs["budget_result"] = docs["budget_result"] or {}
             if country not in results:
                 results[country] = budget(budget_view.records(docs["budget"]), memo=docs["budget_memo"],
