@@ -216,8 +216,11 @@ class _Stored:
     while the view is still at ``position`` (else the budget of the events up to it is computed instead)."""
 
     def __init__(self, ledger: Any, db: Any, cid: UUID, position: int, named: set[int],
-                 audience: Audience | None = None, hashes: dict[int, str] | None = None):
+                 audience: Audience | None = None, hashes: dict[int, str] | None = None,
+                 relevant: Callable[[int], list[Record] | None] | None = None):
         self.ledger, self.db, self.cid, self.position = ledger, db, cid, position
+        self.relevant = relevant  # the caller's relevant records up to a position, when it has them at hand
+        self.hashed: set[str] = set()  # the countries whose computed sheets' hashes are read
         # A player's or an observer's: who, the reveals, and the countries whose sheets an entry hidden from them
         # changes (those are computed from the events they may see; the others are the view's).
         self.actor, self.revealed, self.affected = audience or (None, frozenset(), frozenset())
@@ -236,6 +239,10 @@ class _Stored:
             if self.every is None and country not in self.countries:
                 self._country(country)
             if self.every is not None:
+                if country not in self.hashed:  # the hashes its lineage names, of this country's sheets only
+                    self.hashed.add(country)
+                    self._hashes({p for (c, _), s in self.every.sheets.items() if c == country
+                                  for cell in (s.cells or {}).values() for p in cell.events})
                 return self.every.sheet(country, turn)
             return self.sheets.get((country, turn))
 
@@ -265,11 +272,14 @@ class _Stored:
                                                            "position": r.position}, self.revealed)]
 
     def _compute(self) -> None:
-        """Every sheet from the events up to ``position`` the audience may see (as ``gather``)."""
-        with self.db.reading() as cur:
-            relevant = self.db.read_campaign(cur, str(self.cid), self.position, types=budget_model.RELEVANT)
-        self.every = budget_model.budget(self._visible(relevant))
-        self._hashes({p for s in self.every.sheets.values() for c in (s.cells or {}).values() for p in c.events})
+        """Every sheet from the events up to ``position`` the audience may see (as ``gather``): the caller's
+        (``relevant``), else read from the store."""
+        found = self.relevant(self.position) if self.relevant is not None else None
+        if found is None:
+            with self.db.reading() as cur:
+                found = self._visible(self.db.read_campaign(cur, str(self.cid), self.position,
+                                                            types=budget_model.RELEVANT))
+        self.every = budget_model.budget(found)
 
     def _hashes(self, positions: set[int]) -> None:
         missing = sorted(positions - self.hashes.keys())
@@ -345,7 +355,8 @@ class StoredEntries(Sequence[dict[str, Any]]):
 
 
 def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | None = None,
-           hashes: dict[int, str] | None = None, behind: bool = False) -> History | None:
+           hashes: dict[int, str] | None = None, behind: bool = False,
+           relevant: Callable[[int], list[Record] | None] | None = None) -> History | None:
     """A game master's history at ``state.version`` from what the views store, or None when they cannot give
     it exactly (their budget and victory documents not at one position ``p`` at or before the head, or an event
     the history reads in ``(p, head]``): ``gather`` then. The victory document and its awards are the victory
@@ -358,7 +369,8 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
     ``Reader.shared_until``) and that the only relevant events hidden from them are treasury entries, of the
     ``affected`` countries: their sheets are computed from what they may see, the others are the view's. With
     a correction anywhere (it may move an entry between countries): None. ``hashes``: those an earlier seeded
-    history of the same audience read (events never change), filled in place. ``behind``: the views may not
+    history of the same audience read (events never change), filled in place. ``relevant(p)``: the
+    audience's relevant records at positions 1..p, when the caller has them at hand (None: read). ``behind``: the views may not
     have reached an event the history reads: the history is then theirs, at their position ``p``
     (``History.position``), for the caller to ``extend`` with the records after it."""
     head, cid_text = state.version, str(cid)
@@ -390,7 +402,7 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
                "turn": r["turn"], "points": plain(num(r["points"])), "reason": r["reason"]} for r in rows]
     named = {a["position"] for a in awards} | {e["position"] for e in doc["stability_log"]} \
         | {e["position"] for e in doc["inflation_log"]}
-    source = _Stored(ledger, db, cid, position, named, audience, hashes)
+    source = _Stored(ledger, db, cid, position, named, audience, hashes, relevant)
     bud = StoredBudget(tuple(state.countries), state.turn, {}, (), position)
     object.__setattr__(bud, "_stored", source)
     return History(state.slug, tuple(state.countries), state.turn, position if behind else head, bud, doc, awards,
