@@ -635,8 +635,14 @@ class Reader:
         """The events the budget reads at positions 1..upto that the caller may see: from the campaign's state
         when it keeps them (``logged``), else read from the store."""
         revealed = frozenset(state.revealed)
-        hidden = {p for p, _, vis in self._restricted_budget_rows(cid, state.version)
-                  if not can_see(actor, {"visibility": vis, "position": p}, revealed)}
+        shown: dict[tuple[Any, ...], bool] = {}  # a visibility -> whether it shows the caller (few distinct ones)
+        hidden = set()
+        for p, _, vis in self._restricted_budget_rows(cid, state.version):
+            key = (vis.get("scope"), tuple(vis.get("countries") or ()))
+            if key not in shown:  # ``can_see`` without the reveals, which are checked by position below
+                shown[key] = can_see(actor, {"visibility": vis, "position": -1}, ())
+            if not shown[key] and p not in revealed:
+                hidden.add(p)
         logged = self.logged(state, upto)
         if logged is not None:
             return [e for e in logged if e[1] not in hidden]

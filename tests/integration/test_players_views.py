@@ -12,7 +12,7 @@ import random
 import orjson
 
 from ledger.application import Actor
-from ledger.domain.commands import ChangeControl
+from ledger.domain.commands import ChangeControl, RevealEvent
 from ops.generate_campaign import generate
 from projections import corrections, replay
 from projections.head import POSITION_ONLY, Reader
@@ -142,7 +142,12 @@ def test_a_players_budget_events_are_read_when_a_sheet_first_asks_and_equal_thei
                                 ("ENG", {"scope": "public"})):
         ledger.record_treasury_entry(cid, country=country, line="A9", amount=9, reason="after the state",
                                      actor=GM, visibility=visibility)
+    # An entry hidden from France before the state was read, revealed after it: in their sheet from then on.
+    [hidden] = [r for r in records(ledger, cid, 0, entry["version"]) if r.type == "TreasuryEntryRecorded"
+                and r.data["country"] == "ENG" and r.data["visibility"].get("countries") == ["ENG"]][-1:]
+    ledger.submit(cid, RevealEvent, position=hidden.position, reason="shown at last", actor=GM)
     state = ledger.campaign(cid)
+    assert hidden.position in state.revealed
     reader.state(cid, FRANCE, state)  # folds the tail: two entries France sees
     seen = visible(FRANCE, records(ledger, cid, 0, state.version), state.revealed)
     sheets = budget(budget_view.records({"events": [[r.type, r.position, budget_view.trim(r)]
