@@ -828,7 +828,7 @@ class Reader:
                   if not can_see(actor, {"visibility": vis, "position": p}, revealed)]
         if any(kind != "TreasuryEntryRecorded" for _, kind in hidden):
             return None
-        countries = self._entry_countries(cid, [p for p, _ in hidden])
+        countries = self._entry_countries(cid, [p for p, _ in hidden], state)
 
         def relevant(upto: int) -> list[Record]:  # from the campaign's state, without the hidden entries
             return [Record(str(cid), p, kind, data) for kind, p, data in self._stored_budget_events(
@@ -863,15 +863,22 @@ class Reader:
         return rows + [(r.position, r.type, r.visibility) for r in tail(self.ledger, cid, reached, head)
                        if r.type in RELEVANT and r.visibility != {"scope": "public"}]
 
-    def _entry_countries(self, cid: UUID, positions: list[int]) -> dict[int, Any]:
-        """The country of each treasury entry at these positions, kept per campaign (entries never change)."""
+    def _entry_countries(self, cid: UUID, positions: list[int], state: CampaignState) -> dict[int, Any]:
+        """The country of each treasury entry at these positions, kept per campaign (entries never change): from
+        the campaign's state (``logged``: 37,000 hidden entries on the 300k campaign, not read from the store),
+        else the store's."""
         with self._rare_lock:
             known = self._restricted.get(("countries", cid))
             if known is None:
                 known = self._restricted[("countries", cid)] = {}
-            missing = sorted(set(positions) - known.keys())
+            missing = set(positions) - known.keys()
             if missing:
-                known.update(history_model.entry_countries(self.db, cid, missing))
+                for kind, p, data in self.logged(state, max(missing)) or ():
+                    if p in missing and kind == "TreasuryEntryRecorded":
+                        known[p] = data.get("country")
+                missing -= known.keys()
+            if missing:
+                known.update(history_model.entry_countries(self.db, cid, sorted(missing)))
             return {p: known.get(p) for p in positions}
 
     # ------------------------------------------------------------------ turns, for the web page
