@@ -206,7 +206,19 @@ def _events(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, tup
 
 
 def _hashes(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, str]:
-    return {p: orjson.loads(state).get("hash", "") for p, (_, state) in _events(cur, db, cid, positions).items()}
+    """The hashes of the campaign's events at these positions: the store takes each out of its stored JSON, so
+    neither the events (a kilobyte each) travel nor Python decodes them (a victory export names ~40,000 on the
+    300k campaign); a bounded IN list per query."""
+    key = cid if db.postgres else cid.hex
+    table = db.t(db.events_table) if db.postgres else db.events_table
+    hash_of = "convert_from(state, 'UTF8')::json->>'hash'" if db.postgres else "json_extract(CAST(state AS TEXT), '$.hash')"
+    out: dict[int, str] = {}
+    for i in range(0, len(positions), 2000):
+        chunk = positions[i:i + 2000]
+        cur.execute(f"SELECT originator_version AS v, {hash_of} AS h FROM {table} WHERE originator_id = {db.ph} "
+                    f"AND originator_version IN ({', '.join([db.ph] * len(chunk))})", (key, *chunk))
+        out.update({int(r["v"]): r["h"] or "" for r in cur.fetchall()})
+    return out
 
 
 class _Stored:
