@@ -45,7 +45,7 @@ from ledger import dice as dicelib
 from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
-from ledger.economy.sheets import RELEVANT, Budget, budget, sheet_json
+from ledger.economy.sheets import RELEVANT, Budget, Inputs, budget, compute, sheet_json
 from projections import budget_steps, budget_view, corrections, read, replay, words
 from projections import history as history_model
 from projections import timeline as timeline_model
@@ -298,6 +298,8 @@ class Reader:
                 if r.type in RELEVANT:
                     docs["budget"]["events"].append([r.type, r.position, budget_view.trim(r)])
                     docs["budget_result"] = None
+                    if docs.get("budget_inputs") is not None:  # kept in step with the events (``visible_sheet``)
+                        docs["budget_inputs"].add(*docs["budget"]["events"][-1])
                 if r.type == "TurnOpened":
                     entry["opened"].append(r.position)
                     self._keep_checkpoint(cid, actor, revealed, r.position, docs)
@@ -330,7 +332,7 @@ class Reader:
         upto = docs.pop("budget_upto", 0)
         if upto:
             docs["budget"]["events"][:0] = self._stored_budget_events(cid, actor, state, upto)
-            docs["budget_result"] = None
+            docs["budget_result"] = docs["budget_inputs"] = None
         return docs
 
     def _keep_checkpoint(self, cid: UUID, actor: Actor, revealed: tuple[int, ...], position: int, docs: Docs
@@ -717,10 +719,13 @@ class Reader:
             # Per country, computed when asked (a player reads their own); the memo keeps the sheets the events
             # since did not change. ``budget_result`` is emptied (None) by every relevant event folded.
             docs = self._budget_docs(cid, actor, docs, state)
+            if docs.get("budget_inputs") is None:  # the budget's inputs, kept and added to as events are folded
+                inputs = docs["budget_inputs"] = Inputs()
+                for e in docs["budget"]["events"]:
+                    inputs.add(*e)
             results = docs["budget_result"] = docs["budget_result"] or {}
-            if country not in results:
-                results[country] = budget(budget_view.records(docs["budget"]), memo=docs["budget_memo"],
-                                          countries=[country])
+            if country not in results:  # ``budget(events, countries=[country])``, of the inputs kept
+                results[country] = compute(docs["budget_inputs"], memo=docs["budget_memo"], since={country: 1})
             found = results[country].sheet(country, turn)
             return orjson.dumps(sheet_json(found)) if found is not None else None
 

@@ -124,6 +124,7 @@ def test_a_players_budget_events_are_read_when_a_sheet_first_asks_and_equal_thei
     """A player's first state in a process reads no budget event (their map and victory need none); their first
     sheet then reads those up to the checkpoint the fold started from, after the ones folded since: the sheet
     of every event they may see, entries hidden from them left out, one recorded after the state included."""
+    from ledger.economy.milestones import PHASES
     from ledger.economy.sheets import RELEVANT, budget, sheet_json
     from projections import budget_view
 
@@ -149,12 +150,23 @@ def test_a_players_budget_events_are_read_when_a_sheet_first_asks_and_equal_thei
     state = ledger.campaign(cid)
     assert hidden.position in state.revealed
     reader.state(cid, FRANCE, state)  # folds the tail: two entries France sees
-    seen = visible(FRANCE, records(ledger, cid, 0, state.version), state.revealed)
-    sheets = budget(budget_view.records({"events": [[r.type, r.position, budget_view.trim(r)]
-                                                    for r in seen if r.type in RELEVANT]}))
-    for country in ("FRA", "ENG"):
-        for turn in (1, state.turn - 1, state.turn):
-            raw = reader.sheet(cid, FRANCE, state, country, turn)
-            assert orjson.loads(raw) == orjson.loads(orjson.dumps(sheet_json(sheets.sheet(country, turn)))), \
-                (country, turn)
+
+    def same_sheets_as_their_events() -> None:
+        seen = visible(FRANCE, records(ledger, cid, 0, state.version), state.revealed)
+        sheets = budget(budget_view.records({"events": [[r.type, r.position, budget_view.trim(r)]
+                                                        for r in seen if r.type in RELEVANT]}))
+        for country in ("FRA", "ENG"):
+            for turn in (1, state.turn - 1, state.turn):
+                raw = reader.sheet(cid, FRANCE, state, country, turn)
+                assert orjson.loads(raw) == orjson.loads(orjson.dumps(sheet_json(sheets.sheet(country, turn)))), \
+                    (country, turn)
+
+    same_sheets_as_their_events()
     assert "budget_upto" not in entry["docs"]
+    # Later events are added to the inputs the sheets were computed from: the same sheets as their events'.
+    for country, visibility in (("FRA", None), ("ENG", {"scope": "public"}), ("ENG", None)):
+        ledger.record_treasury_entry(cid, country=country, line="B40", amount=-4, reason="later still",
+                                     actor=GM, visibility=visibility)
+    ledger.close_phase(cid, PHASES[0], actor=GM)
+    state = ledger.campaign(cid)
+    same_sheets_as_their_events()
