@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
-from api import errors, guards, readpath, replica
+from api import errors, guards, readpath, replica, warmup
 from api.observability import Observability, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import checkpoints, economy, moves
@@ -37,6 +37,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
         if replica.replica_of(app) is not None:
             readpath.replica_reads_of(app)
+        await warmup.warm(app)  # before the first connection: its one-off costs are not a person's wait
         yield
         if runner is not None:
             runner.stop()

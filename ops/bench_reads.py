@@ -15,15 +15,21 @@ p95 ≤ 100 ms, JSON reads p95 ≤ 50 ms) and PASS or MISS:
 - the charts page's other downloads of one country (ERS as xlsx, JSON and
   Parquet, the wide ERS, the entries as CSV and xlsx, victory), each
   ``--export-samples`` times per role;
-- first reads in a fresh app: a player's state (``cold player state``: the
-  players' views start from the nearest checkpoint), the turn page at a
-  random step and at a public treasury entry of another country than the
-  player's (``cold turn page (ERS)``: the player's view of that country's
-  sheets is computed once per process, then kept), and an export for each
-  role (``cold export``: a game master's economic history is seeded from the
-  views (budget sheets, victory, awards) and the entries; a player's is read
-  once per process from the events they may see; then only the events
-  appended since);
+- first reads (``first ...``): each kind's first request in a NEW PROCESS
+  (``--first-samples`` processes per kind and role; each starts the app as
+  a server does, through its lifespan, with nothing cached, and times its one
+  request; the start and the imports are not timed): what a person meets
+  after a deploy or a restart, or on a worker that has not served this
+  campaign or audience yet; besides the kinds above, the turn page at a
+  public treasury entry of another country than the player's, and the
+  entries and victory downloads;
+- live reads (``live ...``, ``--live-rounds``): the game master appends an
+  event both roles may see (a treasury entry of the player's country, a
+  marker, in turn), then each role reads the turn page at the new event, the
+  state at the head, the turn's timeline, the ERS page, the ERS export and
+  the place page of the marker's province once; the views are caught up
+  between rounds (as the projection runner does), so each read meets the
+  new event in the tail;
 - the raw baseline in the same run: one read of the campaign's whole history
   with decoding (what a whole-history read on a page would cost);
 - how long catching the views up took before measuring, and the load average.
@@ -56,6 +62,7 @@ import pstats
 import random
 import secrets
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -127,12 +134,35 @@ def entry_of_another_country(client: TestClient, ledger: Ledger, cid: uuid.UUID,
     return None
 
 
-def line(name: str, role: str, lat: list[float], cpu: list[float], target: float, statuses: set[int]) -> str:
+def line(name: str, role: str, lat: list[float], cpu: list[float], target: float, statuses: set[int],
+         note: str = "") -> str:
     p95 = pct(lat, 0.95)
     verdict = "PASS" if p95 <= target else "MISS"
     return (f"{name:22s} {role:6s} p50 {statistics.median(lat):8.1f} ms  p95 {p95:8.1f} ms  "
             f"cpu {statistics.mean(cpu):7.1f} ms  target p95 <= {target:5.0f} ms  {verdict}  "
-            f"(n={len(lat)}, statuses {sorted(statuses)})")
+            f"(n={len(lat)}{note}, statuses {sorted(statuses)})")
+
+
+def first_read(spec: dict) -> None:
+    """The child of ``--first-read``: a new process starts the app as a server does (its lifespan: a new Ledger,
+    nothing cached) and times its first request; prints ``{"ms", "cpu", "status"}`` as JSON."""
+    settings = Settings(**spec["settings"])
+    with TestClient(create_app(settings)) as client:
+        logging.getLogger("ledger.access").disabled = True
+        t0, c0 = time.perf_counter(), time.process_time()
+        r = client.get(spec["url"], headers={"Authorization": f"Bearer {spec['token']}"})
+        ms, cms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+    print(orjson.dumps({"ms": ms, "cpu": cms, "status": r.status_code, "text": r.text[:200]}).decode())
+
+
+def in_fresh_process(settings: Settings, token: str, url: str) -> dict:
+    """One ``first_read`` in a new Python process (its start and imports not timed)."""
+    spec = orjson.dumps({"settings": settings.model_dump(mode="json"), "token": token, "url": url})
+    done = subprocess.run([sys.executable, __file__, "--first-read"], input=spec, capture_output=True,
+                          timeout=300)
+    if done.returncode != 0:
+        sys.exit(f"first read of {url} failed:\n{done.stderr.decode()[-3000:]}")
+    return orjson.loads(done.stdout.splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -148,11 +178,21 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--keep", action="store_true", help="PostgreSQL: keep the generated schema for --reuse-db")
     ap.add_argument("--short", action="store_true", help="a tiny campaign and a few samples (the test's run)")
     ap.add_argument("--profile", metavar="KIND", help="print a cProfile of this kind's requests (a kind's name)")
-    ap.add_argument("--only", metavar="KIND", action="append", help="measure only these kinds (repeatable)")
+    ap.add_argument("--only", metavar="KIND", action="append",
+                    help="measure only these kinds (repeatable; \"live\": the live reads)")
+    ap.add_argument("--first-samples", type=int, default=3,
+                    help="fresh processes per kind and role for the first reads (0: none)")
+    ap.add_argument("--live-rounds", type=int, default=20,
+                    help="appends, each followed by one read of every live kind per role (0: none)")
+    ap.add_argument("--first-read", action="store_true", help=argparse.SUPPRESS)  # the child of a first read
     args = ap.parse_args(argv)
+    if args.first_read:
+        first_read(orjson.loads(sys.stdin.buffer.read()))
+        return
     if args.short:
         args.events, args.samples, args.closes = min(args.events, 400), min(args.samples, 5), min(args.closes, 3)
         args.export_samples = min(args.export_samples, 2)
+        args.first_samples, args.live_rounds = min(args.first_samples, 1), min(args.live_rounds, 2)
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; {os.cpu_count()} cores")
     admin = secrets.token_urlsafe(24)
@@ -210,10 +250,7 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
           f"{turns} turns, {len(countries)} countries; {args.samples} random targets per kind and role; "
           "TestClient (no network)")
 
-    def fresh() -> TestClient:
-        return TestClient(create_app(settings, ledger))
-
-    client = fresh()
+    client = TestClient(create_app(settings, ledger))
     logging.getLogger("ledger.access").disabled = True  # one JSON line per request would be timed too
     tokens = {}
     for role, body in (("gm", {"role": "gm", "holder": "bench-gm"}),
@@ -247,24 +284,28 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
                           samples=args.export_samples))
     rng = random.Random(1)
 
-    # First reads in a new process (nothing cached yet): a player's state, from the nearest checkpoint, and an
-    # export, which reads the audience's economic history once and then only what was appended since.
-    # The turn page's first step in a new process, at a random step, and at a public treasury entry of another
-    # country than the player's (whose sheets book entries hidden from the player: no stored sheet is theirs).
+    # First reads: each kind's first request in a new process (a deploy, a restart, a worker that has not served
+    # this campaign or audience yet): ``--first-samples`` processes per kind and role, each starting the app as
+    # a server does and timing its one request (the process's start and imports are not timed). Besides the
+    # kinds above: the turn page at a public treasury entry of another country than the player's (whose
+    # sheets book entries hidden from the player: no stored sheet is theirs), and two more downloads.
     other = entry_of_another_country(client, ledger, cid, api, tokens["gm"], player, turns, rng)
-    cold_pages = [(role, f"cold turn page{suffix}", url) for role in ("gm", "player") for suffix, url in (
-        ("", f"{ui}/turns/{turn(rng)}?step={rng.randint(1, 120)}"),
-        (" (ERS)", other and f"{ui}/turns/{other[0]}?position={other[1]}")) if url]
-    for role, what, url in (("player", "cold player state?at=N", f"{api}/state?at={rng.randint(head // 2, head)}"),
-                            *cold_pages,
-                            ("gm", "cold export (first)", f"{api}/export/ers.csv?country={player}"),
-                            ("player", "cold export (first)", f"{api}/export/ers.csv?country={player}")):
-        cold = fresh()
-        t0, c0 = time.perf_counter(), time.process_time()
-        r = cold.get(url, headers={"Authorization": f"Bearer {tokens[role]}"})
-        ms, cms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
-        print(f"{what:22s} {role:6s} first read {ms:8.1f} ms  cpu {cms:7.1f} ms  "
-              f"target <= {PAGE_MS:5.0f} ms  {'PASS' if ms <= PAGE_MS else 'MISS'}  (status {r.status_code})")
+    firsts = [k for k in kinds if k.samples is None] + [
+        Kind("turn page (other's entry)", PAGE_MS, lambda g: f"{ui}/turns/{other[0]}?position={other[1]}")
+    ] * (other is not None) + [k for k in kinds if k.name in ("export entries.csv (FRA)", "export victory.csv (FRA)")]
+    for kind in firsts if args.first_samples else ():
+        if args.only and kind.name not in args.only:
+            continue
+        for role in kind.roles:
+            lat, cpus, statuses = [], [], set()
+            for _ in range(args.first_samples):
+                found = in_fresh_process(settings, tokens[role], kind.url(rng))
+                lat.append(found["ms"])
+                cpus.append(found["cpu"])
+                statuses.add(found["status"])
+                if found["status"] >= 500:
+                    print(f"  {found['status']} {found['text']}")
+            print(line(f"first {kind.name}", role, lat, cpus, kind.target, statuses, ", fresh processes"), flush=True)
 
     for kind in kinds:
         if args.only and kind.name not in args.only:
@@ -290,6 +331,9 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
             if profile:
                 pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
 
+    if args.live_rounds and (not args.only or "live" in args.only):
+        live_reads(client, ledger, cid, tokens, api, ui, player, args.live_rounds, rng)
+
     # Closing a phase: a write, by the game master, through its route; a turn opened (not timed) when needed.
     headers = {"Authorization": f"Bearer {tokens['gm']}"}
     lat, cpus, statuses = [], [], set()
@@ -314,6 +358,52 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
     added = ledger.campaign(cid).version - head
     print(line("close a phase (write)", "gm", lat, cpus, PAGE_MS, statuses)
           + f"; appended {added} events in all (turns opened and closed around them)")
+
+
+def live_reads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: dict[str, str], api: str, ui: str,
+               player: str, rounds: int, rng: random.Random) -> None:
+    """Reads of a live campaign: the game master appends an event both roles may see (through the routes: a
+    treasury entry of the player's country, then a marker placed on a province, in turn), then each role reads
+    every live kind once, the roles in turn first; the views are caught up after each round (untimed), as the
+    projection runner does within moments, so each read meets the new event in the tail the views have not
+    reached."""
+    gm = {"Authorization": f"Bearer {tokens['gm']}"}
+    if not ledger.campaign(cid).turn_open:
+        client.post(f"{api}/turns", headers=gm)
+    got: dict[tuple[str, str], tuple[list[float], list[float], set[int]]] = {}
+    for i in range(rounds):
+        where = rng.choice(LAND)
+        if i % 2 == 0:
+            r = client.post(f"{api}/treasury", headers=gm, json={"country": player, "line": "A9", "amount": 5,
+                                                                 "reason": "bench: a live read"})
+        else:
+            r = client.post(f"{api}/map/markers", headers=gm, json={"province": where, "marker": "Revolt"})
+        if r.status_code != 201:
+            sys.exit(f"live append: {r.status_code} {r.text}")
+        st = ledger.campaign(cid)
+        position, turn = st.version, st.turn
+        urls = {"turn page at the head": f"{ui}/turns/{turn}?position={position}",
+                "state (head)": f"{api}/state",
+                "timeline of the turn": f"{api}/turns/{turn}/timeline",
+                "ERS page": f"{ui}/ers/{player}/{turn}",
+                "export ERS csv (FRA)": f"{api}/export/ers.csv?country={player}",
+                "place page": f"{ui}/places/{quote(where)}"}
+        for role in (("gm", "player") if i % 2 == 0 else ("player", "gm")):
+            headers = {"Authorization": f"Bearer {tokens[role]}"}
+            for name, url in urls.items():
+                lat, cpus, statuses = got.setdefault((name, role), ([], [], set()))
+                t0, c0 = time.perf_counter(), time.process_time()
+                r = client.get(url, headers=headers)
+                lat.append((time.perf_counter() - t0) * 1000)
+                cpus.append((time.process_time() - c0) * 1000)
+                statuses.add(r.status_code)
+                if r.status_code >= 500:
+                    print(f"  {url}: {r.status_code} {r.text[:200]}")
+        Projector(ledger).catch_up()
+    for (name, role), (lat, cpus, statuses) in sorted(got.items(), key=lambda kv: (list(urls).index(kv[0][0]),
+                                                                                    kv[0][1])):
+        target = JSON_MS if name in ("state (head)", "timeline of the turn") else PAGE_MS
+        print(line(f"live {name}", role, lat, cpus, target, statuses, ", each after an append"), flush=True)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from ledger.economy.sheets import RELEVANT, Inputs, Memo, trim
+from ledger.economy.sheets import RELEVANT, Budget, Inputs, Memo, Sheet, compute, trim
 from projections.records import Record
 from projections.store import ViewDB
 
@@ -192,6 +192,50 @@ def stored_seeds(db: ViewDB, cur: Any, campaign: str, country: str, turn: int) -
     # (inputs key, token, sheet, lines): a sheet's previous sheets are read as amounts (``compute_sheet`` takes
     # ints); no inputs key matches None, and the tokens only need to differ from 0 ("not memoised").
     return {(country, t): (None, -t, None, lines) for t, lines in amounts.items()}  # type: ignore[misc]
+
+
+#: Relevant events after which a country's sheets are computed again from the first turn they touch
+#: (``touched``): the others (a correction, a scenario, the campaign's creation) may change any sheet.
+TOUCH_TYPES = frozenset({"TreasuryEntryRecorded", "TurnOpened", "PhaseClosed"})
+
+
+def touched(records: Iterable[Record], countries: Iterable[str]) -> dict[str, int] | None:
+    """Per country, the first turn whose sheet the relevant ``records`` change (an entry: its country's, from
+    its turn; a turn opened or a phase closed: every country's, from that turn); the earlier sheets are the
+    same without them (a sheet reads only the three before it). None when one may change any sheet."""
+    countries = tuple(countries)
+    first: dict[str, int] = {}
+    for r in records:
+        if r.type not in RELEVANT:
+            continue
+        if r.type not in TOUCH_TYPES:
+            return None
+        turn = r.data.get("turn")
+        if type(turn) is not int:
+            return None
+        for country in (r.data.get("country"),) if r.type == "TreasuryEntryRecorded" else countries:
+            first[country] = min(first.get(country, turn), turn)
+    return first
+
+
+def seeds_of(country: str, sheets: dict[int, Sheet | None]) -> Memo | None:
+    """``stored_seeds`` from sheets at hand (turn -> sheet): None when one is missing or could not be computed."""
+    if any(s is None or s.cells is None for s in sheets.values()):
+        return None
+    return {(country, t): (None, -t, None, {code: c.value for code, c in s.cells.items()})  # type: ignore[misc, union-attr]
+            for t, s in sheets.items()}
+
+
+def from_turn(country: str, first: int, seeds: Memo, records: Iterable[Record]) -> Budget:
+    """``country``'s sheets from turn ``first`` on, primed with ``seeds`` (the ``READS_BACK`` sheets before it),
+    computed from ``records``: the campaign's first event, its scenario and the relevant records of turn
+    ``first`` on (earlier ones are harmless: those sheets are not computed)."""
+    inputs = Inputs()
+    for r in records:
+        if r.type in RELEVANT:
+            inputs.add(r.type, r.position, r.data)
+    inputs.countries = (country,)
+    return compute(inputs, memo=dict(seeds), since={country: first})
 
 
 def turn_inputs(created: Record, scenario: Iterable[Record], records: Iterable[Record], country: str,

@@ -45,7 +45,7 @@ from ledger import dice as dicelib
 from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
-from ledger.economy.sheets import RELEVANT, Budget, budget, sheet_json
+from ledger.economy.sheets import RELEVANT, Budget, Inputs, budget, compute, sheet_json
 from projections import budget_steps, budget_view, corrections, read, replay, words
 from projections import history as history_model
 from projections import timeline as timeline_model
@@ -65,6 +65,9 @@ RARE = frozenset({"ScenarioImported", "CorrectionRecorded"})
 POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
                            "DiceSeedCommitted"})
 _PUBLIC = orjson.dumps({"scope": "public"}).decode()
+#: A seeded economic history is extended with at most this many records after it (then seeded again), whose
+#: sheets are computed from their first turn's records on when those are at most ``TAIL_READ`` events.
+TAIL, TAIL_READ = 2000, 20000
 #: The events a turn's dice check reads (``ledger.dice.verify_records``).
 DICE_TYPES = frozenset({"TurnOpened", "TurnClosed", "DiceSeedCommitted", "DiceSeedRevealed", "DiceRolled",
                         "RulingRecorded"})
@@ -228,8 +231,37 @@ class Reader:
             stored = budget_view.stored_sheet(db, str(cid), country, turn, position)  # None if the view moved on
             if stored is not None:
                 return stored
+        elif row is not None and position <= head:
+            after = self._sheet_after(cid, country, turn, head, position, records)
+            if after is not None:
+                return after[0]
         found = self._budget(cid, country, self.relevant_events(cid, head)).sheet(country, turn)
         return sheet_json(found) if found is not None else None
+
+    def _sheet_after(self, cid: UUID, country: str, turn: int, head: int, view: int, records: list[Record]
+                     ) -> tuple[dict[str, Any] | None] | None:
+        """A game master's sheet at ``head`` when the budget view is at ``view`` and its tail ``records`` hold
+        relevant events (an entry just recorded): the stored sheet before the first turn they touch
+        (``budget_steps.touched``), else the country's sheets from that turn computed from the three stored
+        before it and the records of that turn on, not from every entry of the campaign. A 1-tuple; None when
+        that cannot be had (a correction in the tail, a stored sheet missing or failed, the view moved on)."""
+        created = self._campaign_created(cid)
+        since = budget_steps.touched(records, created.data.get("countries") or ()) if created else None
+        if since is None:
+            return None
+        first = since.get(country)
+        if first is None or turn < first:
+            stored = budget_view.stored_sheet(self.db, str(cid), country, turn, view)
+            return None if stored is None else (stored,)
+        with self.db.reading() as cur:
+            seeds = budget_steps.stored_seeds(self.db, cur, str(cid), country, first)
+            moved = budget_steps.view_position(self.db, cur, str(cid)) != view
+        found = self._relevant_from_turn(cid, None, frozenset(), first, head) if seeds is not None and not moved \
+            else None
+        if seeds is None or found is None:
+            return None
+        sheet = budget_steps.from_turn(country, first, seeds, found).sheet(country, turn)
+        return (sheet_json(sheet) if sheet is not None else None,)
 
     def relevant_events(self, cid: UUID, upto: int) -> list[list[Any]]:
         """The events the budget reads at positions 1..upto (the view keeps no copy of them)."""
@@ -266,6 +298,8 @@ class Reader:
                 if r.type in RELEVANT:
                     docs["budget"]["events"].append([r.type, r.position, budget_view.trim(r)])
                     docs["budget_result"] = None
+                    if docs.get("budget_inputs") is not None:  # kept in step with the events (``visible_sheet``)
+                        docs["budget_inputs"].add(*docs["budget"]["events"][-1])
                 if r.type == "TurnOpened":
                     entry["opened"].append(r.position)
                     self._keep_checkpoint(cid, actor, revealed, r.position, docs)
@@ -285,10 +319,21 @@ class Reader:
         if start <= 0:
             return {}
         entry["docs"].update(docs)
-        entry["docs"]["budget"]["events"] = self._stored_budget_events(cid, actor, entry["revealed"], start)
+        # The budget's events up to the checkpoint are read when a sheet or the steps first ask for them
+        # (``_budget_docs``): a player's map, victory or state never does (67,000 entries on the 300k campaign).
+        entry["docs"]["budget"]["events"], entry["docs"]["budget_upto"] = [], start
         entry["docs"]["budget_result"] = None
         entry["version"] = start
         return since
+
+    def _budget_docs(self, cid: UUID, actor: Actor, docs: Docs, state: CampaignState) -> Docs:
+        """``docs`` with the budget's events the audience may see from the first one (call under the entry's
+        lock): those up to the checkpoint the fold started from are taken once (``_stored_budget_events``)."""
+        upto = docs.pop("budget_upto", 0)
+        if upto:
+            docs["budget"]["events"][:0] = self._stored_budget_events(cid, actor, state, upto)
+            docs["budget_result"] = docs["budget_inputs"] = None
+        return docs
 
     def _keep_checkpoint(self, cid: UUID, actor: Actor, revealed: tuple[int, ...], position: int, docs: Docs
                          ) -> None:
@@ -578,19 +623,50 @@ class Reader:
     def budget_events(self, cid: UUID, actor: Actor, state: CampaignState, upto: int) -> list[list[Any]]:
         """The events the budget reads at positions 1..upto that the caller may see, as [type, position, fields]."""
         if sees_all(actor):
-            return self.relevant_events(cid, upto)
+            logged = self.logged(state, upto)
+            return logged if logged is not None else self.relevant_events(cid, upto)
         entry = self._entry(cid, actor, state)
         with entry["lock"]:
             warm = entry["version"] > 0 and entry["revealed"] == tuple(state.revealed)
         if not warm:  # not folded in this process yet: the store's, filtered, rather than a fold from event 1
-            return self._stored_budget_events(cid, actor, state.revealed, upto)
-        return self.render(cid, actor, state, lambda d: [e for e in d["budget"]["events"] if e[1] <= upto])
+            return self._stored_budget_events(cid, actor, state, upto)
+        return self.render(cid, actor, state, lambda d: [
+            e for e in self._budget_docs(cid, actor, d, state)["budget"]["events"] if e[1] <= upto])
 
-    def _stored_budget_events(self, cid: UUID, actor: Actor, revealed: Any, upto: int) -> list[list[Any]]:
-        """The events the budget reads at positions 1..upto that the caller may see, read from the store."""
+    def _stored_budget_events(self, cid: UUID, actor: Actor, state: CampaignState, upto: int) -> list[list[Any]]:
+        """The events the budget reads at positions 1..upto that the caller may see: from the campaign's state
+        when it keeps them (``logged``), else read from the store."""
+        revealed = frozenset(state.revealed)
+        shown: dict[tuple[Any, ...], bool] = {}  # a visibility -> whether it shows the caller (few distinct ones)
+        hidden = set()
+        for p, _, vis in self._restricted_budget_rows(cid, state.version):
+            key = (vis.get("scope"), tuple(vis.get("countries") or ()))
+            if key not in shown:  # ``can_see`` without the reveals, which are checked by position below
+                shown[key] = can_see(actor, {"visibility": vis, "position": -1}, ())
+            if not shown[key] and p not in revealed:
+                hidden.add(p)
+        logged = self.logged(state, upto)
+        if logged is not None:
+            return [e for e in logged if e[1] not in hidden]
         with self.db.reading() as cur:
             found = self.db.read_campaign(cur, str(cid), upto, types=RELEVANT)
-        return [[r.type, r.position, budget_view.trim(r)] for r in read.visible(actor, found, frozenset(revealed))]
+        return [[r.type, r.position, budget_view.trim(r)] for r in read.visible(actor, found, revealed)]
+
+    @staticmethod
+    def logged(state: CampaignState, upto: int) -> list[list[Any]] | None:
+        """The budget's events at positions 1..upto as [type, position, fields] from the campaign's write-side
+        state, which keeps every one in memory (``TreasuryLog``: trimmed, the entries' reasons left out, which
+        no sheet shows): a fresh process's first sheet reads no 67,000 entries from the store for them (300k
+        campaign). None when the state keeps none or is older than ``upto``."""
+        log = state.treasury
+        if log is None or state.version < upto:
+            return None
+        out = []
+        for kind, position, data in log.items():
+            if position > upto:
+                break
+            out.append([kind, position, data])
+        return out
 
     # ------------------------------------------------------------------ rendered answers at the head
 
@@ -642,10 +718,14 @@ class Reader:
         def visible_sheet(docs: Docs) -> bytes | None:
             # Per country, computed when asked (a player reads their own); the memo keeps the sheets the events
             # since did not change. ``budget_result`` is emptied (None) by every relevant event folded.
+            docs = self._budget_docs(cid, actor, docs, state)
+            if docs.get("budget_inputs") is None:  # the budget's inputs, kept and added to as events are folded
+                inputs = docs["budget_inputs"] = Inputs()
+                for e in docs["budget"]["events"]:
+                    inputs.add(*e)
             results = docs["budget_result"] = docs["budget_result"] or {}
-            if country not in results:
-                results[country] = budget(budget_view.records(docs["budget"]), memo=docs["budget_memo"],
-                                          countries=[country])
+            if country not in results:  # ``budget(events, countries=[country])``, of the inputs kept
+                results[country] = compute(docs["budget_inputs"], memo=docs["budget_memo"], since={country: 1})
             found = results[country].sheet(country, turn)
             return orjson.dumps(sheet_json(found)) if found is not None else None
 
@@ -670,21 +750,31 @@ class Reader:
                     and (kept is None or kept.position == state.version):
                 return made  # nothing appended since: the same (immutable) history
             if kept is None and made is not None and entry.get("revealed") == revealed \
-                    and made.position < state.version and made.campaign == state.slug \
-                    and not any(True for _ in history_model.kept(self.ledger, cid, actor, revealed, made.position,
-                                                                 state.version)):
-                # A seeded history, and nothing it reads appended since (that the caller may see): the same one.
-                made = entry["made"] = dataclasses.replace(made, position=state.version, turns=state.turn,
-                                                           name=state.name)
-                return made
+                    and made.position < state.version and made.campaign == state.slug:
+                # A seeded history (or one extended from it): the records it reads appended since, that the
+                # caller may see, extend it (nothing appended: the same one at the new head).
+                later = list(history_model.kept(self.ledger, cid, actor, revealed, made.position, state.version))
+                if not later:
+                    made = entry["made"] = dataclasses.replace(made, position=state.version, turns=state.turn,
+                                                               name=state.name)
+                    return made
+                extended = self._extended(cid, actor, state, entry["base"], [*entry["tail"], *later])
+                if extended is not None:
+                    entry["made"], entry["tail"] = extended, [*entry["tail"], *later]
+                    return extended
             if kept is None:
                 # From the views and the entries rather than a read of the whole history (a fresh process's
-                # first export; or the views have caught up with what was appended). The hashes read are kept
-                # for the next one (events never change).
+                # first export; or the views have caught up with what was appended), extended with the records
+                # the views have not reached. The hashes read are kept for the next one (events never change).
                 seeded = self._seeded_history(cid, actor, state, entry.setdefault("hashes", {}))
                 if seeded is not None:
-                    entry["kept"], entry["made"], entry["revealed"] = None, seeded, revealed
-                    return seeded
+                    later = list(history_model.kept(self.ledger, cid, actor, revealed, seeded.position,
+                                                    state.version))
+                    made = self._extended(cid, actor, state, seeded, later) if later else \
+                        dataclasses.replace(seeded, position=state.version)
+                    if made is not None:
+                        entry.update(kept=None, made=made, revealed=revealed, base=seeded, tail=later)
+                        return made
             if kept is None or kept.revealed != revealed or kept.position > state.version:
                 kept = entry["kept"] = history_model.Gathered(revealed)
             kept.add(list(history_model.kept(self.ledger, cid, actor, revealed, kept.position, state.version)),
@@ -693,13 +783,49 @@ class Reader:
                                                 state.name)
             return made
 
+    def _extended(self, cid: UUID, actor: Actor, state: CampaignState, base: History, tail: list[Record]
+                  ) -> History | None:
+        """``history.extend`` of a seeded history with the records after it (None past ``TAIL`` of them: it is
+        seeded again). A country's sheets the tail touches read the records of the first turn touched on, when
+        those are fewer than ``TAIL_READ`` (else every relevant record), and the campaign's first event and
+        scenario (its settings, its treasuries)."""
+        if len(tail) > TAIL:
+            return None
+        revealed = frozenset(state.revealed)
+
+        def every() -> list[Record]:
+            with self.db.reading() as cur:
+                found = self.db.read_campaign(cur, str(cid), state.version, types=RELEVANT)
+            return read.visible(actor, found, revealed)
+
+        return history_model.extend(base, tail, state, lambda turn: self._relevant_from_turn(
+            cid, actor, revealed, turn, state.version), every)
+
+    def _relevant_from_turn(self, cid: UUID, actor: Actor | None, revealed: frozenset[int], turn: int, head: int
+                            ) -> list[Record] | None:
+        """What ``budget_steps.from_turn`` computes a country's sheets from ``turn`` on from: the campaign's first
+        event, its scenario and the relevant records from the turn's opening to ``head`` (those the caller may
+        see; ``actor`` None: every one). None past ``TAIL_READ`` events (a turn long past)."""
+        start = self.turn_span(cid, turn)[0]
+        created = self._campaign_created(cid)
+        if created is None or head - start > TAIL_READ:
+            return None
+        with self.db.reading() as cur:
+            found = self.db.read_campaign(cur, str(cid), head, types=RELEVANT, after=start)
+        # The scenario's treasuries are turn 1's (the later sheets carry them): no read of it for a later turn.
+        scenario = [x for x in self.of_types(cid, {"ScenarioImported"}, head) if x.position <= start] \
+            if turn == 1 else []
+        if actor is not None:
+            found, scenario = read.visible(actor, found, revealed), read.visible(actor, scenario, revealed)
+        return [*(x for x in (created,) if x.position <= start), *scenario, *found]
+
     def _seeded_history(self, cid: UUID, actor: Actor, state: CampaignState, hashes: dict[int, str] | None = None
                         ) -> History | None:
         """``history.seeded`` for this caller, or None. A player or an observer: when the victory view is
         theirs (``shared_until``: nothing it reads is hidden from them) and the only events the budget reads
         hidden from them are treasury entries (of the ``affected`` countries, computed from what they see)."""
         if sees_all(actor):
-            return history_model.seeded(self.ledger, self.db, cid, state, hashes=hashes)
+            return history_model.seeded(self.ledger, self.db, cid, state, hashes=hashes, behind=True)
         if self.shared_until(cid, actor, state) <= state.version:
             return None
         revealed = frozenset(state.revealed)
@@ -707,9 +833,15 @@ class Reader:
                   if not can_see(actor, {"visibility": vis, "position": p}, revealed)]
         if any(kind != "TreasuryEntryRecorded" for _, kind in hidden):
             return None
-        countries = self._entry_countries(cid, [p for p, _ in hidden])
+        countries = self._entry_countries(cid, [p for p, _ in hidden], state)
+
+        def relevant(upto: int) -> list[Record]:  # from the campaign's state, without the hidden entries
+            return [Record(str(cid), p, kind, data) for kind, p, data in self._stored_budget_events(
+                cid, actor, state, upto)]
+
         return history_model.seeded(self.ledger, self.db, cid, state,
-                                    (actor, revealed, frozenset(countries[p] for p, _ in hidden)), hashes)
+                                    (actor, revealed, frozenset(countries[p] for p, _ in hidden)), hashes, True,
+                                    relevant)
 
     def _restricted_budget_rows(self, cid: UUID, head: int) -> list[tuple[int, str, Any]]:
         """(position, type, visibility) of the events the budget reads at positions 1..head not shown to
@@ -736,15 +868,22 @@ class Reader:
         return rows + [(r.position, r.type, r.visibility) for r in tail(self.ledger, cid, reached, head)
                        if r.type in RELEVANT and r.visibility != {"scope": "public"}]
 
-    def _entry_countries(self, cid: UUID, positions: list[int]) -> dict[int, Any]:
-        """The country of each treasury entry at these positions, kept per campaign (entries never change)."""
+    def _entry_countries(self, cid: UUID, positions: list[int], state: CampaignState) -> dict[int, Any]:
+        """The country of each treasury entry at these positions, kept per campaign (entries never change): from
+        the campaign's state (``logged``: 37,000 hidden entries on the 300k campaign, not read from the store),
+        else the store's."""
         with self._rare_lock:
             known = self._restricted.get(("countries", cid))
             if known is None:
                 known = self._restricted[("countries", cid)] = {}
-            missing = sorted(set(positions) - known.keys())
+            missing = set(positions) - known.keys()
             if missing:
-                known.update(history_model.entry_countries(self.db, cid, missing))
+                for kind, p, data in self.logged(state, max(missing)) or ():
+                    if p in missing and kind == "TreasuryEntryRecorded":
+                        known[p] = data.get("country")
+                missing -= known.keys()
+            if missing:
+                known.update(history_model.entry_countries(self.db, cid, sorted(missing)))
             return {p: known.get(p) for p in positions}
 
     # ------------------------------------------------------------------ turns, for the web page

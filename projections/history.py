@@ -22,7 +22,7 @@ import orjson
 from ledger.access import ALL_SEEING, can_see
 from ledger.application import Actor
 from ledger.economy import sheets as budget_model
-from projections import budget_view
+from projections import budget_steps, budget_view
 from projections import victory as victory_model
 from projections.records import Record, num, plain, type_of
 
@@ -206,7 +206,19 @@ def _events(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, tup
 
 
 def _hashes(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, str]:
-    return {p: orjson.loads(state).get("hash", "") for p, (_, state) in _events(cur, db, cid, positions).items()}
+    """The hashes of the campaign's events at these positions: the store takes each out of its stored JSON, so
+    neither the events (a kilobyte each) travel nor Python decodes them (a victory export names ~40,000 on the
+    300k campaign); a bounded IN list per query."""
+    key = cid if db.postgres else cid.hex
+    table = db.t(db.events_table) if db.postgres else db.events_table
+    hash_of = "convert_from(state, 'UTF8')::json->>'hash'" if db.postgres else "json_extract(CAST(state AS TEXT), '$.hash')"
+    out: dict[int, str] = {}
+    for i in range(0, len(positions), 2000):
+        chunk = positions[i:i + 2000]
+        cur.execute(f"SELECT originator_version AS v, {hash_of} AS h FROM {table} WHERE originator_id = {db.ph} "
+                    f"AND originator_version IN ({', '.join([db.ph] * len(chunk))})", (key, *chunk))
+        out.update({int(r["v"]): r["h"] or "" for r in cur.fetchall()})
+    return out
 
 
 class _Stored:
@@ -216,8 +228,11 @@ class _Stored:
     while the view is still at ``position`` (else the budget of the events up to it is computed instead)."""
 
     def __init__(self, ledger: Any, db: Any, cid: UUID, position: int, named: set[int],
-                 audience: Audience | None = None, hashes: dict[int, str] | None = None):
+                 audience: Audience | None = None, hashes: dict[int, str] | None = None,
+                 relevant: Callable[[int], list[Record] | None] | None = None):
         self.ledger, self.db, self.cid, self.position = ledger, db, cid, position
+        self.relevant = relevant  # the caller's relevant records up to a position, when it has them at hand
+        self.hashed: set[str] = set()  # the countries whose computed sheets' hashes are read
         # A player's or an observer's: who, the reveals, and the countries whose sheets an entry hidden from them
         # changes (those are computed from the events they may see; the others are the view's).
         self.actor, self.revealed, self.affected = audience or (None, frozenset(), frozenset())
@@ -236,6 +251,10 @@ class _Stored:
             if self.every is None and country not in self.countries:
                 self._country(country)
             if self.every is not None:
+                if country not in self.hashed:  # the hashes its lineage names, of this country's sheets only
+                    self.hashed.add(country)
+                    self._hashes({p for (c, _), s in self.every.sheets.items() if c == country
+                                  for cell in (s.cells or {}).values() for p in cell.events})
                 return self.every.sheet(country, turn)
             return self.sheets.get((country, turn))
 
@@ -265,11 +284,14 @@ class _Stored:
                                                            "position": r.position}, self.revealed)]
 
     def _compute(self) -> None:
-        """Every sheet from the events up to ``position`` the audience may see (as ``gather``)."""
-        with self.db.reading() as cur:
-            relevant = self.db.read_campaign(cur, str(self.cid), self.position, types=budget_model.RELEVANT)
-        self.every = budget_model.budget(self._visible(relevant))
-        self._hashes({p for s in self.every.sheets.values() for c in (s.cells or {}).values() for p in c.events})
+        """Every sheet from the events up to ``position`` the audience may see (as ``gather``): the caller's
+        (``relevant``), else read from the store."""
+        found = self.relevant(self.position) if self.relevant is not None else None
+        if found is None:
+            with self.db.reading() as cur:
+                found = self._visible(self.db.read_campaign(cur, str(self.cid), self.position,
+                                                            types=budget_model.RELEVANT))
+        self.every = budget_model.budget(found)
 
     def _hashes(self, positions: set[int]) -> None:
         missing = sorted(positions - self.hashes.keys())
@@ -345,7 +367,8 @@ class StoredEntries(Sequence[dict[str, Any]]):
 
 
 def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | None = None,
-           hashes: dict[int, str] | None = None) -> History | None:
+           hashes: dict[int, str] | None = None, behind: bool = False,
+           relevant: Callable[[int], list[Record] | None] | None = None) -> History | None:
     """A game master's history at ``state.version`` from what the views store, or None when they cannot give
     it exactly (their budget and victory documents not at one position ``p`` at or before the head, or an event
     the history reads in ``(p, head]``): ``gather`` then. The victory document and its awards are the victory
@@ -358,7 +381,10 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
     ``Reader.shared_until``) and that the only relevant events hidden from them are treasury entries, of the
     ``affected`` countries: their sheets are computed from what they may see, the others are the view's. With
     a correction anywhere (it may move an entry between countries): None. ``hashes``: those an earlier seeded
-    history of the same audience read (events never change), filled in place."""
+    history of the same audience read (events never change), filled in place. ``relevant(p)``: the
+    audience's relevant records at positions 1..p, when the caller has them at hand (None: read). ``behind``: the views may not
+    have reached an event the history reads: the history is then theirs, at their position ``p``
+    (``History.position``), for the caller to ``extend`` with the records after it."""
     head, cid_text = state.version, str(cid)
     with db.reading() as cur:
         position, victory_at = _stored_positions(cur, db, cid)
@@ -380,7 +406,7 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
         fixed = sorted(int(k) for k in stored.get("corrections") or {})
         if any(kind != "TreasuryEntryRecorded" for kind, _ in _events(cur, db, cid, fixed).values()):
             return None
-    if any(True for _ in kept(ledger, cid, Actor("history", "gm"), frozenset(), position, head)):
+    if not behind and any(True for _ in kept(ledger, cid, Actor("history", "gm"), frozenset(), position, head)):
         return None  # the views have not read an event the history reads
     # The view's own bookkeeping (the corrections it folds) is no part of the history's document.
     doc = {k: stored[k] for k in victory_model.empty() if k in stored}
@@ -388,10 +414,10 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
                "turn": r["turn"], "points": plain(num(r["points"])), "reason": r["reason"]} for r in rows]
     named = {a["position"] for a in awards} | {e["position"] for e in doc["stability_log"]} \
         | {e["position"] for e in doc["inflation_log"]}
-    source = _Stored(ledger, db, cid, position, named, audience, hashes)
+    source = _Stored(ledger, db, cid, position, named, audience, hashes, relevant)
     bud = StoredBudget(tuple(state.countries), state.turn, {}, (), position)
     object.__setattr__(bud, "_stored", source)
-    return History(state.slug, tuple(state.countries), state.turn, head, bud, doc, awards,
+    return History(state.slug, tuple(state.countries), state.turn, position if behind else head, bud, doc, awards,
                    StoredHashes(source), StoredEntries(source), state.name)  # type: ignore[arg-type]
 
 
@@ -400,3 +426,116 @@ def entry_countries(db: Any, cid: UUID, positions: list[int]) -> dict[int, Any]:
     with db.reading() as cur:
         found = _events(cur, db, cid, positions)
     return {p: orjson.loads(state).get("country") for p, (_, state) in found.items()}
+
+
+# --------------------------------------------------------------------------- a history extended with the tail
+
+#: Records a tail may hold: the events appended since a seeded history was read, that the history reads.
+EXTEND_TYPES = frozenset({"TreasuryEntryRecorded", "TurnOpened", "PhaseClosed"}) | (VICTORY_TYPES - {"ScenarioImported"})
+
+
+class _Tail:
+    """What ``TailBudget`` computes when first asked: per country touched by the tail, its sheets from the first
+    turn the tail touches (``since``), primed with the base's three sheets before it, from the relevant records
+    of that turn on (``turn_records(turn)``: the caller's, None when too many); or, when those cannot be had
+    (a base sheet before it failed, too many records), from every relevant record the caller may see
+    (``every()``)."""
+
+    def __init__(self, base: budget_model.Budget, since: dict[str, int],
+                 turn_records: Callable[[int], list[Record] | None], every: Callable[[], list[Record]]):
+        self.base, self.since, self.turn_records, self.every = base, since, turn_records, every
+        self.lock = threading.Lock()  # the routes run in a thread pool
+        self.budgets: dict[str, budget_model.Budget] = {}
+
+    def sheet(self, country: str, turn: int) -> budget_model.Sheet | None:
+        first = self.since.get(country)
+        if first is None or turn < first:
+            return self.base.sheet(country, turn)
+        with self.lock:
+            if country not in self.budgets:
+                self.budgets[country] = self._compute(country, first)
+            return self.budgets[country].sheet(country, turn)
+
+    def _compute(self, country: str, first: int) -> budget_model.Budget:
+        back = range(max(1, first - budget_steps.READS_BACK), first)
+        seeds = budget_steps.seeds_of(country, {t: self.base.sheet(country, t) for t in back})
+        records = self.turn_records(first) if seeds is not None else None
+        if seeds is None or records is None:
+            return budget_model.budget(self.every(), countries=[country])
+        return budget_steps.from_turn(country, first, seeds, records)
+
+
+class TailBudget(budget_model.Budget):
+    """A budget at the head from an earlier one (a seeded history's) and the records after it: the sheets the
+    tail touches computed again (``_Tail``), the others the earlier budget's."""
+
+    def sheet(self, country: str, turn: int) -> budget_model.Sheet | None:
+        return self._tail.sheet(country, turn)  # type: ignore[attr-defined]
+
+
+class _Overlay(Mapping[int, str]):
+    """The hashes of a history's tail, then its base's."""
+
+    def __init__(self, tail: dict[int, str], base: Mapping[int, str]):
+        self._tail, self._base = tail, base
+
+    def get(self, position: int, default: Any = None) -> Any:  # type: ignore[override]
+        found = self._tail.get(position)
+        return found if found is not None else self._base.get(position, default)
+
+    def __getitem__(self, position: int) -> str:
+        found = self.get(position)
+        if found is None:
+            raise KeyError(position)
+        return found
+
+    def __iter__(self) -> Iterator[int]:
+        return iter({**dict.fromkeys(self._base), **dict.fromkeys(self._tail)})
+
+    def __len__(self) -> int:
+        return len(set(self._base) | set(self._tail))
+
+
+class _Chained(Sequence[dict[str, Any]]):
+    """A history's base entries, then its tail's."""
+
+    def __init__(self, base: Sequence[dict[str, Any]], tail: list[dict[str, Any]]):
+        self._base, self._tail = base, tail
+
+    def _all(self) -> list[dict[str, Any]]:
+        return [*self._base, *self._tail]
+
+    def __getitem__(self, i: Any) -> Any:
+        return self._all()[i]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        yield from self._base
+        yield from self._tail
+
+    def __len__(self) -> int:
+        return len(self._base) + len(self._tail)
+
+
+def extend(base: History, tail: list[Record], state: Any, turn_records: Callable[[int], list[Record] | None],
+           every: Callable[[], list[Record]]) -> History | None:
+    """``base`` (a seeded history, the views' as of ``base.position``) at the head ``state.version``: ``tail``
+    is the records after it that the history reads, as the caller may see them (``kept``), in order. The
+    victory document folds them, the entries and hashes take theirs; a country's sheets from the first turn
+    its tail entries are for (every country's from a turn opened or a phase closed in the tail) are computed
+    again from the three sheets before it and that turn's records on (``turn_records``), when first asked
+    for. So a live campaign's export reads its turn, not its history, after an append. None when the tail
+    holds what that does not cover (a correction, a scenario): the caller gathers the history."""
+    since = budget_steps.touched(tail, state.countries) if all(r.type in EXTEND_TYPES for r in tail) else None
+    if since is None:
+        return None
+    bud = TailBudget(tuple(state.countries), state.turn, {}, (), state.version)
+    object.__setattr__(bud, "_tail", _Tail(base.budget, since, turn_records, every))
+    victory, awards = base.victory, base.awards
+    if any(r.type in VICTORY_TYPES for r in tail):
+        victory, awards = orjson.loads(orjson.dumps(base.victory)), list(base.awards)
+        for r in tail:
+            if r.type in VICTORY_TYPES:
+                awards.extend({"position": r.position, **a} for a in victory_model.apply(victory, r))
+    hashes = _Overlay({r.position: r.data.get("hash", "") for r in tail}, base.hashes)
+    return History(state.slug, tuple(state.countries), state.turn, state.version, bud, victory, awards,
+                   hashes, _Chained(base.entries, entry_log(tail)), state.name)  # type: ignore[arg-type]

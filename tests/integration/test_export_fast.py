@@ -162,3 +162,81 @@ def test_the_read_paths_history_follows_appends_as_gathered_at_each_head(ledger)
                 Projector(ledger).catch_up()
         for actor in (GM, FRANCE):
             same_as_gathered(actor)
+
+
+def test_a_live_campaigns_history_is_extended_with_the_tail_and_equals_the_one_gathered_at_each_head(ledger):
+    """After an append the views have not read yet, an export's history is the seeded one extended with the
+    records after it (``history.extend``: the entries' countries' sheets from their turn on, every country's
+    from a turn opened or a phase closed, computed again from the three stored sheets before), not a read of the
+    campaign's history; and at each head every table and the ERS CSV equal those gathered from the events, for
+    a game master, a player and an observer: entries of the current turn and of an earlier one, of the
+    player's country and of others, public and hidden, a phase closed, a turn closed and opened, a war; the
+    views catching up now and then. A correction is no tail's: the history is gathered again, still equal."""
+    import random
+
+    import orjson
+
+    from ledger.domain.commands import ClosePhase, DeclareWar
+    from ledger.economy.sheets import sheet_json
+    from ledger.economy.milestones import PHASES
+    from projections.head import Reader
+    from projections.history import TailBudget
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "live", 500, seed=21, turn_size=70)
+    [state] = ledger.campaigns()
+    cid = state.id
+    Projector(ledger).catch_up()
+    reader = Reader(ledger, ViewDB(ledger.recorder))
+    observer = Actor("olga", "observer")
+    rng = random.Random(21)
+    ledger.open_turn(cid, actor=GM)
+    extended = 0
+
+    def same_as_gathered() -> None:
+        nonlocal extended
+        state = ledger.campaign(cid)
+        for actor in (GM, FRANCE, observer):
+            fast, plain = reader.history(cid, actor, state), gather(ledger, cid, actor)
+            extended += isinstance(fast.budget, TailBudget)
+            assert fast.position == plain.position == state.version
+            for key, sheet in plain.budget.sheets.items():
+                assert fast.budget.sheet(*key) == sheet, (actor, key)
+            for table in export.TABLES:
+                assert export.encode(table, "csv", export.rows(fast, table)) == \
+                    export.encode(table, "csv", export.rows(plain, table)), (actor, table)
+            assert export.ers_csv(fast, "FRA") == export.ers_csv(plain, "FRA")
+            if actor is GM:  # the ERS page's sheet: the stored ones before the tail's turn, then computed
+                for country in ("FRA", "ENG", "VEN"):
+                    for turn in {1, state.turn - 1, state.turn} - {0}:
+                        sheet = plain.budget.sheet(country, turn)
+                        assert orjson.loads(reader.sheet(cid, GM, state, country, turn)) == \
+                            orjson.loads(orjson.dumps(sheet_json(sheet))), (country, turn)
+
+    same_as_gathered()  # seeded
+    phases = list(PHASES)
+    for step in range(24):
+        st = ledger.campaign(cid)
+        roll = rng.random()
+        if roll < 0.55:
+            country = rng.choice(["FRA", "ENG", "VEN"])
+            turn = st.turn if rng.random() < 0.8 else max(1, st.turn - rng.randint(1, 2))
+            visibility = rng.choice([None, {"scope": "public"}, {"scope": "gm"}])
+            ledger.submit(cid, RecordTreasuryEntry, country=country, turn=turn, line=rng.choice(["A9", "B40"]),
+                          amount=rng.randint(-20, 40), reason=f"live {step}", actor=GM, visibility=visibility)
+        elif roll < 0.75 and len(st.phases_closed) < len(phases):
+            ledger.submit(cid, ClosePhase, phase=phases[len(st.phases_closed)], actor=GM)
+        elif roll < 0.85:
+            ledger.close_turn(cid, actor=GM)
+            ledger.open_turn(cid, actor=GM)
+        else:
+            ledger.submit(cid, DeclareWar, attackers=["FRA"], defenders=[rng.choice(["ENG", "VEN"])], actor=GM)
+        if rng.random() < 0.3:
+            Projector(ledger).catch_up()
+        same_as_gathered()
+    assert extended >= 20, "the histories were not extended from the seeded one"
+    [entry] = [e for e in ledger.history(cid) if type(e).__name__ == "TreasuryEntryRecorded"][-1:]
+    ledger.submit(cid, RecordCorrection, corrects=entry.originator_version, replacement={"amount": 1},
+                  reason="miscounted", actor=GM)
+    same_as_gathered()

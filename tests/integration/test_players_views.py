@@ -12,7 +12,7 @@ import random
 import orjson
 
 from ledger.application import Actor
-from ledger.domain.commands import ChangeControl
+from ledger.domain.commands import ChangeControl, RevealEvent
 from ops.generate_campaign import generate
 from projections import corrections, replay
 from projections.head import POSITION_ONLY, Reader
@@ -118,3 +118,55 @@ def test_a_players_views_at_the_head_in_a_fresh_process_start_from_the_checkpoin
             expected = sheets.sheet(country, turn)
             raw = Reader(ledger, Projector(ledger).db).sheet(cid, actor, state, country, turn)
             assert orjson.loads(raw) == orjson.loads(orjson.dumps(sheet_json(expected))), (actor.country, country)
+
+
+def test_a_players_budget_events_are_read_when_a_sheet_first_asks_and_equal_their_fold(ledger):
+    """A player's first state in a process reads no budget event (their map and victory need none); their first
+    sheet then reads those up to the checkpoint the fold started from, after the ones folded since: the sheet
+    of every event they may see, entries hidden from them left out, one recorded after the state included."""
+    from ledger.economy.milestones import PHASES
+    from ledger.economy.sheets import RELEVANT, budget, sheet_json
+    from projections import budget_view
+
+    generate(ledger, "lazy", 500, seed=9, turn_size=80)
+    [state] = ledger.campaigns()
+    cid = state.id
+    ledger.open_turn(cid, actor=GM)
+    Projector(ledger).catch_up()
+    reader = Reader(ledger, Projector(ledger).db)
+    state = ledger.campaign(cid)
+    reader.state(cid, FRANCE, state)
+    entry = reader._entry(cid, FRANCE, state)
+    assert entry["docs"]["budget"]["events"] == [] and entry["docs"]["budget_upto"] > 0, \
+        "the state read the budget's events"
+    for country, visibility in (("FRA", None), ("ENG", {"scope": "countries", "countries": ["ENG"]}),
+                                ("ENG", {"scope": "public"})):
+        ledger.record_treasury_entry(cid, country=country, line="A9", amount=9, reason="after the state",
+                                     actor=GM, visibility=visibility)
+    # An entry hidden from France before the state was read, revealed after it: in their sheet from then on.
+    [hidden] = [r for r in records(ledger, cid, 0, entry["version"]) if r.type == "TreasuryEntryRecorded"
+                and r.data["country"] == "ENG" and r.data["visibility"].get("countries") == ["ENG"]][-1:]
+    ledger.submit(cid, RevealEvent, position=hidden.position, reason="shown at last", actor=GM)
+    state = ledger.campaign(cid)
+    assert hidden.position in state.revealed
+    reader.state(cid, FRANCE, state)  # folds the tail: two entries France sees
+
+    def same_sheets_as_their_events() -> None:
+        seen = visible(FRANCE, records(ledger, cid, 0, state.version), state.revealed)
+        sheets = budget(budget_view.records({"events": [[r.type, r.position, budget_view.trim(r)]
+                                                        for r in seen if r.type in RELEVANT]}))
+        for country in ("FRA", "ENG"):
+            for turn in (1, state.turn - 1, state.turn):
+                raw = reader.sheet(cid, FRANCE, state, country, turn)
+                assert orjson.loads(raw) == orjson.loads(orjson.dumps(sheet_json(sheets.sheet(country, turn)))), \
+                    (country, turn)
+
+    same_sheets_as_their_events()
+    assert "budget_upto" not in entry["docs"]
+    # Later events are added to the inputs the sheets were computed from: the same sheets as their events'.
+    for country, visibility in (("FRA", None), ("ENG", {"scope": "public"}), ("ENG", None)):
+        ledger.record_treasury_entry(cid, country=country, line="B40", amount=-4, reason="later still",
+                                     actor=GM, visibility=visibility)
+    ledger.close_phase(cid, PHASES[0], actor=GM)
+    state = ledger.campaign(cid)
+    same_sheets_as_their_events()

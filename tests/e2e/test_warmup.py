@@ -1,0 +1,34 @@
+"""A new process pays its one-off costs at startup (api/warmup.py), not at its first request."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+from api.routes import web
+
+pytestmark = pytest.mark.e2e
+
+
+def test_the_first_page_after_startup_compiles_no_template(settings, monkeypatch):
+    env = web.templates.env
+    env.cache.clear()  # as in a new process: other tests of this one compiled them already
+    compiled: list[str] = []
+    compile_ = env.compile
+    monkeypatch.setattr(env, "compile", lambda source, name=None, *a, **k: (compiled.append(name),
+                                                                            compile_(source, name, *a, **k))[1])
+    with TestClient(create_app(settings)) as client:
+        at_startup = sorted(compiled)
+        compiled.clear()
+        page = client.get("/ui/login")
+        assert page.status_code == 200, page.text
+        assert compiled == [], "the first page compiled templates the startup had not"
+    assert "login.html" in at_startup and "turn.html" in at_startup and "base.html" in at_startup
+
+
+def test_the_warm_up_request_is_answered_by_the_router_and_logs_nothing(settings, caplog):
+    with caplog.at_level("INFO", logger="ledger.access"), TestClient(create_app(settings)) as client:
+        assert client.get("/health").status_code == 200
+    paths = [r.__dict__["fields"]["path"] for r in caplog.records if r.name == "ledger.access"]
+    assert paths == ["/health"], paths  # the request made, not the warm-up's (nor its 404 counted)
