@@ -30,23 +30,26 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
         die_with_parent()
         collector = SteadyGC(settings.full_gc_seconds).start()
-        app.state.ledger = ledger or Ledger(settings)
-        # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
-        runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
-        app.state.projection_runner = runner
-        # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
-        if replica.replica_of(app) is not None:
-            readpath.replica_reads_of(app)
-        await warmup.warm(app)  # before the first connection: its one-off costs are not a person's wait
-        yield
-        if runner is not None:
-            runner.stop()
-        if getattr(app.state, "replica", None) is not None:
-            app.state.replica.close()
-            app.state.replica = app.state.replica_reads = None
-        if ledger is None:
-            app.state.ledger.close()
-        collector.stop()
+        runner = None
+        try:  # a start-up that fails (a bad key, a store refused) still gives the process its GC rule back
+            app.state.ledger = ledger or Ledger(settings)
+            # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
+            runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
+            app.state.projection_runner = runner
+            # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
+            if replica.replica_of(app) is not None:
+                readpath.replica_reads_of(app)
+            await warmup.warm(app)  # before the first connection: its one-off costs are not a person's wait
+            yield
+        finally:
+            if runner is not None:
+                runner.stop()
+            if getattr(app.state, "replica", None) is not None:
+                app.state.replica.close()
+                app.state.replica = app.state.replica_reads = None
+            if ledger is None and getattr(app.state, "ledger", None) is not None:
+                app.state.ledger.close()
+            collector.stop()
 
     app = FastAPI(
         title="Wargame ledger",
