@@ -5,7 +5,8 @@ to the fields the budget reads and without the entries' reasons, append-only.
 It is persistent: appending copies one chunk of at most ``CHUNK`` items, never
 the whole log, so folding a long campaign into the state stays linear. It is
 part of the state's snapshot, so a cold start reads the snapshot and the tail,
-not the history.
+not the history; the snapshot keeps its full chunks as one JSON text, decoded
+only when something reads them (a first read that needs no budget does not).
 
 ``Economy`` turns a log into the budget's ``Inputs`` and keeps them, with the
 sheet memo, fast-forwarded by the items added since: the write side computes
@@ -14,24 +15,70 @@ only the sheets that changed.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
+from ledger.chain import canonical_json
 from ledger.economy.sheets import RELEVANT, Budget, Inputs, Memo, compute, trim
 
 CHUNK = 512
 Item = tuple[str, int, dict[str, Any]]  # (event type, position, trimmed fields)
 
 
-@dataclass(frozen=True)
+class _Encoded:
+    """Full chunks of a log restored from a snapshot, kept as the JSON text stored there and decoded on first
+    use: a read that needs no budget (most first reads of a fresh process) never decodes them, and the append
+    path adds to the tail without them. The snapshot's seal covers this text before anything uses it."""
+
+    __slots__ = ("text", "count", "_chunks", "_lock")
+
+    def __init__(self, text: str, count: int):
+        self.text, self.count = text, count
+        self._chunks: tuple[tuple[Item, ...], ...] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def chunks(self) -> tuple[tuple[Item, ...], ...]:
+        if self._chunks is None:
+            with self._lock:  # one decode per process, even when two requests ask at once
+                if self._chunks is None:
+                    items = orjson.loads(self.text)
+                    if len(items) != self.count:
+                        raise ValueError(f"the budget log holds {len(items)} items, not {self.count}")
+                    self._chunks = _chunked(items)
+        return self._chunks
+
+
+def _chunked(items: list[list[Any]]) -> tuple[tuple[Item, ...], ...]:
+    return tuple(tuple((k, p, d) for k, p, d in items[i:i + CHUNK]) for i in range(0, len(items), CHUNK))
+
+
 class TreasuryLog:
-    chunks: tuple[tuple[Item, ...], ...] = ()
-    tail: tuple[Item, ...] = ()
+    """Items in full chunks (those restored from a snapshot first, possibly still encoded), then a tail."""
+
+    __slots__ = ("base", "more", "tail")
+
+    def __init__(self, chunks: tuple[tuple[Item, ...], ...] = (), tail: tuple[Item, ...] = (),
+                 base: _Encoded | None = None):
+        self.base, self.more, self.tail = base, chunks, tail
+
+    @property
+    def chunks(self) -> tuple[tuple[Item, ...], ...]:
+        return self.more if self.base is None else (*self.base.chunks, *self.more)
 
     @property
     def count(self) -> int:
-        return len(self.chunks) * CHUNK + len(self.tail)
+        return (self.base.count if self.base is not None else 0) + len(self.more) * CHUNK + len(self.tail)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, TreasuryLog) and self.to_items() == other.to_items()
+
+    def __repr__(self) -> str:
+        return f"TreasuryLog(count={self.count})"
 
     def add(self, kind: str, position: int, data: dict[str, Any]) -> TreasuryLog:
         """The log with this event added when the budget reads its kind (else the same log)."""
@@ -39,8 +86,8 @@ class TreasuryLog:
             return self
         tail = (*self.tail, (kind, position, trim(kind, data, reasons=False)))
         if len(tail) == CHUNK:
-            return TreasuryLog((*self.chunks, tail), ())
-        return TreasuryLog(self.chunks, tail)
+            return TreasuryLog((*self.more, tail), (), self.base)
+        return TreasuryLog(self.more, tail, self.base)
 
     def items(self, start: int = 0) -> Iterator[Item]:
         first = start // CHUNK
@@ -71,14 +118,32 @@ class TreasuryLog:
                 chosen.add(root)
         return sorted(p for p, root in root_of.items() if root in chosen)
 
-    def to_json(self) -> list[list[Any]]:
+    def to_items(self) -> list[list[Any]]:
         return [[k, p, d] for k, p, d in self.items()]
 
+    def to_json(self) -> dict[str, Any]:
+        """The snapshot's form: the full chunks as one JSON text (decoded lazily on load), the tail as items.
+        A log restored and never decoded writes its text back as it was read, with the chunks added since."""
+        if self.base is not None and self.base._chunks is None:
+            text = self.base.text
+            if self.more:
+                extra = canonical_json([[k, p, d] for chunk in self.more for k, p, d in chunk]).decode()
+                text = extra if text == "[]" else f"{text[:-1]},{extra[1:]}"
+        else:
+            text = canonical_json([[k, p, d] for chunk in self.chunks for k, p, d in chunk]).decode()
+        return {"count": self.count - len(self.tail), "chunks": text, "tail": [[k, p, d] for k, p, d in self.tail]}
+
     @classmethod
-    def from_json(cls, items: list[list[Any]]) -> TreasuryLog:
-        full = len(items) - len(items) % CHUNK
-        chunks = tuple(tuple((k, p, d) for k, p, d in items[i:i + CHUNK]) for i in range(0, full, CHUNK))
-        return cls(chunks, tuple((k, p, d) for k, p, d in items[full:]))
+    def from_json(cls, stored: dict[str, Any] | list[list[Any]]) -> TreasuryLog:
+        """From ``to_json``'s form, or from a plain list of items (snapshots written before it)."""
+        if isinstance(stored, list):
+            full = len(stored) - len(stored) % CHUNK
+            return cls(_chunked(stored[:full]), tuple((k, p, d) for k, p, d in stored[full:]))
+        count, text, tail = stored["count"], stored["chunks"], stored["tail"]
+        if not (isinstance(count, int) and isinstance(text, str) and isinstance(tail, list)) \
+                or count % CHUNK or len(tail) >= CHUNK:
+            raise ValueError("the budget log of the snapshot is not of the expected shape")
+        return cls((), tuple((k, p, d) for k, p, d in tail), _Encoded(text, count) if count else None)
 
 
 @dataclass

@@ -20,6 +20,7 @@ from ledger import merkle, tokens
 from ledger.application import Actor, Ledger
 from ledger.chain import canonical_json, event_hash, hash_body
 from ledger.checkpoints import parse_note
+from ledger.economy import treasury_log
 from ledger.domain.errors import ChainBroken, InvalidInput
 from ledger.receipts import audit_receipts
 from tests.conftest import events_table, raw_execute
@@ -402,3 +403,40 @@ def test_the_operator_cannot_sign_a_head_over_a_broken_chain(ledger, settings):
     topic_changed(ledger, settings, unlock(settings), cid)
     with pytest.raises(Exception, match="broken at position 3"):
         ledger.sign_head(cid)
+
+
+def test_a_budget_log_edited_in_the_snapshot_is_refused_by_its_seal_before_it_is_decoded(settings, monkeypatch):
+    # The log's chunks are kept in the snapshot as text, decoded lazily: the seal still covers that text.
+    monkeypatch.setattr(treasury_log, "CHUNK", 4)
+    ledger = Ledger(settings)
+    try:
+        cid, _ = new_campaign(ledger, rolls=0)
+        for n in range(50):  # the test settings snapshot every 50 events
+            ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=n, reason="looting", actor=GM)
+        [snap] = list(ledger.snapshots.get(cid, desc=True, limit=1))
+        assert snap.originator_version == 50 and snap.state["treasury"]["count"] == 48
+        budget = ledger.budget_of(ledger.campaign(cid))
+    finally:
+        ledger.close()
+    restarted = Ledger(settings)
+    try:
+        state = restarted.campaign(cid)
+        assert state.treasury.base is not None and state.treasury.base._chunks is None  # not decoded by a load
+        assert restarted.budget_of(state) == budget
+    finally:
+        restarted.close()
+    table = "stored_snapshots" if settings.backend == "sqlite" else "ledger_snapshots"
+    edit = ('amount\\":7,', 'amount\\":700,')  # inside the chunks' text, its quotes escaped
+    if settings.backend == "sqlite":
+        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), ?, ?) AS BLOB)", edit)
+    else:
+        raw_execute(settings, f"UPDATE {table} SET state = convert_to(replace(convert_from(state, 'UTF8'), ?, ?), "
+                              "'UTF8')", edit)
+    tampered = Ledger(settings)
+    try:
+        [snap] = list(tampered.snapshots.get(cid, desc=True, limit=1))
+        assert '"amount":700,' in snap.state["treasury"]["chunks"]  # the edit is really in the snapshot row
+        assert tampered.check_snapshot(cid) == (50, "its seal does not verify with the service's key")
+        assert tampered.budget_of(tampered.campaign(cid)) == budget  # rebuilt from the events
+    finally:
+        tampered.close()

@@ -1,0 +1,73 @@
+"""The budget's log in the campaign's snapshot: its full chunks are kept as text and decoded only when read.
+
+A first read in a fresh process restores the state from the snapshot; decoding a long campaign's log (67,000
+entries on the 300k campaign) was most of that read's CPU, and most reads never look at it.
+"""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger.chain import canonical_json
+from ledger.economy import treasury_log
+from ledger.economy.treasury_log import TreasuryLog
+
+
+def entry(n: int) -> tuple[str, int, dict]:
+    return ("TreasuryEntryRecorded", n, {"country": "FRA", "turn": 1 + n // 7, "line": "A9", "amount": n % 13,
+                                         "reason": "left out of the log"})
+
+
+def grown(log: TreasuryLog, start: int, count: int) -> TreasuryLog:
+    for n in range(start, start + count):
+        log = log.add(*entry(n))
+    return log
+
+
+def restored(log: TreasuryLog) -> TreasuryLog:
+    """As a fresh process finds it: through the snapshot's canonical JSON bytes and back."""
+    return TreasuryLog.from_json(orjson.loads(canonical_json(log.to_json())))
+
+
+@settings(max_examples=40, deadline=None)
+@given(before=st.integers(0, 40), after=st.integers(0, 40))
+def test_a_log_restored_from_a_snapshot_and_grown_holds_what_the_log_never_snapshotted_holds(before, after):
+    treasury_log.CHUNK, chunk = 4, treasury_log.CHUNK  # small chunks: every boundary within a few items
+    try:
+        never = grown(grown(TreasuryLog(), 1, before), 1 + before, after)
+        again = grown(restored(grown(TreasuryLog(), 1, before)), 1 + before, after)
+        assert again.count == never.count == before + after
+        assert again.to_json() == never.to_json()  # its next snapshot too, undecoded base spliced with new chunks
+        assert list(again.items()) == list(never.items())
+        assert list(again.items(before // 2)) == list(never.items(before // 2))
+        assert again.sheet_events(2, {"FRA"}) == never.sheet_events(2, {"FRA"})
+    finally:
+        treasury_log.CHUNK = chunk
+
+
+def test_a_restored_log_decodes_its_chunks_only_when_they_are_read():
+    log = restored(grown(TreasuryLog(), 1, treasury_log.CHUNK * 3 + 5))
+    assert log.base is not None and log.base._chunks is None
+    log = grown(log, treasury_log.CHUNK * 3 + 6, treasury_log.CHUNK)  # appends fill the tail, chunk it
+    assert log.count == treasury_log.CHUNK * 4 + 5 and log.base._chunks is None
+    assert [p for _, p, _ in log.items()] == list(range(1, treasury_log.CHUNK * 4 + 6))
+    assert log.base._chunks is not None
+
+
+def test_a_snapshot_written_before_the_text_form_restores_as_its_items():
+    items = [list(entry(n)) for n in range(1, treasury_log.CHUNK + 3)]
+    for item in items:
+        del item[2]["reason"]
+    log = TreasuryLog.from_json(items)
+    assert log.to_items() == items and log.count == len(items)
+
+
+def test_a_log_text_that_does_not_hold_its_count_is_refused_when_read():
+    stored = grown(TreasuryLog(), 1, treasury_log.CHUNK).to_json()
+    stored["count"] = treasury_log.CHUNK * 2
+    log = TreasuryLog.from_json(stored)
+    with pytest.raises(ValueError, match=f"holds {treasury_log.CHUNK} items, not {treasury_log.CHUNK * 2}"):
+        list(log.items())
