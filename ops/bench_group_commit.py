@@ -20,6 +20,11 @@ Rounds alternate off/on so both see the same machine load; medians are printed.
     python ops/bench_group_commit.py [--seconds 5] [--rounds 3]   # starts its own PostgreSQL if no DSN
     LEDGER_POSTGRES_DSN=... python ops/bench_group_commit.py
     python ops/bench_group_commit.py --short                       # seconds: the suite checks it runs
+    python ops/bench_group_commit.py --flush-delay-ms 2            # on a simulated slower disk (below)
+
+``--flush-delay-ms X`` starts its own cluster whose every flush (fdatasync) waits X ms more, as a cloud
+volume's does (ops/slow_flush.c, loaded with LD_PRELOAD): a separate, labelled figure of what grouping is
+worth where the flush bounds a commit. The headline is this machine's own disk.
 
 Figures are wall-clock rates on whatever else the machine runs: the load average is printed with them, and
 the CPU the ledger spent per append (process time / appends) beside each ledger figure.
@@ -55,8 +60,13 @@ INPUTS = {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd":
           "blockader_all_nwd": True, "blockader_technology": "GAL"}
 
 
-def start_postgres() -> tuple[str, str]:
-    out = subprocess.run([str(ROOT / "ops" / "pg.sh"), "start"], check=True, capture_output=True, text=True).stdout
+def start_postgres(flush_delay_ms: float = 0.0) -> tuple[str, str]:
+    env = dict(os.environ)
+    env.pop("PGPORT_TMP", None)  # a port of its own
+    if flush_delay_ms:
+        env["PG_FLUSH_DELAY_US"] = str(round(flush_delay_ms * 1000))
+    out = subprocess.run([str(ROOT / "ops" / "pg.sh"), "start"], check=True, capture_output=True, text=True,
+                         env=env).stdout
     env = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines())
     return env["PG_SUPERUSER_DSN"].strip("'"), env["PG_TMP"]  # it creates its own schemas
 
@@ -292,14 +302,17 @@ def main() -> None:
     parser.add_argument("--writers", type=int, default=16)
     parser.add_argument("--processes", type=int, default=2, help="(b2): the writers spread over this many")
     parser.add_argument("--short", action="store_true", help="one round of half a second: that every line prints")
+    parser.add_argument("--flush-delay-ms", type=float, default=0.0,
+                        help="its own cluster on a simulated disk whose every flush waits this much more")
     args = parser.parse_args()
     if args.short:
         args.seconds, args.rounds = 0.5, 1
 
-    dsn = (os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN"))
+    dsn = None if args.flush_delay_ms else (os.environ.get("LEDGER_POSTGRES_OWNER_DSN")
+                                            or os.environ.get("LEDGER_POSTGRES_DSN"))
     pg_dir = None
     if not dsn:
-        dsn, pg_dir = start_postgres()
+        dsn, pg_dir = start_postgres(args.flush_delay_ms)
     schema = f"bench_{uuid.uuid4().hex[:8]}"
     try:
         with psycopg.connect(dsn, autocommit=True) as conn:
@@ -339,6 +352,10 @@ def main() -> None:
         a, a16, b0, b1 = (statistics.median(x) for x in (raw1, raw16, off, on))
         runs = lambda xs: ", ".join(f"{x:.0f}" for x in xs)  # noqa: E731
         load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+        if args.flush_delay_ms:
+            print(f"SIMULATED DISK: every flush of this benchmark's own cluster waits {args.flush_delay_ms:g} ms more "
+                  "(ops/slow_flush.c), as a network volume's does; not this machine's disk, whose figures are the "
+                  "run without --flush-delay-ms")
         print(f"PostgreSQL, fsync on; {args.rounds} rounds of {args.seconds:g} s each, medians (runs in brackets); "
               f"load average {load}")
         print(f"payload: {len(payload)} bytes (one stored RulingRecorded, procedure eu:M13)")

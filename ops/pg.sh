@@ -7,6 +7,7 @@
 #   ops/pg.sh stop              # stops the cluster (and its replica) and removes its directory
 # Runs the server as the 'postgres' user (the binaries refuse root), on a
 # private port and socket directory, with fsync left on (honest benchmarks).
+#   PG_FLUSH_DELAY_US=2000 ops/pg.sh start  # the same on a simulated slower disk (benchmarks only)
 set -euo pipefail
 PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
 cmd=${1:-start}
@@ -21,7 +22,14 @@ start)
   [ "$(id -u)" = 0 ] && chown postgres "$dir"
   as_pg "$PGBIN/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
     || { cat "$dir/initdb.log" >&2; exit 1; }
-  as_pg "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+  # PG_FLUSH_DELAY_US (benchmarks only): a slower disk, every flush waits that much more (ops/slow_flush.c).
+  preload=()
+  if [ -n "${PG_FLUSH_DELAY_US:-}" ]; then
+    cc -shared -fPIC -O2 -o "$dir/slow_flush.so" "$(dirname "$0")/slow_flush.c" -ldl
+    chmod 755 "$dir/slow_flush.so"
+    preload=(env "LD_PRELOAD=$dir/slow_flush.so" "PG_FLUSH_DELAY_US=$PG_FLUSH_DELAY_US")
+  fi
+  as_pg "${preload[@]}" "$PGBIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
     -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200 -c shared_buffers=256MB \
         -c wal_level=replica -c max_wal_senders=4" start >/dev/null \
     || { cat "$dir/server.log" >&2; exit 1; }

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import threading
+import time
 from dataclasses import replace
 from pathlib import Path
 from uuid import UUID, uuid4
@@ -345,3 +347,30 @@ def test_two_servers_of_writers_on_one_campaign_lose_nothing_and_keep_the_chain(
     finally:
         for app in apps:
             app.close()
+
+
+def _commit_ms(dsn: str, n: int) -> float:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("CREATE TABLE flushed (x int)")
+        start = time.perf_counter()
+        for i in range(n):
+            conn.execute("INSERT INTO flushed VALUES (%s)", (i,))
+        return (time.perf_counter() - start) * 1000 / n
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("cc") is None or not Path("/usr/lib/postgresql/15/bin/initdb").exists(),
+                    reason="needs a C compiler and PostgreSQL 15's binaries")
+def test_a_simulated_slower_disk_makes_every_commit_wait_its_flush_delay():
+    """`PG_FLUSH_DELAY_US` (ops/pg.sh, ops/slow_flush.c): each commit's WAL flush waits the delay, so a commit
+    takes at least that long; a sleep can only lengthen it, so the lower bound holds on any machine."""
+    root = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if k not in ("PGPORT_TMP", "PG_TMP")}
+    env["PG_FLUSH_DELAY_US"] = "20000"
+    out = subprocess.run([str(root / "ops/pg.sh"), "start"], env=env, capture_output=True, text=True, check=True,
+                         timeout=120).stdout
+    made = dict(line.removeprefix("export ").split("=", 1) for line in out.splitlines())
+    try:
+        assert _commit_ms(made["LEDGER_POSTGRES_OWNER_DSN"].strip("'"), 10) >= 20.0
+    finally:
+        subprocess.run([str(root / "ops/pg.sh"), "stop", made["PG_TMP"]], check=False, timeout=120)
