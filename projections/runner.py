@@ -424,10 +424,11 @@ class Projector:
         each process decodes the log itself, and on a machine with several
         cores the groups' work overlaps. Only this process reads the log: it
         hands each page to the others through a pipe (``Feed``, ``Fed``). Each
-        process reading it as well doubled the server's work (on 2 cores shared
-        with the server, 2 processes were slower than one: 0.93x); a page
-        passed costs a third of a page read (pickled 4.7 ms, unpickled 1.7,
-        against the server's 22 ms and the reader's 9). This process takes a group
+        process reading it as well doubled the server's reading (on 2 cores
+        shared with the server, 2 processes were slower than one: 0.93x). A/B
+        on the 300,000-event campaign, load average 5-7: the server's CPU 4.0-4.5
+        -> 3.4-3.9 s, this process's 0.3-0.6 s more (pickling, 4.7 ms a page), the
+        whole 0.3-0.5 s less; the wall time the same within that load's noise. This process takes a group
         itself (warm, while the others start: a spawned process first pays its
         imports, half a second, which made two processes slower than one).
         PostgreSQL only: SQLite takes one writer at a time.
