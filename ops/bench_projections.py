@@ -8,7 +8,8 @@ Creates a fresh schema, generates a campaign through the real application
 (a) a raw psycopg read of every event row plus orjson decoding,
 (b) a full rebuild of every view (map, victory, timeline, budget) in this
 process, (b') the same with the views split over two processes (``ledger
-rebuild --jobs 2``), and prints the rates and (b)/(a) (target ≥ 0.50), the peak RSS of this
+rebuild --jobs 2``: one reads the log and hands each page to the other), each
+beside the CPU of the server's processes serving it, and prints the rates and (b)/(a) (target ≥ 0.50), the peak RSS of this
 process (target ≤ 500 MB), and state-at-N latency p50/p95 over 200 random N
 (target p95 ≤ 50 ms). The schema is dropped afterwards unless --keep.
 ``--shares`` also rebuilds each view alone (its CPU and wall time), ``--profile FILE`` profiles one rebuild.
@@ -28,6 +29,7 @@ import sys
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -51,6 +53,10 @@ BASELINES = {
               "rss": "594 MB", "state_p95": "15.4 ms", "cpu": "9.68 s",
               "shares": "CPU alone (read + decode included): map 5.2 s, victory 4.9, timeline 6.7, budget 3.5"},
 }
+#: The last stop's final figures at 300,015 events on this machine idle (stop 23, main at 0f4df7a, bench300k:
+#: /work/bench/final23/projections_idle.txt), printed beside the issue's baseline above.
+LAST = {300_000: {"raw": "91,560 events/s", "rebuild": "40,930 events/s", "ratio": "0.45", "ratio2": "0.93",
+                  "cpu": "6.60 s", "cpu2": "4.26 s + 4.43 s", "rss": "560 MB", "state_p95": "28.1 ms"}}
 
 
 def main() -> None:
@@ -111,6 +117,8 @@ def main() -> None:
         projector = Projector(ledger, page=5000)
         raws, raws_binary, rebuilds, rebuilds2, cpu_raw, cpu_rebuild = [], [], [], [], [], []
         cpu_rebuild2: list[tuple[float, float]] = []
+        srv_rebuild: list[float | None] = []  # CPU seconds of the server's processes serving the rebuild
+        srv_rebuild2: list[float | None] = []
         for _ in range(args.rounds):
             c0 = time.process_time()
             n, raw = raw_read()
@@ -120,13 +128,17 @@ def main() -> None:
             raws_binary.append(n / raw)
             # (b) full rebuild
             c0, t0 = time.process_time(), time.perf_counter()
-            done = projector.rebuild(restart=True)["events"]
+            with ServerCPU(dsn) as server:
+                done = projector.rebuild(restart=True)["events"]
             rebuilds.append(done / (time.perf_counter() - t0))
             cpu_rebuild.append(time.process_time() - c0)
+            srv_rebuild.append(server.seconds)
             # (b') the same rebuild with the views split over two processes (`ledger rebuild --jobs 2`)
             t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
-            projector.rebuild(restart=True, jobs=args.jobs)
+            with ServerCPU(dsn) as server:
+                projector.rebuild(restart=True, jobs=args.jobs)
             rebuilds2.append(head / (time.perf_counter() - t0))
+            srv_rebuild2.append(server.seconds)
             cpu_rebuild2.append((time.process_time() - c0, _children_cpu() - k0))
         raw_rate, rebuild_rate, rebuild2_rate = (statistics.median(x) for x in (raws, rebuilds, rebuilds2))
         shares = _shares(ledger) if args.shares else None
@@ -147,30 +159,36 @@ def main() -> None:
         p95 = lat[int(0.95 * len(lat)) - 1]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         BASELINE = BASELINES[min(BASELINES, key=lambda size: abs(size - head))]
+        last = LAST.get(min(BASELINES, key=lambda size: abs(size - head)))
+        was = (lambda key: f"; last {last[key]}") if last else (lambda key: "")  # noqa: E731
         cpu.sort()
         print(f"events: {head}" + ("" if args.reuse else f" (asked {args.events})"))
         runs = lambda xs: ", ".join(f"{x:,.0f}" for x in xs)  # noqa: E731
         print(f"{args.rounds} alternating rounds; medians, each round in brackets; load average {_load()}")
         print(f"(a) raw psycopg read + orjson decode: {n} rows: {raw_rate:,.0f} events/s  [{runs(raws)}]; "
-              f"CPU {statistics.median(cpu_raw):.2f} s  (baseline {BASELINE['raw']})")
+              f"CPU {statistics.median(cpu_raw):.2f} s  (baseline {BASELINE['raw']}{was('raw')})")
         print(f"(a') the same read with binary results (how the runner reads its pages): "
               f"{statistics.median(raws_binary):,.0f} events/s  [{runs(raws_binary)}]; (b)/(a') = "
               f"{rebuild_rate / statistics.median(raws_binary):.2f}  (for comparison: the target is against (a))")
         print(f"(b) full rebuild (map, victory, timeline, budget): {done} events: {rebuild_rate:,.0f} events/s  "
-              f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s  (baseline {BASELINE['rebuild']}, CPU "
-              f"{BASELINE['cpu']})")
-        print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50; baseline {BASELINE['ratio']}; per round: "
+              f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s, the server's {_median(srv_rebuild)}  "
+              f"(baseline {BASELINE['rebuild']}, CPU {BASELINE['cpu']}{was('rebuild')}"
+              f"{', CPU ' + last['cpu'] if last else ''})")
+        print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50; baseline {BASELINE['ratio']}{was('ratio')}; "
+              f"per round: "
               f"{', '.join(f'{b / a:.2f}' for a, b in zip(raws, rebuilds))})")
         print(f"(b') full rebuild, views over {args.jobs} processes: {rebuild2_rate:,.0f} events/s  "
               f"[{runs(rebuilds2)}]; (b')/(a) = {rebuild2_rate / raw_rate:.2f}, "
-              f"(b')/(b) = {rebuild2_rate / rebuild_rate:.2f}  (target >= 1.0; baseline {BASELINE['ratio2']}); CPU "
+              f"(b')/(b) = {rebuild2_rate / rebuild_rate:.2f}  (target >= 1.0; baseline {BASELINE['ratio2']}"
+              f"{was('ratio2')}; per round: {', '.join(f'{b2 / b:.2f}' for b, b2 in zip(rebuilds, rebuilds2))}); CPU "
               f"this process {statistics.median(c for c, _ in cpu_rebuild2):.2f} s + the other "
-              f"{statistics.median(k for _, k in cpu_rebuild2):.2f} s")
+              f"{statistics.median(k for _, k in cpu_rebuild2):.2f} s, the server's {_median(srv_rebuild2)}"
+              f"{'  (last ' + last['cpu2'] + ')' if last else ''}")
         if shares:
             print(f"each view rebuilt alone (read + decode included): {shares}  (baseline {BASELINE['shares']})")
-        print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB; baseline {BASELINE['rss']})")
+        print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB; baseline {BASELINE['rss']}{was('rss')})")
         print(f"state at N over {len(lat)} random N: p50 {p50:.1f} ms, p95 {p95:.1f} ms  "
-              f"(target p95 <= 50 ms; baseline {BASELINE['state_p95']}); "
+              f"(target p95 <= 50 ms; baseline {BASELINE['state_p95']}{was('state_p95')}); "
               f"CPU of this process per read p50 {statistics.median(cpu):.1f} ms, "
               f"p95 {cpu[int(0.95 * len(cpu)) - 1]:.1f} ms")
     finally:
@@ -205,6 +223,65 @@ def _profile(ledger: Ledger, path: str) -> None:
     profiler.dump_stats(path)
     print(f"profile of one rebuild (CPU time) in {path}; its top 25 by own time:")
     pstats.Stats(profiler, stream=sys.stdout).sort_stats("tottime").print_stats(25)
+
+
+class ServerCPU:
+    """CPU seconds the PostgreSQL backends connected to the benchmark's database spent meanwhile (read from
+    /proc: a server on this machine, readable by this user; ``seconds`` None otherwise). Sampled every 50 ms,
+    so that the backends of a rebuild's processes count once they have ended; a 2-core machine shares its
+    cores with the server, and two processes each reading the log doubled the server's reading."""
+
+    def __init__(self, dsn: str):
+        self.dsn = dsn
+        self.start: dict[int, float] = {}
+        self.last: dict[int, float] = {}
+        self.failed = False
+
+    def _sample(self, conn: Any, first: bool = False) -> None:
+        for (pid,) in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+                                   "AND pid <> pg_backend_pid()").fetchall():
+            try:
+                with open(f"/proc/{pid}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                if first:
+                    self.failed = True  # another machine's server, or not ours to read
+                continue
+            cpu = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            self.start.setdefault(pid, cpu if first else 0.0)
+            self.last[pid] = cpu
+
+    def _run(self) -> None:
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            self._sample(conn, first=True)
+            self._started.set()
+            while not self._stop.wait(0.05):
+                self._sample(conn)
+            self._sample(conn)
+
+    def __enter__(self) -> ServerCPU:
+        import threading
+
+        self._stop, self._started = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        self._started.wait(10)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    @property
+    def seconds(self) -> float | None:
+        if self.failed or not self.last:
+            return None
+        return sum(cpu - self.start.get(pid, 0.0) for pid, cpu in self.last.items())
+
+
+def _median(xs: list[float | None]) -> str:
+    known = [x for x in xs if x is not None]
+    return f"{statistics.median(known):.2f} s" if known and len(known) == len(xs) else "not measured (remote server)"
 
 
 def _children_cpu() -> float:

@@ -253,6 +253,10 @@ def _change(doc: dict[str, Any], r: Record) -> None:
             doc["leaders"][name].update(status="departed", stack=None, departed=d["turn"])
 
 
+#: The fields of a ruling (``RulingRecorded.ruling``) this model reads, "a.b" for a field of a field: a rebuild
+#: decodes no other (projections/runner.py: a ruling's ``steps`` alone are two thirds of its bytes).
+RULING_READS = frozenset({"effects", "outcome", "summary", "inputs.action"})
+
 STACK_EVENTS = {"StackRaised": _raised, "StackSplit": _split, "StacksMerged": _merge, "StackChanged": _change}
 
 

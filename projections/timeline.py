@@ -182,6 +182,8 @@ _PROVINCE = frozenset({"ControlChanged", "OwnerChanged", "MarkerPlaced", "Marker
                        "SiegeStarted", "SiegeEnded"})
 _LOCATION = frozenset({"StackRaised", "StackSplit", "StacksMerged", "StackChanged"})
 #: Ruling effects that act on a place (their ``target``), as the map applies them.
+#: The fields of a ruling ``summary`` and ``places`` read (map.RULING_READS says why).
+RULING_READS = frozenset({"dice", "modifiers", "total", "outcome", "summary", "title", "effects"})
 PLACE_EFFECTS = frozenset({"control_changed", "marker_placed", "marker_removed", "marker_flipped"})
 
 

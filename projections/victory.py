@@ -17,6 +17,8 @@ from projections.records import Record, num, plain
 NAME = "victory"
 #: The event types whose fields ``apply`` reads (of every other it takes the position only).
 READS = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "PeaceMade", "RulingRecorded"})
+#: The fields of a ruling this model reads (map.RULING_READS says why).
+RULING_READS = frozenset({"effects", "title"})
 
 
 def empty() -> dict[str, Any]:

@@ -65,6 +65,9 @@ class View:
     #: The event types whose fields the view reads; of the others it reads the type and position only, so a
     #: projector whose views all say (one process of ``rebuild --jobs``) decodes no other event. None: every type.
     reads: frozenset[str] | None = None
+    #: The fields of a ruling (``RulingRecorded.ruling``) the view reads ("a.b": a field of a field): a projector
+    #: decodes only the union of its views' (projections/runner.py). None: the whole ruling.
+    ruling_reads: frozenset[str] | None = None
     #: Lists of the document that only ever grow by appending (until a correction folds it again): ``dump``
     #: serialises only their new entries.
     append_only: tuple[str, ...] = ()
@@ -206,6 +209,7 @@ class MapView(View):
     name = "map"
     model = map_model
     checkpoint_every = CHECKPOINT_EVERY
+    ruling_reads = map_model.RULING_READS
 
 
 class VictoryView(View):
@@ -213,6 +217,7 @@ class VictoryView(View):
     model = victory_model
     checkpoint_every = CHECKPOINT_EVERY
     reads = victory_model.READS | {"CorrectionRecorded"}  # a correction folds the campaign again
+    ruling_reads = victory_model.RULING_READS
     append_only = ("stability_log", "inflation_log")
 
     def __init__(self, db: ViewDB):
@@ -251,6 +256,7 @@ class VictoryView(View):
 class TimelineView(View):
     name = "timeline"
     model = timeline_model
+    ruling_reads = timeline_model.RULING_READS
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
@@ -292,6 +298,7 @@ class BudgetView(View):
     name = budget_view.NAME
     model = budget_view  # the document: the position only (handle keeps it, not model.apply)
     reads = RELEVANT
+    ruling_reads = frozenset()  # no ruling is relevant to the budget
 
     def __init__(self, db: ViewDB):
         super().__init__(db)

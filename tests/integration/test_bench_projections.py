@@ -29,7 +29,9 @@ def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline
                     r"\(b\) full rebuild .*: [\d,]+ events/s .*\(baseline ",
                     r"\(b\)/\(a\) = [\d.]+  \(target >= 0\.50; baseline ",
                     r"\(b'\) full rebuild, views over 2 processes: [\d,]+ events/s .*\(b'\)/\(b\) = [\d.]+  "
-                    r"\(target >= 1\.0; baseline .*\); CPU this process [\d.]+ s \+ the other [\d.]+ s",
+                    r"\(target >= 1\.0; baseline .*\); CPU this process [\d.]+ s \+ the other [\d.]+ s, the server's "
+                    r"([\d.]+ s|not measured \(remote server\))",
+                    r"\(b\) full rebuild .*; CPU [\d.]+ s, the server's ([\d.]+ s|not measured \(remote server\))",
                     r"peak RSS: \d+ MB  \(target <= 500 MB; baseline ",
                     r"state at N over 20 random N: p50 [\d.]+ ms, p95 [\d.]+ ms  \(target p95 <= 50 ms; baseline ",
                     r"CPU of this process per read p50 [\d.]+ ms, p95 [\d.]+ ms",
