@@ -581,11 +581,12 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
-def profile(pid: int, out: str, seconds: float) -> subprocess.Popen:
-    """py-spy (``pip install py-spy``) sampling the server and its workers for the mixed run, collapsed stacks."""
+def profile(pid: int, out: str, seconds: float, cpu: bool = False) -> subprocess.Popen:
+    """py-spy (``pip install py-spy``) sampling the server and its workers for the mixed run, collapsed stacks.
+    ``cpu``: only the thread holding the GIL is sampled (Python's CPU, no waits: where the time per request goes)."""
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))  # the venv's, off PATH too
     cmd = [spy, "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw",
-           "--rate", "50", "--duration", str(int(seconds)), "--output", out]
+           "--rate", "100", "--duration", str(int(seconds)), "--output", out, *(["--gil"] if cpu else [])]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -669,6 +670,8 @@ def main() -> None:
     ap.add_argument("--revalidate", action="store_true", help="after the headline run, the same mix again with "
                     "browser-like clients (If-None-Match with the ETag last got for the same request): a separate figure")
     ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
+    ap.add_argument("--profile-cpu", action="store_true", help="with --profile: only the thread holding the GIL "
+                    "(CPU in Python, waits left out)")
     ap.add_argument("--save-setup", metavar="FILE", help="keep the set-up's store and write what reuses it to FILE")
     ap.add_argument("--setup", metavar="FILE", help="drive the store a --save-setup run kept (no set-up, kept after)")
     ap.add_argument("--short", action="store_true", help="3 campaigns of 60 events, 6 clients, 1 worker, 2 s")
@@ -770,7 +773,7 @@ def main() -> None:
               f"(server {server_cpu / seconds:.2f} cores, clients {client_cpu / seconds:.2f} cores)")
 
         print(f"\nmixed run, {args.seconds:.0f} s:")
-        spy = profile(proc.pid, args.profile, args.seconds) if args.profile else None
+        spy = profile(proc.pid, args.profile, args.seconds, args.profile_cpu) if args.profile else None
         cpu0, pg0 = session_cpu(proc.pid), pg.cpu() if pg else {}
         lat, err, samples, client_cpu, ran = run_clients(port, specs, neighbours, LAND, args.seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
