@@ -502,8 +502,9 @@ def stop_server(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, 9)
 
 
-def session_cpu(sid: int) -> float:
-    """CPU seconds (user + system) of every live process of the server's session, from /proc."""
+def session_cpu(sid: int, command: str | None = None) -> float:
+    """CPU seconds (user + system) of every live process of the server's session, from /proc; ``command``: only
+    those whose command line contains it (e.g. the projection process, ``project --follow``)."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
     for entry in os.listdir("/proc"):
@@ -511,8 +512,21 @@ def session_cpu(sid: int) -> float:
             continue
         fields = _stat(int(entry))
         if fields is not None and int(fields[3]) == sid:  # field 6 of stat, the session id (fields[0] is field 3, the state)
+            if command is not None and command not in _cmdline(int(entry)):
+                continue
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+FOLLOWER = "project --follow"  # the projection process `ledger serve --workers N` starts
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 class PostgresCPU:
@@ -774,9 +788,10 @@ def main() -> None:
 
         print(f"\nmixed run, {args.seconds:.0f} s:")
         spy = profile(proc.pid, args.profile, args.seconds, args.profile_cpu) if args.profile else None
-        cpu0, pg0 = session_cpu(proc.pid), pg.cpu() if pg else {}
+        cpu0, pg0, follower0 = session_cpu(proc.pid), pg.cpu() if pg else {}, session_cpu(proc.pid, FOLLOWER)
         lat, err, samples, client_cpu, ran = run_clients(port, specs, neighbours, LAND, args.seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
+        follower_cpu = session_cpu(proc.pid, FOLLOWER) - follower0
         backends, background = pg.used(pg0, pg.cpu()) if pg else (0.0, 0.0)
         if spy is not None:
             spy.wait(timeout=60)
@@ -787,6 +802,9 @@ def main() -> None:
         print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms, clients {client_cpu / n * 1e3:.2f} ms "
               f"(server {server_cpu / args.seconds:.2f} cores, clients {client_cpu / args.seconds:.2f} cores"
               + f"); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        if follower_cpu:  # the views catching up with the appends: a share of the server's CPU, not of a request's
+            print(f"  of the server's, the projection process (ledger project --follow): {follower_cpu / n * 1e3:.2f} ms "
+                  f"per request ({follower_cpu / args.seconds:.2f} cores)")
         if ran:
             print("  SQL statements per request: " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(ran.items())))
         if pg:
