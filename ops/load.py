@@ -542,7 +542,8 @@ class PostgresCPU:
         self.dsn = dsn
         with psycopg.connect(dsn, autocommit=True) as conn:
             backend, self.database = conn.execute("SELECT pg_backend_pid(), current_database()").fetchone()
-        self.postmaster = int(_stat(backend)[1])
+            # While connected: once closed, the backend exits and its /proc entry may be gone already.
+            self.postmaster = int(_stat(backend)[1])
 
     #: The cluster's own processes (no client's backend): what a write costs beyond its backend (the WAL writer,
     #: a WAL sender to a replica) is there, beside the other users' checkpoints and vacuum.
