@@ -3,8 +3,9 @@
 A fresh worker's first request (after a deploy, a restart, a worker replaced) spent, before reading anything
 of a campaign (py-spy of ``ops/bench_reads.py``'s first reads, 300,000-event campaign): ~170 ms building
 FastAPI's route tables (each included router's, on its first match), ~90 ms of it preparing the routes'
-parameter models, ~130 ms compiling a page's Jinja templates, and the ERS definition and the board's
-geometry, parsed on first use, and the ruleset's procedure modules, imported at the first ruling. The lifespan calls ``warm`` before the server accepts a connection.
+parameter models, ~130 ms compiling a page's Jinja templates, the ERS definition and the board's geometry,
+parsed on first use, and the ruleset's procedure modules, imported at the first ruling. The lifespan calls
+``warm`` before the server accepts a connection.
 """
 
 from __future__ import annotations
