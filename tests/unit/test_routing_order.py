@@ -54,3 +54,26 @@ def test_every_route_is_reached_through_the_app():
     assert checked > 50
     # A path outside every prefix is no router's, and the quick answer is the full one's.
     assert all(r.matches(_request("GET", "/nowhere/at/all"))[0] == Match.NONE for r in tops)
+
+
+def _nodes(dependant) -> int:
+    return sum(1 + _nodes(d) for d in dependant.dependencies)
+
+
+def test_a_read_route_names_each_dependency_once():
+    """FastAPI walks a route's whole tree of dependencies on every request, a node each time one is named, even
+    when its value is kept: the read routes' tree stays small (api/deps.py; it was 15 nodes for state)."""
+    routes = {(p, tuple(sorted(m))): c for p, m, c in _routes(create_app(Settings(env="test", admin_token="x")))}
+    for path in ("/campaigns/{campaign}/state", "/campaigns/{campaign}/ers/{country}/{turn}",
+                 "/campaigns/{campaign}/turns/{turn}/timeline", "/campaigns/{campaign}/events"):
+        dependant = routes[(path, ("GET",))].original_route.dependant
+        assert _nodes(dependant) <= 8, path
+        # each of the caller, the campaign and the reads is resolved, the bearer scheme documented
+        names = {d.call.__name__ for d in _walk(dependant) if hasattr(d.call, "__name__")}
+        assert {"get_caller", "resolve_campaign", "get_actor", "campaign_state", "get_reads"} <= names, path
+
+
+def _walk(dependant):
+    for d in dependant.dependencies:
+        yield d
+        yield from _walk(d)
