@@ -62,12 +62,12 @@ def _nodes(dependant) -> int:
 
 def test_a_read_route_names_each_dependency_once():
     """FastAPI walks a route's whole tree of dependencies on every request, a node each time one is named, even
-    when its value is kept: the read routes' tree stays small (api/deps.py; it was 15 nodes for state)."""
+    when its value is kept: the read routes' tree stays small (api/deps.py; it was 15-16 nodes)."""
     routes = {(p, tuple(sorted(m))): c for p, m, c in _routes(create_app(Settings(env="test", admin_token="x")))}
     for path in ("/campaigns/{campaign}/state", "/campaigns/{campaign}/ers/{country}/{turn}",
                  "/campaigns/{campaign}/turns/{turn}/timeline", "/campaigns/{campaign}/events"):
         dependant = routes[(path, ("GET",))].original_route.dependant
-        assert _nodes(dependant) <= 8, path
+        assert _nodes(dependant) <= 9, path  # 8, and the ledger for a route that reads the store itself
         # each of the caller, the campaign and the reads is resolved, the bearer scheme documented
         names = {d.call.__name__ for d in _walk(dependant) if hasattr(d.call, "__name__")}
         assert {"get_caller", "resolve_campaign", "get_actor", "campaign_state", "get_reads"} <= names, path
