@@ -47,13 +47,21 @@ LedgerDep = Annotated[Ledger, Depends(get_ledger)]
 _bearer = HTTPBearer(auto_error=False, description="A campaign token, or the admin token (LEDGER_ADMIN_TOKEN)")
 
 
+async def caller_of(request: Request) -> Caller:
+    """The authenticated caller, once per request (401 without or with a bad token). Tokens are checked on the
+    primary, even for a read the replica serves: a revocation counts at once."""
+    caller = getattr(request.state, "caller", None)
+    if caller is None:
+        caller = await authenticate(request, request.app.state.settings, request.app.state.ledger)
+        request.state.caller = caller
+        request.state.actor = caller.actor  # for the access log
+    return caller
+
+
 async def get_caller(request: Request,
                _: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)] = None) -> Caller:
-    # HTTPBearer only documents the scheme in OpenAPI; api/security.py reads the header itself. Tokens are
-    # checked on the primary, even for a read the replica serves: a revocation counts at once.
-    caller = await authenticate(request, request.app.state.settings, request.app.state.ledger)
-    request.state.actor = caller.actor  # for the access log
-    return caller
+    # HTTPBearer only documents the scheme in OpenAPI; api/security.py reads the header itself.
+    return await caller_of(request)
 
 
 CallerDep = Annotated[Caller, Depends(get_caller)]
@@ -85,10 +93,14 @@ def state_of(request: Request, ledger: Ledger, cid: UUID) -> CampaignState:
     return found if found is not None and found.id == cid else ledger.campaign(cid)
 
 
-async def get_actor(request: Request, caller: CallerDep, ledger: LedgerDep) -> Actor:
+# FastAPI walks the whole tree of a route's dependencies on every request, a node each time one is named, even
+# when its value is kept (fastapi/dependencies/utils.py: ~10-20 us a node): ActorDep, CampaignId and
+# CampaignStateDep name only what documents the route (the bearer scheme, the campaign's path parameter) and
+# read the ledger, the caller and the campaign's state once per request through plain functions.
+async def get_actor(request: Request, caller: CallerDep) -> Actor:
     campaign = request.path_params.get("campaign")
     if campaign is not None:
-        check_campaign(caller, _campaign(request, ledger, campaign).id)
+        check_campaign(caller, _campaign(request, await read_ledger(request), campaign).id)
     return caller.actor
 
 
@@ -99,9 +111,10 @@ class _Permit:
     def __init__(self, action: str):
         self.action = action
 
-    async def __call__(self, request: Request, actor: ActorDep, ledger: LedgerDep) -> Actor:
+    async def __call__(self, request: Request, actor: ActorDep) -> Actor:
         campaign = request.path_params.get("campaign")
-        settings: dict[str, Any] = _campaign(request, ledger, campaign).settings if campaign is not None else {}
+        settings: dict[str, Any] = (_campaign(request, await read_ledger(request), campaign).settings
+                                    if campaign is not None else {})
         if not may_write(actor, self.action, settings):
             who = ("an " if actor.role[0] in "aeiou" else "a ") + actor.role + (
                 f" of {actor.country}" if actor.country else "")
@@ -124,11 +137,11 @@ async def idempotency_key(
 IdempotencyKey = Annotated[str | None, Depends(idempotency_key)]
 
 
-async def resolve_campaign(request: Request, ledger: LedgerDep, caller: CallerDep,
+async def resolve_campaign(request: Request, caller: CallerDep,
                            campaign: Annotated[str, Path(min_length=1, max_length=100, examples=["europa-1492"],
                                                          description="The campaign's id or slug")]) -> UUID:
     """A campaign is addressed by its id or its slug (401, then 404, then 403 for another campaign's token)."""
-    state = _campaign(request, ledger, campaign)
+    state = _campaign(request, await read_ledger(request), campaign)
     check_campaign(caller, state.id)
     return state.id
 
@@ -136,8 +149,12 @@ async def resolve_campaign(request: Request, ledger: LedgerDep, caller: CallerDe
 CampaignId = Annotated[UUID, Depends(resolve_campaign)]
 
 
-async def campaign_state(request: Request, cid: CampaignId, ledger: LedgerDep) -> CampaignState:
-    return _campaign(request, ledger, str(cid))
+async def campaign_state(request: Request) -> CampaignState:
+    """The path's campaign, checked as ``CampaignId`` checks it (the route names that too: its path parameter)."""
+    caller, state = await caller_of(request), _campaign(request, await read_ledger(request),
+                                                        request.path_params["campaign"])
+    check_campaign(caller, state.id)
+    return state
 
 
 CampaignStateDep = Annotated[CampaignState, Depends(campaign_state)]

@@ -3,8 +3,9 @@
 A fresh worker's first request (after a deploy, a restart, a worker replaced) spent, before reading anything
 of a campaign (py-spy of ``ops/bench_reads.py``'s first reads, 300,000-event campaign): ~170 ms building
 FastAPI's route tables (each included router's, on its first match), ~90 ms of it preparing the routes'
-parameter models, ~130 ms compiling a page's Jinja templates, and the ERS definition and the board's
-geometry, parsed on first use. The lifespan calls ``warm`` before the server accepts a connection.
+parameter models, ~130 ms compiling a page's Jinja templates, the ERS definition and the board's geometry,
+parsed on first use, and the ruleset's procedure modules, imported at the first ruling. The lifespan calls
+``warm`` before the server accepts a connection.
 """
 
 from __future__ import annotations
@@ -17,19 +18,23 @@ from fastapi import FastAPI
 async def warm(app: FastAPI) -> None:
     from api.routes import web  # the module that holds the page templates' environment
     from ledger.board import load_geometry
+    from ledger.rules.core import get_ruleset
     from ledger.rules.eu.ers import ers_definition
 
     env = web.templates.env
     for name in env.list_templates(filter_func=lambda n: n.endswith(".html")):
         env.get_template(name)  # compiled once, kept by the environment
     ers_definition()
+    get_ruleset("eu")  # its procedure modules imported: the first ruling of a worker imported them (~50 ms)
     load_geometry()  # the EU board's, which the map draws for a scenario without its own board too
     await _route_tables(app)
 
 
 async def _route_tables(app: FastAPI) -> None:
     """One request through the routers (not the middleware: no access line, no metrics) to a path no route
-    serves: every router is tried, so every route table is built, as a first match would."""
+    serves, and the same path offered to each included router itself (the app's routers turn away a path
+    outside their prefix before building anything: api/main.py): every route table is built, as a first match
+    would."""
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -42,3 +47,7 @@ async def _route_tables(app: FastAPI) -> None:
              "path": "/.warm-up/none", "raw_path": b"/.warm-up/none", "root_path": "", "query_string": b"",
              "headers": [], "client": ("127.0.0.1", 0), "server": ("127.0.0.1", 0)}  # no "app": the router answers 404 itself
     await app.router(scope, receive, send)
+    for router in app.router.routes:
+        match = getattr(router, "_match", None)  # an included router's own matching, its table built on first use
+        if match is not None:
+            match(dict(scope))

@@ -502,8 +502,9 @@ def stop_server(proc: subprocess.Popen) -> None:
         os.killpg(proc.pid, 9)
 
 
-def session_cpu(sid: int) -> float:
-    """CPU seconds (user + system) of every live process of the server's session, from /proc."""
+def session_cpu(sid: int, command: str | None = None) -> float:
+    """CPU seconds (user + system) of every live process of the server's session, from /proc; ``command``: only
+    those whose command line contains it (e.g. the projection process, ``project --follow``)."""
     tick = os.sysconf("SC_CLK_TCK")
     total = 0.0
     for entry in os.listdir("/proc"):
@@ -511,8 +512,21 @@ def session_cpu(sid: int) -> float:
             continue
         fields = _stat(int(entry))
         if fields is not None and int(fields[3]) == sid:  # field 6 of stat, the session id (fields[0] is field 3, the state)
+            if command is not None and command not in _cmdline(int(entry)):
+                continue
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+FOLLOWER = "project --follow"  # the projection process `ledger serve --workers N` starts
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
 
 
 class PostgresCPU:
@@ -528,7 +542,8 @@ class PostgresCPU:
         self.dsn = dsn
         with psycopg.connect(dsn, autocommit=True) as conn:
             backend, self.database = conn.execute("SELECT pg_backend_pid(), current_database()").fetchone()
-        self.postmaster = int(_stat(backend)[1])
+            # While connected: once closed, the backend exits and its /proc entry may be gone already.
+            self.postmaster = int(_stat(backend)[1])
 
     #: The cluster's own processes (no client's backend): what a write costs beyond its backend (the WAL writer,
     #: a WAL sender to a replica) is there, beside the other users' checkpoints and vacuum.
@@ -581,11 +596,12 @@ def _stat(pid: int) -> list[str] | None:
         return None
 
 
-def profile(pid: int, out: str, seconds: float) -> subprocess.Popen:
-    """py-spy (``pip install py-spy``) sampling the server and its workers for the mixed run, collapsed stacks."""
+def profile(pid: int, out: str, seconds: float, cpu: bool = False) -> subprocess.Popen:
+    """py-spy (``pip install py-spy``) sampling the server and its workers for the mixed run, collapsed stacks.
+    ``cpu``: only the thread holding the GIL is sampled (Python's CPU, no waits: where the time per request goes)."""
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))  # the venv's, off PATH too
     cmd = [spy, "record", "--pid", str(pid), "--subprocesses", "--nonblocking", "--format", "raw",
-           "--rate", "50", "--duration", str(int(seconds)), "--output", out]
+           "--rate", "100", "--duration", str(int(seconds)), "--output", out, *(["--gil"] if cpu else [])]
     return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -669,6 +685,8 @@ def main() -> None:
     ap.add_argument("--revalidate", action="store_true", help="after the headline run, the same mix again with "
                     "browser-like clients (If-None-Match with the ETag last got for the same request): a separate figure")
     ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
+    ap.add_argument("--profile-cpu", action="store_true", help="with --profile: only the thread holding the GIL "
+                    "(CPU in Python, waits left out)")
     ap.add_argument("--save-setup", metavar="FILE", help="keep the set-up's store and write what reuses it to FILE")
     ap.add_argument("--setup", metavar="FILE", help="drive the store a --save-setup run kept (no set-up, kept after)")
     ap.add_argument("--short", action="store_true", help="3 campaigns of 60 events, 6 clients, 1 worker, 2 s")
@@ -770,10 +788,11 @@ def main() -> None:
               f"(server {server_cpu / seconds:.2f} cores, clients {client_cpu / seconds:.2f} cores)")
 
         print(f"\nmixed run, {args.seconds:.0f} s:")
-        spy = profile(proc.pid, args.profile, args.seconds) if args.profile else None
-        cpu0, pg0 = session_cpu(proc.pid), pg.cpu() if pg else {}
+        spy = profile(proc.pid, args.profile, args.seconds, args.profile_cpu) if args.profile else None
+        cpu0, pg0, follower0 = session_cpu(proc.pid), pg.cpu() if pg else {}, session_cpu(proc.pid, FOLLOWER)
         lat, err, samples, client_cpu, ran = run_clients(port, specs, neighbours, LAND, args.seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
+        follower_cpu = session_cpu(proc.pid, FOLLOWER) - follower0
         backends, background = pg.used(pg0, pg.cpu()) if pg else (0.0, 0.0)
         if spy is not None:
             spy.wait(timeout=60)
@@ -784,6 +803,9 @@ def main() -> None:
         print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms, clients {client_cpu / n * 1e3:.2f} ms "
               f"(server {server_cpu / args.seconds:.2f} cores, clients {client_cpu / args.seconds:.2f} cores"
               + f"); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        if follower_cpu:  # the views catching up with the appends: a share of the server's CPU, not of a request's
+            print(f"  of the server's, the projection process (ledger project --follow): {follower_cpu / n * 1e3:.2f} ms "
+                  f"per request ({follower_cpu / args.seconds:.2f} cores)")
         if ran:
             print("  SQL statements per request: " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(ran.items())))
         if pg:

@@ -7,7 +7,8 @@ from uuid import UUID
 from ledger import positions
 from ledger.application import Appended as AppendedResult
 from ledger.domain.campaign import CampaignState
-from ledger.domain.events import LedgerEvent
+from ledger.domain.events import ENVELOPE, LedgerEvent
+from projections.records import Record
 
 from api import schemas
 from api.observability import count_appended
@@ -27,6 +28,17 @@ def event_public(e: LedgerEvent) -> schemas.EventPublic:
         position=e.originator_version, type=type(e).__name__, timestamp=e.timestamp, schema_version=e.schema,
         context=e.context, actor=e.actor, visibility=e.visibility, payload=e.payload(), prev_hash=e.prev_hash,
         hash=e.hash,
+    )
+
+
+def event_public_of(r: Record) -> schemas.EventPublic:
+    """``event_public`` of a stored record (the read side's, one JSON decode) rather than a domain event: the same
+    fields, without building the event object the write side needs."""
+    d = r.data
+    return schemas.EventPublic(
+        position=r.position, type=r.type, timestamp=d["timestamp"], schema_version=d["schema"], context=d["context"],
+        actor=d["actor"], visibility=d["visibility"], payload={k: v for k, v in d.items() if k not in ENVELOPE},
+        prev_hash=d["prev_hash"], hash=d["hash"],
     )
 
 

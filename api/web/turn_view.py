@@ -33,7 +33,7 @@ from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, LedgerError
 from ledger.domain import commands as cmd
 from ledger.domain.corrections import replaced
-from ledger.rules.core import get_ruleset
+from ledger.rules.core import get_ruleset, json_schema
 from projections import read, replay, words
 from projections import timeline as timeline_model
 from projections.head import Reader
@@ -177,7 +177,7 @@ def replacement_fields(kind: str, payload: dict[str, Any]) -> list[dict[str, Any
     model = cmd.REPLACEMENTS.get(kind)
     if model is None or kind == "RulingRecorded":
         return None
-    schema = model.model_json_schema()
+    schema = json_schema(model)
     return list(schema_fields(schema, schema, payload, ""))
 
 

@@ -36,10 +36,10 @@ class LedgerEvent(DomainEvent):
 
     def payload(self) -> dict[str, Any]:
         """The event-specific fields, without the envelope."""
-        return {k: v for k, v in vars(self).items() if k not in _ENVELOPE}
+        return {k: v for k, v in vars(self).items() if k not in ENVELOPE}
 
 
-_ENVELOPE = frozenset(
+ENVELOPE = frozenset(
     {"originator_id", "originator_version", "timestamp", "schema", "context", "actor", "visibility", "prev_hash", "hash"}
 )
 

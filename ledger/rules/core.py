@@ -268,7 +268,14 @@ class Procedure:
         return self.resolver(model, dice)
 
     def input_schema(self) -> dict[str, Any]:
-        return self.inputs.model_json_schema()
+        return json_schema(self.inputs)
+
+
+@cache
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """A model's JSON schema, built once per process (pydantic builds it anew on every call: 1-3 ms, the turn
+    page's form asked for it per page). Shared by every caller: read it, never change it."""
+    return model.model_json_schema()
 
 
 @dataclass

@@ -75,3 +75,13 @@ def test_physical_dice_are_typed_in_draw_order_and_a_kept_value_needs_its_reason
     with pytest.raises(InvalidInput) as refused:
         command_of({"keep.terrain": "on", "keep_reason.terrain": " "}, proc)
     assert refused.value.field == "overrides.terrain"
+
+
+def test_an_input_schema_is_built_once_per_procedure_and_is_pydantics():
+    """The form reads the procedure's input schema on every turn page: built once per process, not per page."""
+    from ledger.rules.core import get_ruleset, json_schema
+
+    proc = get_ruleset("eu").get("M13")
+    first = proc.input_schema()
+    assert first is proc.input_schema() is json_schema(proc.inputs)  # kept, not built again
+    assert first == proc.inputs.model_json_schema()  # what pydantic builds
