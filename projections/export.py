@@ -31,7 +31,7 @@ Tables (``TABLES``), one row per:
 Turn 0 rows appear only when something happened before the first turn opened.
 A sheet the budget cannot compute (its error is on ``GET .../ers``) has no rows.
 
-``to_xlsx`` writes a workbook (openpyxl): one worksheet per country laid out
+``to_xlsx`` writes a workbook (projections/xlsx.py): one worksheet per country laid out
 like the paper sheets A, B and C (lines down, turns across), and the entries.
 Each amount that comes from entries carries a comment listing them (position,
 amount, reason, who), corrections included; a derived amount's comment says
@@ -41,6 +41,7 @@ its formula in words.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -53,7 +54,7 @@ from cachetools import LRUCache
 from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
-from projections import words
+from projections import words, xlsx
 from projections.history import History
 from projections.records import num, plain
 
@@ -488,20 +489,6 @@ def filename(campaign: str, table: str, fmt: str, country: str | None = None,
 SHEET_TITLES = {"A": "Sheet A · Royal Treasury", "B": "Sheet B · Income and expenses", "C": "Sheet C · Loans"}
 
 
-def _workbook() -> Any:
-    from openpyxl import Workbook
-
-    book = Workbook()
-    book.remove(book.active)  # every worksheet is named by what it holds
-    return book
-
-
-def _save(book: Any) -> bytes:
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
-
-
 def _plain_cell(value: Any, kind: str) -> Any:
     if kind in ("ints", "texts"):
         return " ".join(str(v) for v in value or ())
@@ -511,24 +498,20 @@ def _plain_cell(value: Any, kind: str) -> Any:
     return value
 
 
-def _table_sheet(book: Any, title: str, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
-    from openpyxl.styles import Font
-
-    ws = book.create_sheet(title)
+def _table_sheet(book: xlsx.Workbook, title: str, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
+    ws = book.sheet(title, freeze="A2")
     cols = columns(table)
-    ws.append(list(cols))
-    for cell in ws[1]:
-        cell.font = Font(bold=True)
+    ws.append(list(cols), "bold")
+    kinds = list(cols.items())
     for r in rows:
-        ws.append([_plain_cell(r.get(name), kind) for name, kind in cols.items()])
-    ws.freeze_panes = "A2"
+        ws.append([_plain_cell(r.get(name), kind) for name, kind in kinds])
 
 
 def table_xlsx(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
     """One table as a one-worksheet workbook (the ERS workbook is ``to_xlsx``)."""
-    book = _workbook()
+    book = xlsx.Workbook()
     _table_sheet(book, table, table, rows)
-    return _save(book)
+    return book.save()
 
 
 #: A cell's comment lists at most this many events (a line can gather hundreds): the entries sheet has them all.
@@ -546,6 +529,11 @@ def _said(e: Mapping[str, Any] | None, position: int) -> str:
     return f"#{position} correction of #{e['corrects']}: {change} · {e['reason']}{who}"
 
 
+#: ``words.formula`` of each ERS formula, worked out once: a workbook names the same few dozen formulas in
+#: thousands of cells (a derived line's, every turn), and each is parsed to be put in words.
+_formula_words = functools.lru_cache(maxsize=1024)(words.formula)
+
+
 def cell_comment(cell: Any, events: Mapping[int, Mapping[str, Any]]) -> str | None:
     """What a worksheet cell's comment says: the events behind an entered amount, or a derived one's formula."""
     if cell.events:
@@ -553,51 +541,42 @@ def cell_comment(cell: Any, events: Mapping[int, Mapping[str, Any]]) -> str | No
         more = len(cell.events) - COMMENT_EVENTS
         return "\n".join(["From:", *shown, *([f"and {more} more: see the entries sheet"] if more > 0 else [])])
     if cell.kind == "derived" and cell.formula:
-        return f"Worked out as {words.formula(cell.formula)}"
+        return f"Worked out as {_formula_words(cell.formula)}"
     return None
 
 
 def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:
     """The ERS workbook: per country a worksheet laid out like sheets A, B and C (a row per line, a column
     per turn; derived amounts in italics), then the entries and corrections."""
-    from openpyxl.comments import Comment
-    from openpyxl.styles import Font, PatternFill
-
-    book = _workbook()
+    book = xlsx.Workbook()
     events = {e["position"]: e for e in history.entries}
-    bold, italic = Font(bold=True), Font(italic=True, color="555555")
-    band = PatternFill("solid", fgColor="E8E8E2")
     defn = ers_definition()
     wanted = _turns(history, turns)
+    width = 2 + len(wanted)
+    derived = [None, None, *["italic"] * len(wanted)]
     for c in _countries(history, country):
-        ws = book.create_sheet(c)
+        ws = book.sheet(c, freeze="C3")
         sheets = {t: history.budget.sheet(c, t) for t in wanted}
-        ws.append([f"{history.campaign} · {c} · Economic Record Sheet"])
-        ws["A1"].font = Font(bold=True, size=13)
-        ws.append(["line", "title", *[f"turn {t}" for t in wanted]])
-        for cell in ws[2]:
-            cell.font = bold
+        ws.append([f"{history.campaign} · {c} · Economic Record Sheet"], "title")
+        ws.append(["line", "title", *[f"turn {t}" for t in wanted]], "bold")
         errors = [f"turn {t}: {s.error['message']}" for t, s in sheets.items() if s and s.cells is None and s.error]
         letter = None
         for d in defn.lines:
             if d.sheet != letter:
                 letter = d.sheet
-                ws.append([SHEET_TITLES.get(letter, f"Sheet {letter}")])
-                for cell in ws[ws.max_row]:
-                    cell.font, cell.fill = bold, band
+                ws.append([SHEET_TITLES.get(letter, f"Sheet {letter}"), *[None] * (width - 1)], "band")
             cells = [sheets[t].cells.get(d.code) if sheets[t] is not None and sheets[t].cells is not None else None
                      for t in wanted]
-            ws.append([d.code, d.name, *[cell.value if cell is not None else None for cell in cells]])
-            for written, cell in zip(ws[ws.max_row][2:], cells):
-                if d.kind == "derived":
-                    written.font = italic
-                said = cell_comment(cell, events) if cell is not None else None
-                if said:
-                    written.comment = Comment(said, "ledger", width=420, height=min(60 + 18 * said.count("\n"), 480))
+            said = []
+            for i, cell in enumerate(cells, 2):
+                text = cell_comment(cell, events) if cell is not None else None
+                if text:
+                    said.append((i, text, 420, min(60 + 18 * text.count("\n"), 480)))
+            ws.append([d.code, d.name, *[cell.value if cell is not None else None for cell in cells]],
+                      derived if d.kind == "derived" else None, said)
         for message in errors:
             ws.append([])
             ws.append(["cannot be worked out", message])
-        ws.column_dimensions["B"].width = 48
-        ws.freeze_panes = "C3"
+        ws.column_width(2, 48)
     _table_sheet(book, "entries", "entries", entry_rows(history, country, turns))
-    return _save(book)
+    return book.save()

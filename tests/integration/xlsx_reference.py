@@ -1,0 +1,92 @@
+"""The ERS and table workbooks as openpyxl wrote them before projections/xlsx.py (the code of that release,
+kept as the reference the fast writer is compared with: tests/integration/test_export_xlsx_fast.py)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ledger.rules.eu.ers import ers_definition
+from projections.export import SHEET_TITLES, _countries, _plain_cell, _turns, cell_comment, columns, entry_rows
+from projections.history import History
+
+
+def _workbook() -> Any:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)  # every worksheet is named by what it holds
+    return book
+
+
+def _save(book: Any) -> bytes:
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def _table_sheet(book: Any, title: str, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
+    from openpyxl.styles import Font
+
+    ws = book.create_sheet(title)
+    cols = columns(table)
+    ws.append(list(cols))
+    for cell in ws[1]:
+        cell.font = Font(bold=True)
+    for r in rows:
+        ws.append([_plain_cell(r.get(name), kind) for name, kind in cols.items()])
+    ws.freeze_panes = "A2"
+
+
+def table_xlsx(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """One table as a one-worksheet workbook (the ERS workbook is ``to_xlsx``)."""
+    book = _workbook()
+    _table_sheet(book, table, table, rows)
+    return _save(book)
+
+
+def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:
+    """The ERS workbook: per country a worksheet laid out like sheets A, B and C (a row per line, a column
+    per turn; derived amounts in italics), then the entries and corrections."""
+    from openpyxl.comments import Comment
+    from openpyxl.styles import Font, PatternFill
+
+    book = _workbook()
+    events = {e["position"]: e for e in history.entries}
+    bold, italic = Font(bold=True), Font(italic=True, color="555555")
+    band = PatternFill("solid", fgColor="E8E8E2")
+    defn = ers_definition()
+    wanted = _turns(history, turns)
+    for c in _countries(history, country):
+        ws = book.create_sheet(c)
+        sheets = {t: history.budget.sheet(c, t) for t in wanted}
+        ws.append([f"{history.campaign} · {c} · Economic Record Sheet"])
+        ws["A1"].font = Font(bold=True, size=13)
+        ws.append(["line", "title", *[f"turn {t}" for t in wanted]])
+        for cell in ws[2]:
+            cell.font = bold
+        errors = [f"turn {t}: {s.error['message']}" for t, s in sheets.items() if s and s.cells is None and s.error]
+        letter = None
+        for d in defn.lines:
+            if d.sheet != letter:
+                letter = d.sheet
+                ws.append([SHEET_TITLES.get(letter, f"Sheet {letter}")])
+                for cell in ws[ws.max_row]:
+                    cell.font, cell.fill = bold, band
+            cells = [sheets[t].cells.get(d.code) if sheets[t] is not None and sheets[t].cells is not None else None
+                     for t in wanted]
+            ws.append([d.code, d.name, *[cell.value if cell is not None else None for cell in cells]])
+            for written, cell in zip(ws[ws.max_row][2:], cells):
+                if d.kind == "derived":
+                    written.font = italic
+                said = cell_comment(cell, events) if cell is not None else None
+                if said:
+                    written.comment = Comment(said, "ledger", width=420, height=min(60 + 18 * said.count("\n"), 480))
+        for message in errors:
+            ws.append([])
+            ws.append(["cannot be worked out", message])
+        ws.column_dimensions["B"].width = 48
+        ws.freeze_panes = "C3"
+    _table_sheet(book, "entries", "entries", entry_rows(history, country, turns))
+    return _save(book)
