@@ -71,6 +71,8 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, actor:
             body = export.to_xlsx(history, country, span)
         elif fmt == "csv" and table == "ers":  # the charts page's link: the same bytes, written line by line
             body = export.ers_csv(history, country, span, include_defaulted)
+        elif fmt == "json" and table == "ers":  # the same bytes, from each sheet's rows written once
+            body = export.ers_json(history, country, span, include_defaulted)
         else:
             body = export.encode(table, fmt, export.rows(history, table, country, span, include_defaulted))
         reads.cache.put(key, who, state.version, body)

@@ -1,5 +1,5 @@
 """The workbooks the exports write (projections/xlsx.py) are the ones openpyxl wrote before (the reference,
-tests/integration/xlsx_reference.py): every part of the file byte for byte but the creation time, and read back
+tests/integration/export_reference.py): every part of the file byte for byte but the creation time, and read back
 with openpyxl, the same sheets, cells, values, fonts, fills, comments, column widths and frozen panes; on a
 generated campaign with a correction and an entry hidden from the player, for a game master and a player, every
 country or one, every turn or a range, on both stores."""
@@ -18,7 +18,7 @@ from ledger.domain.commands import RecordCorrection, RecordTreasuryEntry
 from ops.generate_campaign import generate
 from projections import export
 from projections.history import gather
-from tests.integration import xlsx_reference as reference
+from tests.integration import export_reference as reference
 
 GM, FRANCE = Actor("gm", "gm"), Actor("fra", "player", "FRA")
 

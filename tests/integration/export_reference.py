@@ -1,5 +1,6 @@
-"""The ERS and table workbooks as openpyxl wrote them before projections/xlsx.py (the code of that release,
-kept as the reference the fast writer is compared with: tests/integration/test_export_xlsx_fast.py)."""
+"""Exports as the release before the fast writers wrote them, kept as the reference they are compared with: the
+ERS and table workbooks as openpyxl wrote them (tests/integration/test_export_xlsx_fast.py), the entries table's
+rows (tests/integration/test_export_fast.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ledger.rules.eu.ers import ers_definition
-from projections.export import SHEET_TITLES, _countries, _plain_cell, _turns, cell_comment, columns, entry_rows
+from projections.export import SHEET_TITLES, _countries, _plain_cell, _title, _turns, _visible_to, cell_comment, columns
 from projections.history import History
 
 
@@ -90,3 +91,30 @@ def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int]
         ws.freeze_panes = "C3"
     _table_sheet(book, "entries", "entries", entry_rows(history, country, turns))
     return _save(book)
+
+
+def entry_rows(history: History, country: str | None = None, turns: tuple[int, int] | None = None
+               ) -> Iterator[dict[str, Any]]:
+    """Every treasury entry and correction of one, as the caller sees them, in order."""
+    first, last = turns if turns is not None else (0, history.turns)
+    current: dict[int, dict[str, Any]] = {}  # entry position -> its fields as last corrected
+    for e in history.entries:
+        if e["type"] == "TreasuryEntryRecorded":
+            fields = {k: e[k] for k in ("turn", "country", "line", "amount")}
+            current[e["position"]] = fields
+            kind, corrects = "entry", None
+        else:
+            corrects = e["corrects"]
+            replacement = e["replacement"] if isinstance(e["replacement"], dict) else None
+            fields = {**current[corrects], **(replacement or {})} if replacement else {**current[corrects],
+                                                                                         "amount": None}
+            current[corrects] = fields
+            kind = "correction"
+        if country is not None and fields["country"] != country:
+            continue
+        if not first <= (fields["turn"] or 0) <= last:
+            continue
+        yield {"campaign": history.campaign, "position": e["position"], "kind": kind, "corrects": corrects,
+               **fields, "title": _title(fields["line"]), "reason": e["reason"], "actor": e["actor"],
+               "time": e["time"], "visible_to": _visible_to(e["visibility"]),
+               "hash": history.hashes.get(e["position"], "")}
