@@ -273,8 +273,8 @@ class Worksheet:
         legacy = f'<legacyDrawing xmlns:r="{_REL}" r:id="anysvml" />' if self.comments else ""
         return (f'<worksheet xmlns="{_MAIN}"><sheetPr><outlinePr summaryBelow="1" summaryRight="1" /><pageSetUpPr />'
                 f'</sheetPr><dimension ref="{dimension}" /><sheetViews><sheetView workbookViewId="0">'
-                f'{_PANES[self.freeze]}</sheetView></sheetViews><sheetFormatPr baseColWidth="8" defaultRowHeight="15" />'
-                f'{cols}<sheetData>{"".join(self.rows)}</sheetData><pageMargins left="0.75" right="0.75" top="1" '
+                f'{_PANES[self.freeze]}</sheetView></sheetViews><sheetFormatPr baseColWidth="8" '
+                f'defaultRowHeight="15" />{cols}<sheetData>{"".join(self.rows)}</sheetData><pageMargins left="0.75" right="0.75" top="1" '
                 f'bottom="1" header="0.5" footer="0.5" />{legacy}</worksheet>')
 
     def comments_xml(self) -> str:
