@@ -81,6 +81,7 @@ COLUMNS: dict[str, dict[str, str]] = {
 }
 
 
+@functools.lru_cache(maxsize=1024)  # a line's title never changes: the wide table names ~100 per sheet
 def line_label(code: str) -> str:
     """A wide table's column for a line: its code and title, as on the paper sheet."""
     return f"{code} {ers_definition().get(code).name}"
@@ -235,6 +236,19 @@ def wide(long_rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
         yield {**row, "positions": sorted(positions)}
 
 
+def wide_rows(history: History, country: str | None = None, turns: tuple[int, int] | None = None
+              ) -> Iterator[dict[str, Any]]:
+    """``wide(ers_rows(...))``, the same rows, from each sheet's cells and lineage without a long row each."""
+    for c, t, sheet, lines in _sheets(history, country, turns):
+        row: dict[str, Any] = {"campaign": history.campaign, "country": c, "turn": t}
+        positions: set[int] = set()
+        for code, cell in sheet.cells.items():
+            row[line_label(code)] = cell.value
+            positions.update(lines[code])
+        row["positions"] = sorted(positions)
+        yield row
+
+
 def _visible_to(visibility: Mapping[str, Any]) -> str:
     scope = visibility.get("scope", "public")
     if scope == "countries":
@@ -358,7 +372,7 @@ def rows(history: History, table: str, country: str | None = None, turns: tuple[
     if table == "entries":
         return entry_rows(history, country, turns)
     if table == "ers-wide":
-        return wide(ers_rows(history, country, turns))
+        return wide_rows(history, country, turns)
     if table == "inflation":
         return inflation_rows(history, turns)
     if table == "stability":
@@ -454,6 +468,26 @@ def ers_csv(history: History, country: str | None = None, turns: tuple[int, int]
     return buf.getvalue().encode("utf-8")
 
 
+def entries_csv(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:
+    """``to_csv("entries", rows(history, "entries", ...))``, byte for byte: the texts through the csv writer once
+    per distinct value (``_csv_field``), the numbers and the hashes (hex: never quoted) as they are."""
+    check_country(history, country)
+    scratch = io.StringIO(newline="")
+    field = _csv_field(csv.writer(scratch, lineterminator="\r\n"), scratch)
+    buf = io.StringIO(newline="")
+    csv.writer(buf, lineterminator="\r\n").writerow(COLUMNS["entries"])
+    out = []
+    for r in entry_rows(history, country, turns):
+        time = r["time"]
+        out.append(",".join((field(r["campaign"]), field(r["position"]), field(r["kind"]), field(r["corrects"]),
+                             field(r["turn"]), field(r["country"]), field(r["line"]), field(r["title"]),
+                             field(r["amount"]), field(r["reason"]), field(r["actor"]),
+                             field(time.isoformat() if hasattr(time, "isoformat") else time),
+                             field(r["visible_to"]), r["hash"])) + "\r\n")
+    buf.write("".join(out))
+    return buf.getvalue().encode("utf-8")
+
+
 #: ``ers_csv``'s lines of a sheet, by the sheet object (kept alive here, so its id is not reused): a sheet never
 #: changes once computed, and the hashes its lines name are those of events, which never change either. A live
 #: campaign's export after an append takes every sheet but the changed ones from here (a country's ERS on the
@@ -463,6 +497,8 @@ _LINES_LOCK = threading.Lock()  # the routes run in a thread pool
 #: ``sheet_lineage``'s, by the sheet object (kept alive here): a few hundred bytes per sheet, ~300 sheets per
 #: country and audience on the 300,000-event campaign.
 _LINEAGE: LRUCache[int, tuple[Any, dict[str, tuple[int, ...]]]] = LRUCache(4096)
+#: ``ers_parquet``'s record batch of a sheet, by the sheet object (kept alive here), bounded by Arrow's bytes.
+_BATCHES: LRUCache[tuple[Any, ...], tuple[Any, Any]] = LRUCache(64 * 2**20, getsizeof=lambda v: v[1].nbytes)
 
 
 def to_json(rows: Iterable[Mapping[str, Any]]) -> bytes:
@@ -502,23 +538,62 @@ def document(history: History, tables: Iterable[str] = ("ers", "entries", "infla
             "tables": {t: list(rows(history, t, country, turns, include_defaulted)) for t in tables}}
 
 
-def to_parquet(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
-    """One Parquet file; lists as list columns, victory points as doubles."""
+def _arrow_schema(table: str) -> Any:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     types = {"text": pa.string(), "int": pa.int64(), "bool": pa.bool_(), "number": pa.float64(),
              "ints": pa.list_(pa.int64()), "texts": pa.list_(pa.string())}
-    cols = columns(table)
-    data: dict[str, list[Any]] = {name: [] for name in cols}
-    for r in rows:
-        for name, kind in cols.items():
-            v = r.get(name)
-            data[name].append(float(num(v)) if kind == "number" and v is not None else v)
-    schema = pa.schema([(name, types[kind]) for name, kind in cols.items()])
+    return pa.schema([(name, types[kind]) for name, kind in columns(table).items()])
+
+
+def _parquet(table: Any) -> bytes:
+    import pyarrow.parquet as pq
+
     out = io.BytesIO()
-    pq.write_table(pa.table(data, schema=schema), out)
+    pq.write_table(table, out)
     return out.getvalue()
+
+
+def to_parquet(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """One Parquet file; lists as list columns, victory points as doubles."""
+    import pyarrow as pa
+
+    rows = rows if isinstance(rows, list) else list(rows)
+    data = {name: [float(num(v)) if v is not None else None for v in (r.get(name) for r in rows)]
+            if kind == "number" else [r.get(name) for r in rows] for name, kind in columns(table).items()}
+    return _parquet(pa.table(data, schema=_arrow_schema(table)))
+
+
+def ers_parquet(history: History, country: str | None = None, turns: tuple[int, int] | None = None,
+                include_defaulted: bool = False) -> bytes:
+    """``to_parquet("ers", rows(history, "ers", ...))``, cell for cell, from each sheet's columns built from its
+    cells (no row dicts) and kept as a record batch by the sheet object (as ``ers_csv``'s lines)."""
+    import pyarrow as pa
+
+    check_country(history, country)
+    schema, batches = _arrow_schema("ers"), []
+    for c, t in _sheet_keys(history, country, turns):
+        sheet = history.budget.sheet(c, t)
+        if sheet is None or sheet.cells is None:
+            continue
+        key = (id(sheet), history.campaign, c, t, include_defaulted)
+        with _LINES_LOCK:
+            found = _BATCHES.get(key)
+        if found is None or found[0] is not sheet:
+            lines, get = sheet_lineage(sheet), history.hashes.get
+            kept = [(code, cell) for code, cell in sheet.cells.items() if include_defaulted or not cell.defaulted]
+            n = len(kept)
+            data = [[history.campaign] * n, [c] * n, [t] * n, [code for code, _ in kept],
+                    [cell.name for _, cell in kept], [cell.value for _, cell in kept], [cell.kind for _, cell in kept],
+                    [cell.unit for _, cell in kept], [cell.defaulted for _, cell in kept],
+                    [list(cell.sources) for _, cell in kept], [list(lines[code]) for code, _ in kept],
+                    [[get(p, "") for p in lines[code]] for code, _ in kept]]
+            found = (sheet, pa.record_batch([pa.array(values, type=f.type) for values, f in zip(data, schema)],
+                                            schema=schema))
+            with _LINES_LOCK:
+                _BATCHES[key] = found
+        batches.append(found[1])
+    return _parquet(pa.Table.from_batches(batches, schema=schema))
 
 
 def encode(table: str, fmt: str, rows: Iterable[Mapping[str, Any]]) -> bytes:

@@ -73,6 +73,10 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, actor:
             body = export.ers_csv(history, country, span, include_defaulted)
         elif fmt == "json" and table == "ers":  # the same bytes, from each sheet's rows written once
             body = export.ers_json(history, country, span, include_defaulted)
+        elif fmt == "parquet" and table == "ers":  # the same cells, from each sheet's columns built once
+            body = export.ers_parquet(history, country, span, include_defaulted)
+        elif fmt == "csv" and table == "entries":  # the same bytes, the texts quoted once per distinct value
+            body = export.entries_csv(history, country, span)
         else:
             body = export.encode(table, fmt, export.rows(history, table, country, span, include_defaulted))
         reads.cache.put(key, who, state.version, body)

@@ -1,6 +1,6 @@
 """Exports as the release before the fast writers wrote them, kept as the reference they are compared with: the
 ERS and table workbooks as openpyxl wrote them (tests/integration/test_export_xlsx_fast.py), the entries table's
-rows (tests/integration/test_export_fast.py)."""
+rows and the Parquet files (tests/integration/test_export_fast.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 from ledger.rules.eu.ers import ers_definition
 from projections.export import SHEET_TITLES, _countries, _plain_cell, _title, _turns, _visible_to, cell_comment, columns
 from projections.history import History
+from projections.records import num
 
 
 def _workbook() -> Any:
@@ -118,3 +119,22 @@ def entry_rows(history: History, country: str | None = None, turns: tuple[int, i
                **fields, "title": _title(fields["line"]), "reason": e["reason"], "actor": e["actor"],
                "time": e["time"], "visible_to": _visible_to(e["visibility"]),
                "hash": history.hashes.get(e["position"], "")}
+
+
+def to_parquet(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """One Parquet file; lists as list columns, victory points as doubles."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    types = {"text": pa.string(), "int": pa.int64(), "bool": pa.bool_(), "number": pa.float64(),
+             "ints": pa.list_(pa.int64()), "texts": pa.list_(pa.string())}
+    cols = columns(table)
+    data: dict[str, list[Any]] = {name: [] for name in cols}
+    for r in rows:
+        for name, kind in cols.items():
+            v = r.get(name)
+            data[name].append(float(num(v)) if kind == "number" and v is not None else v)
+    schema = pa.schema([(name, types[kind]) for name, kind in cols.items()])
+    out = io.BytesIO()
+    pq.write_table(pa.table(data, schema=schema), out)
+    return out.getvalue()
