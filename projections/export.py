@@ -635,9 +635,13 @@ def _table_sheet(book: xlsx.Workbook, title: str, table: str, rows: Iterable[Map
     ws = book.sheet(title, freeze="A2")
     cols = columns(table)
     ws.append(list(cols), "bold")
-    kinds = list(cols.items())
+    names = list(cols)
+    converted = [(i, kind) for i, kind in enumerate(cols.values()) if kind in ("ints", "texts", "number")]
     for r in rows:
-        ws.append([_plain_cell(r.get(name), kind) for name, kind in kinds])
+        values = [r.get(name) for name in names]
+        for i, kind in converted:  # lists and exact numbers; the rest as they are (``_plain_cell``)
+            values[i] = _plain_cell(values[i], kind)
+        ws.append(values)
 
 
 def table_xlsx(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:

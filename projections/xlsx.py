@@ -233,6 +233,9 @@ class Worksheet:
             return
         r = str(self.row)
         letters, book = self.book.letters(len(values)), self.book
+        if styles is None and not comments:  # a table's row: the tight loop (an entries sheet has ~100,000 cells)
+            self._plain(r, letters, values)
+            return
         said = {i: (text, w, h) for i, text, w, h in comments}
         one = book.style(styles) if isinstance(styles, str) else None
         out = [f'<row r="{r}">']
@@ -253,6 +256,28 @@ class Worksheet:
                 out.append(f'<c r="{ref}"{s} t="b"><v>{int(v)}</v></c>')
             elif t is int or t is float:
                 out.append(f'<c r="{ref}"{s} t="n"><v>{"%.16g" % v}</v></c>')
+            else:
+                raise ValueError(f"Cannot convert {v!r} to Excel")
+        out.append("</row>")
+        self.rows.append("".join(out))
+        if not self.first_row:
+            self.first_row = self.row
+        self.width = max(self.width, len(values))
+
+    def _plain(self, r: str, letters: list[str], values: Sequence[Any]) -> None:
+        """``append`` of a row without styles or comments."""
+        texts, text = self.book._texts, self.book.text
+        out = [f'<row r="{r}">']
+        for letter, v in zip(letters, values):
+            t = type(v)
+            if t is str:
+                out.append(f'<c r="{letter}{r}"{texts.get(v) or text(v)}')
+            elif v is None:
+                continue
+            elif t is int or t is float:
+                out.append(f'<c r="{letter}{r}" t="n"><v>{"%.16g" % v}</v></c>')
+            elif t is bool:
+                out.append(f'<c r="{letter}{r}" t="b"><v>{int(v)}</v></c>')
             else:
                 raise ValueError(f"Cannot convert {v!r} to Excel")
         out.append("</row>")
