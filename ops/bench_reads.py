@@ -30,6 +30,14 @@ p95 ≤ 100 ms, JSON reads p95 ≤ 50 ms) and PASS or MISS:
   the place page of the marker's province once; the views are caught up
   between rounds (as the projection runner does), so each read meets the
   new event in the tail;
+- downloads written afresh (``built ...``, ``--export-samples`` per role): each
+  of the charts page's downloads of one country at a distinct URL, so that no
+  kept answer serves it (the kinds above are mostly served from the response
+  cache after their first request at a head);
+- live downloads (``live download ...``, ``--live-rounds``): the game master
+  records a treasury entry of the player's country, then each role downloads
+  each of those files once (the history's tail read, the changed sheets
+  written again);
 - the raw baseline in the same run: one read of the campaign's whole history
   with decoding (what a whole-history read on a page would cost);
 - how long catching the views up took before measuring, and the load average.
@@ -179,7 +187,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--short", action="store_true", help="a tiny campaign and a few samples (the test's run)")
     ap.add_argument("--profile", metavar="KIND", help="print a cProfile of this kind's requests (a kind's name)")
     ap.add_argument("--only", metavar="KIND", action="append",
-                    help="measure only these kinds (repeatable; \"live\": the live reads)")
+                    help="measure only these kinds (repeatable; \"live\": the live reads; \"built\": the downloads "
+                         "written afresh; \"live downloads\")")
     ap.add_argument("--first-samples", type=int, default=3,
                     help="fresh processes per kind and role for the first reads (0: none)")
     ap.add_argument("--live-rounds", type=int, default=20,
@@ -331,8 +340,14 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
             if profile:
                 pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
 
+    if not args.only or "built" in args.only:
+        built_downloads(client, tokens, api, player, args.export_samples)
+
     if args.live_rounds and (not args.only or "live" in args.only):
         live_reads(client, ledger, cid, tokens, api, ui, player, args.live_rounds, rng)
+
+    if args.live_rounds and (not args.only or "live downloads" in args.only):
+        live_downloads(client, ledger, cid, tokens, api, player, args.live_rounds)
 
     # Closing a phase: a write, by the game master, through its route; a turn opened (not timed) when needed.
     headers = {"Authorization": f"Bearer {tokens['gm']}"}
@@ -358,6 +373,66 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
     added = ledger.campaign(cid).version - head
     print(line("close a phase (write)", "gm", lat, cpus, PAGE_MS, statuses)
           + f"; appended {added} events in all (turns opened and closed around them)")
+
+
+#: The charts page's downloads of one country (every turn), in the order the lines print.
+DOWNLOADS = (("ers", "csv"), ("ers", "xlsx"), ("ers", "json"), ("ers", "parquet"), ("ers-wide", "csv"),
+             ("entries", "csv"), ("entries", "xlsx"), ("victory", "csv"))
+
+
+def built_downloads(client: TestClient, tokens: dict[str, str], api: str, player: str, samples: int) -> None:
+    """Each download written afresh (``built ...``): a distinct URL each time (an ignored ``fresh=`` parameter),
+    so the response cache, which serves the same download at the same head to the same audience, holds none of
+    them; the history is the read path's, already read (what the first download of a table after another
+    download, or after the history's tail was read, costs)."""
+    for table, fmt in DOWNLOADS:
+        for role in ("gm", "player"):
+            headers = {"Authorization": f"Bearer {tokens[role]}"}
+            lat, cpus, statuses = [], [], set()
+            for i in range(samples):
+                url = f"{api}/export/{table}.{fmt}?country={player}&fresh={role}{i}"
+                t0, c0 = time.perf_counter(), time.process_time()
+                r = client.get(url, headers=headers)
+                lat.append((time.perf_counter() - t0) * 1000)
+                cpus.append((time.process_time() - c0) * 1000)
+                statuses.add(r.status_code)
+                if r.status_code >= 500:
+                    print(f"  {url}: {r.status_code} {r.text[:200]}")
+            print(line(f"built {table}.{fmt} ({player})", role, lat, cpus, PAGE_MS, statuses,
+                       ", each written afresh"), flush=True)
+
+
+def live_downloads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: dict[str, str], api: str,
+                   player: str, rounds: int) -> None:
+    """Downloads of a live campaign (``live download ...``): the game master records a treasury entry of the
+    player's country (its sheet changes), then each role downloads each of the charts page's files once; the
+    views are caught up after each round (untimed), as the projection runner does."""
+    gm = {"Authorization": f"Bearer {tokens['gm']}"}
+    if not ledger.campaign(cid).turn_open:
+        client.post(f"{api}/turns", headers=gm)
+    got: dict[tuple[str, str], tuple[list[float], list[float], set[int]]] = {}
+    for i in range(rounds):
+        r = client.post(f"{api}/treasury", headers=gm, json={"country": player, "line": "A9", "amount": 3,
+                                                             "reason": "bench: a live download"})
+        if r.status_code != 201:
+            sys.exit(f"live append: {r.status_code} {r.text}")
+        for role in (("gm", "player") if i % 2 == 0 else ("player", "gm")):
+            headers = {"Authorization": f"Bearer {tokens[role]}"}
+            for table, fmt in DOWNLOADS:
+                lat, cpus, statuses = got.setdefault((f"{table}.{fmt}", role), ([], [], set()))
+                t0, c0 = time.perf_counter(), time.process_time()
+                r = client.get(f"{api}/export/{table}.{fmt}?country={player}", headers=headers)
+                lat.append((time.perf_counter() - t0) * 1000)
+                cpus.append((time.process_time() - c0) * 1000)
+                statuses.add(r.status_code)
+                if r.status_code >= 500:
+                    print(f"  {table}.{fmt}: {r.status_code} {r.text[:200]}")
+        Projector(ledger).catch_up()
+    for table, fmt in DOWNLOADS:
+        for role in ("gm", "player"):
+            lat, cpus, statuses = got[(f"{table}.{fmt}", role)]
+            print(line(f"live download {table}.{fmt} ({player})", role, lat, cpus, PAGE_MS, statuses,
+                       ", each after an append"), flush=True)
 
 
 def live_reads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: dict[str, str], api: str, ui: str,

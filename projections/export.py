@@ -31,7 +31,7 @@ Tables (``TABLES``), one row per:
 Turn 0 rows appear only when something happened before the first turn opened.
 A sheet the budget cannot compute (its error is on ``GET .../ers``) has no rows.
 
-``to_xlsx`` writes a workbook (openpyxl): one worksheet per country laid out
+``to_xlsx`` writes a workbook (projections/xlsx.py): one worksheet per country laid out
 like the paper sheets A, B and C (lines down, turns across), and the entries.
 Each amount that comes from entries carries a comment listing them (position,
 amount, reason, who), corrections included; a derived amount's comment says
@@ -41,6 +41,7 @@ its formula in words.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -53,7 +54,7 @@ from cachetools import LRUCache
 from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
-from projections import words
+from projections import words, xlsx
 from projections.history import History
 from projections.records import num, plain
 
@@ -80,6 +81,7 @@ COLUMNS: dict[str, dict[str, str]] = {
 }
 
 
+@functools.lru_cache(maxsize=1024)  # a line's title never changes: the wide table names ~100 per sheet
 def line_label(code: str) -> str:
     """A wide table's column for a line: its code and title, as on the paper sheet."""
     return f"{code} {ers_definition().get(code).name}"
@@ -160,6 +162,20 @@ def lineage(cells: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
     return {code: of(code) for code in cells}
 
 
+def sheet_lineage(sheet: Any) -> dict[str, tuple[int, ...]]:
+    """``lineage(sheet.cells)``, worked out once per sheet object (a computed sheet never changes): every long ERS
+    download walks every line of every sheet of a country (~28,000 lines on the 300,000-event campaign), and after
+    an append only the changed sheets are new objects."""
+    with _LINES_LOCK:
+        found = _LINEAGE.get(id(sheet))
+    if found is not None and found[0] is sheet:
+        return found[1]
+    lines = lineage(sheet.cells)
+    with _LINES_LOCK:
+        _LINEAGE[id(sheet)] = (sheet, lines)  # the sheet kept alive with it: its id is not reused meanwhile
+    return lines
+
+
 def _turns(history: History, turns: tuple[int, int] | None) -> range:
     first, last = turns if turns is not None else (0, history.turns)
     return range(max(first, 1), last + 1)
@@ -173,12 +189,18 @@ def ers_rows(history: History, country: str | None = None, turns: tuple[int, int
              ) -> Iterator[dict[str, Any]]:
     """The long ERS: one row per country, turn and line, in sheet order."""
     for c, t, sheet, lines in _sheets(history, country, turns):
-        for code, cell in sheet.cells.items():
-            positions = lines[code]
-            yield {"campaign": history.campaign, "country": c, "turn": t, "line": code, "name": cell.name,
-                   "amount": cell.value, "kind": cell.kind, "unit": cell.unit, "defaulted": cell.defaulted,
-                   "sources": list(cell.sources), "positions": list(positions),
-                   "hashes": [history.hashes.get(p, "") for p in positions]}
+        yield from _sheet_rows(history, c, t, sheet, lines)
+
+
+def _sheet_rows(history: History, c: str, t: int, sheet: Any, lines: Mapping[str, tuple[int, ...]]
+                ) -> Iterator[dict[str, Any]]:
+    campaign, get = history.campaign, history.hashes.get
+    for code, cell in sheet.cells.items():
+        positions = lines[code]
+        yield {"campaign": campaign, "country": c, "turn": t, "line": code, "name": cell.name,
+               "amount": cell.value, "kind": cell.kind, "unit": cell.unit, "defaulted": cell.defaulted,
+               "sources": list(cell.sources), "positions": list(positions),
+               "hashes": [get(p, "") for p in positions]}
 
 
 def _sheet_keys(history: History, country: str | None, turns: tuple[int, int] | None) -> Iterator[tuple[str, int]]:
@@ -195,7 +217,7 @@ def _sheets(history: History, country: str | None, turns: tuple[int, int] | None
     for c, t in _sheet_keys(history, country, turns):
         sheet = history.budget.sheet(c, t)
         if sheet is not None and sheet.cells is not None:
-            yield c, t, sheet, lineage(sheet.cells)
+            yield c, t, sheet, sheet_lineage(sheet)
 
 
 def wide(long_rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -212,6 +234,19 @@ def wide(long_rows: Iterable[Mapping[str, Any]]) -> Iterator[dict[str, Any]]:
         positions.update(r["positions"])
     if row is not None:
         yield {**row, "positions": sorted(positions)}
+
+
+def wide_rows(history: History, country: str | None = None, turns: tuple[int, int] | None = None
+              ) -> Iterator[dict[str, Any]]:
+    """``wide(ers_rows(...))``, the same rows, from each sheet's cells and lineage without a long row each."""
+    for c, t, sheet, lines in _sheets(history, country, turns):
+        row: dict[str, Any] = {"campaign": history.campaign, "country": c, "turn": t}
+        positions: set[int] = set()
+        for code, cell in sheet.cells.items():
+            row[line_label(code)] = cell.value
+            positions.update(lines[code])
+        row["positions"] = sorted(positions)
+        yield row
 
 
 def _visible_to(visibility: Mapping[str, Any]) -> str:
@@ -232,27 +267,38 @@ def entry_rows(history: History, country: str | None = None, turns: tuple[int, i
                ) -> Iterator[dict[str, Any]]:
     """Every treasury entry and correction of one, as the caller sees them, in order."""
     first, last = turns if turns is not None else (0, history.turns)
-    current: dict[int, dict[str, Any]] = {}  # entry position -> its fields as last corrected
+    # Entry position -> the entry (an uncorrected entry: its own record, no copy of its fields made for each of
+    # the campaign's tens of thousands of entries) or its fields as last corrected.
+    current: dict[int, Mapping[str, Any]] = {}
+    corrected: set[int] = set()
+    campaign, hashes = history.campaign, history.hashes
     for e in history.entries:
         if e["type"] == "TreasuryEntryRecorded":
-            fields = {k: e[k] for k in ("turn", "country", "line", "amount")}
-            current[e["position"]] = fields
-            kind, corrects = "entry", None
-        else:
-            corrects = e["corrects"]
-            replacement = e["replacement"] if isinstance(e["replacement"], dict) else None
-            fields = {**current[corrects], **(replacement or {})} if replacement else {**current[corrects],
-                                                                                         "amount": None}
-            current[corrects] = fields
-            kind = "correction"
+            if (country is not None and e["country"] != country) or not first <= (e["turn"] or 0) <= last:
+                current[e["position"]] = e
+                continue
+            current[e["position"]] = e
+            yield {"campaign": campaign, "position": e["position"], "kind": "entry", "corrects": None,
+                   "turn": e["turn"], "country": e["country"], "line": e["line"], "amount": e["amount"],
+                   "title": _title(e["line"]), "reason": e["reason"], "actor": e["actor"], "time": e["time"],
+                   "visible_to": _visible_to(e["visibility"]), "hash": hashes.get(e["position"], "")}
+            continue
+        corrects = e["corrects"]
+        was = current[corrects]
+        if corrects not in corrected:
+            was = {k: was[k] for k in ("turn", "country", "line", "amount")}
+        replacement = e["replacement"] if isinstance(e["replacement"], dict) else None
+        fields = {**was, **(replacement or {})} if replacement else {**was, "amount": None}
+        current[corrects] = fields
+        corrected.add(corrects)
         if country is not None and fields["country"] != country:
             continue
         if not first <= (fields["turn"] or 0) <= last:
             continue
-        yield {"campaign": history.campaign, "position": e["position"], "kind": kind, "corrects": corrects,
+        yield {"campaign": campaign, "position": e["position"], "kind": "correction", "corrects": corrects,
                **fields, "title": _title(fields["line"]), "reason": e["reason"], "actor": e["actor"],
                "time": e["time"], "visible_to": _visible_to(e["visibility"]),
-               "hash": history.hashes.get(e["position"], "")}
+               "hash": hashes.get(e["position"], "")}
 
 
 def _track_rows(log: list[dict[str, Any]], start: int, turns: range, with_zero: bool
@@ -326,7 +372,7 @@ def rows(history: History, table: str, country: str | None = None, turns: tuple[
     if table == "entries":
         return entry_rows(history, country, turns)
     if table == "ers-wide":
-        return wide(ers_rows(history, country, turns))
+        return wide_rows(history, country, turns)
     if table == "inflation":
         return inflation_rows(history, turns)
     if table == "stability":
@@ -406,7 +452,7 @@ def ers_csv(history: History, country: str | None = None, turns: tuple[int, int]
         if found is not None and found[0] is sheet:  # the same sheet object: its lines as written before
             write(found[1])
             continue
-        head, lines, out = f"{campaign},{field(c)},{t},", lineage(sheet.cells), []
+        head, lines, out = f"{campaign},{field(c)},{t},", sheet_lineage(sheet), []
         for code, cell in sheet.cells.items():
             if cell.defaulted and not include_defaulted:
                 continue
@@ -422,16 +468,65 @@ def ers_csv(history: History, country: str | None = None, turns: tuple[int, int]
     return buf.getvalue().encode("utf-8")
 
 
+def entries_csv(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:
+    """``to_csv("entries", rows(history, "entries", ...))``, byte for byte: the texts through the csv writer once
+    per distinct value (``_csv_field``), the numbers and the hashes (hex: never quoted) as they are."""
+    check_country(history, country)
+    scratch = io.StringIO(newline="")
+    field = _csv_field(csv.writer(scratch, lineterminator="\r\n"), scratch)
+    buf = io.StringIO(newline="")
+    csv.writer(buf, lineterminator="\r\n").writerow(COLUMNS["entries"])
+    out = []
+    for r in entry_rows(history, country, turns):
+        time = r["time"]
+        out.append(",".join((field(r["campaign"]), field(r["position"]), field(r["kind"]), field(r["corrects"]),
+                             field(r["turn"]), field(r["country"]), field(r["line"]), field(r["title"]),
+                             field(r["amount"]), field(r["reason"]), field(r["actor"]),
+                             field(time.isoformat() if hasattr(time, "isoformat") else time),
+                             field(r["visible_to"]), r["hash"])) + "\r\n")
+    buf.write("".join(out))
+    return buf.getvalue().encode("utf-8")
+
+
 #: ``ers_csv``'s lines of a sheet, by the sheet object (kept alive here, so its id is not reused): a sheet never
 #: changes once computed, and the hashes its lines name are those of events, which never change either. A live
 #: campaign's export after an append takes every sheet but the changed ones from here (a country's ERS on the
 #: 300,000-event campaign: ~300 sheets, 13 MB, ~150 ms to write afresh). Bounded by the characters kept.
 _LINES: LRUCache[tuple[Any, ...], tuple[Any, str]] = LRUCache(64 * 2**20, getsizeof=lambda v: len(v[1]))
 _LINES_LOCK = threading.Lock()  # the routes run in a thread pool
+#: ``sheet_lineage``'s, by the sheet object (kept alive here): a few hundred bytes per sheet, ~300 sheets per
+#: country and audience on the 300,000-event campaign.
+_LINEAGE: LRUCache[int, tuple[Any, dict[str, tuple[int, ...]]]] = LRUCache(4096)
+#: ``ers_parquet``'s record batch of a sheet, by the sheet object (kept alive here), bounded by Arrow's bytes.
+_BATCHES: LRUCache[tuple[Any, ...], tuple[Any, Any]] = LRUCache(64 * 2**20, getsizeof=lambda v: v[1].nbytes)
 
 
 def to_json(rows: Iterable[Mapping[str, Any]]) -> bytes:
     return orjson.dumps(list(rows), default=str)
+
+
+def ers_json(history: History, country: str | None = None, turns: tuple[int, int] | None = None,
+             include_defaulted: bool = False) -> bytes:
+    """``to_json(rows(history, "ers", ...))``, byte for byte, from each sheet's rows as JSON text kept by the sheet
+    object (as ``ers_csv``'s lines): a JSON array's text is its items' texts joined by commas. A country's long
+    ERS on the 300,000-event campaign is ~28,000 rows; after an append only the changed sheets are written."""
+    check_country(history, country)
+    parts = []
+    for c, t in _sheet_keys(history, country, turns):
+        sheet = history.budget.sheet(c, t)
+        if sheet is None or sheet.cells is None:
+            continue
+        key = ("json", id(sheet), history.campaign, c, t, include_defaulted)
+        with _LINES_LOCK:
+            found = _LINES.get(key)
+        if found is None or found[0] is not sheet:
+            found = (sheet, orjson.dumps([r for r in _sheet_rows(history, c, t, sheet, sheet_lineage(sheet))
+                                          if include_defaulted or not r["defaulted"]], default=str)[1:-1])
+            with _LINES_LOCK:
+                _LINES[key] = found
+        if found[1]:
+            parts.append(found[1])
+    return b"[" + b",".join(parts) + b"]"
 
 
 def document(history: History, tables: Iterable[str] = ("ers", "entries", "inflation", "stability", "victory"),
@@ -443,23 +538,62 @@ def document(history: History, tables: Iterable[str] = ("ers", "entries", "infla
             "tables": {t: list(rows(history, t, country, turns, include_defaulted)) for t in tables}}
 
 
-def to_parquet(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
-    """One Parquet file; lists as list columns, victory points as doubles."""
+def _arrow_schema(table: str) -> Any:
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     types = {"text": pa.string(), "int": pa.int64(), "bool": pa.bool_(), "number": pa.float64(),
              "ints": pa.list_(pa.int64()), "texts": pa.list_(pa.string())}
-    cols = columns(table)
-    data: dict[str, list[Any]] = {name: [] for name in cols}
-    for r in rows:
-        for name, kind in cols.items():
-            v = r.get(name)
-            data[name].append(float(num(v)) if kind == "number" and v is not None else v)
-    schema = pa.schema([(name, types[kind]) for name, kind in cols.items()])
+    return pa.schema([(name, types[kind]) for name, kind in columns(table).items()])
+
+
+def _parquet(table: Any) -> bytes:
+    import pyarrow.parquet as pq
+
     out = io.BytesIO()
-    pq.write_table(pa.table(data, schema=schema), out)
+    pq.write_table(table, out)
     return out.getvalue()
+
+
+def to_parquet(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
+    """One Parquet file; lists as list columns, victory points as doubles."""
+    import pyarrow as pa
+
+    rows = rows if isinstance(rows, list) else list(rows)
+    data = {name: [float(num(v)) if v is not None else None for v in (r.get(name) for r in rows)]
+            if kind == "number" else [r.get(name) for r in rows] for name, kind in columns(table).items()}
+    return _parquet(pa.table(data, schema=_arrow_schema(table)))
+
+
+def ers_parquet(history: History, country: str | None = None, turns: tuple[int, int] | None = None,
+                include_defaulted: bool = False) -> bytes:
+    """``to_parquet("ers", rows(history, "ers", ...))``, cell for cell, from each sheet's columns built from its
+    cells (no row dicts) and kept as a record batch by the sheet object (as ``ers_csv``'s lines)."""
+    import pyarrow as pa
+
+    check_country(history, country)
+    schema, batches = _arrow_schema("ers"), []
+    for c, t in _sheet_keys(history, country, turns):
+        sheet = history.budget.sheet(c, t)
+        if sheet is None or sheet.cells is None:
+            continue
+        key = (id(sheet), history.campaign, c, t, include_defaulted)
+        with _LINES_LOCK:
+            found = _BATCHES.get(key)
+        if found is None or found[0] is not sheet:
+            lines, get = sheet_lineage(sheet), history.hashes.get
+            kept = [(code, cell) for code, cell in sheet.cells.items() if include_defaulted or not cell.defaulted]
+            n = len(kept)
+            data = [[history.campaign] * n, [c] * n, [t] * n, [code for code, _ in kept],
+                    [cell.name for _, cell in kept], [cell.value for _, cell in kept], [cell.kind for _, cell in kept],
+                    [cell.unit for _, cell in kept], [cell.defaulted for _, cell in kept],
+                    [list(cell.sources) for _, cell in kept], [list(lines[code]) for code, _ in kept],
+                    [[get(p, "") for p in lines[code]] for code, _ in kept]]
+            found = (sheet, pa.record_batch([pa.array(values, type=f.type) for values, f in zip(data, schema)],
+                                            schema=schema))
+            with _LINES_LOCK:
+                _BATCHES[key] = found
+        batches.append(found[1])
+    return _parquet(pa.Table.from_batches(batches, schema=schema))
 
 
 def encode(table: str, fmt: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
@@ -488,20 +622,6 @@ def filename(campaign: str, table: str, fmt: str, country: str | None = None,
 SHEET_TITLES = {"A": "Sheet A · Royal Treasury", "B": "Sheet B · Income and expenses", "C": "Sheet C · Loans"}
 
 
-def _workbook() -> Any:
-    from openpyxl import Workbook
-
-    book = Workbook()
-    book.remove(book.active)  # every worksheet is named by what it holds
-    return book
-
-
-def _save(book: Any) -> bytes:
-    out = io.BytesIO()
-    book.save(out)
-    return out.getvalue()
-
-
 def _plain_cell(value: Any, kind: str) -> Any:
     if kind in ("ints", "texts"):
         return " ".join(str(v) for v in value or ())
@@ -511,24 +631,24 @@ def _plain_cell(value: Any, kind: str) -> Any:
     return value
 
 
-def _table_sheet(book: Any, title: str, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
-    from openpyxl.styles import Font
-
-    ws = book.create_sheet(title)
+def _table_sheet(book: xlsx.Workbook, title: str, table: str, rows: Iterable[Mapping[str, Any]]) -> None:
+    ws = book.sheet(title, freeze="A2")
     cols = columns(table)
-    ws.append(list(cols))
-    for cell in ws[1]:
-        cell.font = Font(bold=True)
+    ws.append(list(cols), "bold")
+    names = list(cols)
+    converted = [(i, kind) for i, kind in enumerate(cols.values()) if kind in ("ints", "texts", "number")]
     for r in rows:
-        ws.append([_plain_cell(r.get(name), kind) for name, kind in cols.items()])
-    ws.freeze_panes = "A2"
+        values = [r.get(name) for name in names]
+        for i, kind in converted:  # lists and exact numbers; the rest as they are (``_plain_cell``)
+            values[i] = _plain_cell(values[i], kind)
+        ws.append(values)
 
 
 def table_xlsx(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
     """One table as a one-worksheet workbook (the ERS workbook is ``to_xlsx``)."""
-    book = _workbook()
+    book = xlsx.Workbook()
     _table_sheet(book, table, table, rows)
-    return _save(book)
+    return book.save()
 
 
 #: A cell's comment lists at most this many events (a line can gather hundreds): the entries sheet has them all.
@@ -546,6 +666,11 @@ def _said(e: Mapping[str, Any] | None, position: int) -> str:
     return f"#{position} correction of #{e['corrects']}: {change} · {e['reason']}{who}"
 
 
+#: ``words.formula`` of each ERS formula, worked out once: a workbook names the same few dozen formulas in
+#: thousands of cells (a derived line's, every turn), and each is parsed to be put in words.
+_formula_words = functools.lru_cache(maxsize=1024)(words.formula)
+
+
 def cell_comment(cell: Any, events: Mapping[int, Mapping[str, Any]]) -> str | None:
     """What a worksheet cell's comment says: the events behind an entered amount, or a derived one's formula."""
     if cell.events:
@@ -553,51 +678,42 @@ def cell_comment(cell: Any, events: Mapping[int, Mapping[str, Any]]) -> str | No
         more = len(cell.events) - COMMENT_EVENTS
         return "\n".join(["From:", *shown, *([f"and {more} more: see the entries sheet"] if more > 0 else [])])
     if cell.kind == "derived" and cell.formula:
-        return f"Worked out as {words.formula(cell.formula)}"
+        return f"Worked out as {_formula_words(cell.formula)}"
     return None
 
 
 def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:
     """The ERS workbook: per country a worksheet laid out like sheets A, B and C (a row per line, a column
     per turn; derived amounts in italics), then the entries and corrections."""
-    from openpyxl.comments import Comment
-    from openpyxl.styles import Font, PatternFill
-
-    book = _workbook()
+    book = xlsx.Workbook()
     events = {e["position"]: e for e in history.entries}
-    bold, italic = Font(bold=True), Font(italic=True, color="555555")
-    band = PatternFill("solid", fgColor="E8E8E2")
     defn = ers_definition()
     wanted = _turns(history, turns)
+    width = 2 + len(wanted)
+    derived = [None, None, *["italic"] * len(wanted)]
     for c in _countries(history, country):
-        ws = book.create_sheet(c)
+        ws = book.sheet(c, freeze="C3")
         sheets = {t: history.budget.sheet(c, t) for t in wanted}
-        ws.append([f"{history.campaign} · {c} · Economic Record Sheet"])
-        ws["A1"].font = Font(bold=True, size=13)
-        ws.append(["line", "title", *[f"turn {t}" for t in wanted]])
-        for cell in ws[2]:
-            cell.font = bold
+        ws.append([f"{history.campaign} · {c} · Economic Record Sheet"], "title")
+        ws.append(["line", "title", *[f"turn {t}" for t in wanted]], "bold")
         errors = [f"turn {t}: {s.error['message']}" for t, s in sheets.items() if s and s.cells is None and s.error]
         letter = None
         for d in defn.lines:
             if d.sheet != letter:
                 letter = d.sheet
-                ws.append([SHEET_TITLES.get(letter, f"Sheet {letter}")])
-                for cell in ws[ws.max_row]:
-                    cell.font, cell.fill = bold, band
+                ws.append([SHEET_TITLES.get(letter, f"Sheet {letter}"), *[None] * (width - 1)], "band")
             cells = [sheets[t].cells.get(d.code) if sheets[t] is not None and sheets[t].cells is not None else None
                      for t in wanted]
-            ws.append([d.code, d.name, *[cell.value if cell is not None else None for cell in cells]])
-            for written, cell in zip(ws[ws.max_row][2:], cells):
-                if d.kind == "derived":
-                    written.font = italic
-                said = cell_comment(cell, events) if cell is not None else None
-                if said:
-                    written.comment = Comment(said, "ledger", width=420, height=min(60 + 18 * said.count("\n"), 480))
+            said = []
+            for i, cell in enumerate(cells, 2):
+                text = cell_comment(cell, events) if cell is not None else None
+                if text:
+                    said.append((i, text, 420, min(60 + 18 * text.count("\n"), 480)))
+            ws.append([d.code, d.name, *[cell.value if cell is not None else None for cell in cells]],
+                      derived if d.kind == "derived" else None, said)
         for message in errors:
             ws.append([])
             ws.append(["cannot be worked out", message])
-        ws.column_dimensions["B"].width = 48
-        ws.freeze_panes = "C3"
+        ws.column_width(2, 48)
     _table_sheet(book, "entries", "entries", entry_rows(history, country, turns))
-    return _save(book)
+    return book.save()

@@ -13,7 +13,9 @@ history itself is the read path's (``Reader.history``): seeded from the views
 (budget sheets, victory, awards: ``projections.history.seeded``) where they
 give it exactly, else read once; then kept per audience and extended with the
 events appended since. ``ers.csv`` is written line by line (``export.ers_csv``:
-the plain writer's bytes).
+the plain writer's bytes), the workbooks by ``projections/xlsx.py``. The bytes
+are kept in the app's response cache (api/readpath.py) by request, audience and
+head: the same download at the same head is served without a write.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Request, Response
 
 from api.deps import ActorDep, CampaignId, CampaignStateDep
-from api.readpath import REVALIDATE, ReadsDep, etag, not_modified
+from api.readpath import REVALIDATE, ReadsDep, etag, not_modified, request_key
 from ledger.application import Actor
 from projections import charts, export
 from projections.read import audience
@@ -59,14 +61,26 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, actor:
     span, etag, cached = _filters(request, actor, state, country, turns)
     if cached is not None:
         return cached
-    history = reads.reader.history(cid, actor, state)
-    if fmt == "xlsx" and table in ("ers", "ers-wide"):  # the workbook: sheets A, B, C per country, the entries
-        body = export.to_xlsx(history, country, span)
-    elif fmt == "csv" and table == "ers":  # the charts page's link: the same bytes, written line by line
-        body = export.ers_csv(history, country, span, include_defaulted)
-    else:
-        body = export.encode(table, fmt, export.rows(history, table, country, span, include_defaulted))
-    name = export.filename(history.campaign, table, fmt, country, span)
+    # The same download by the same audience at the same head: the bytes served before (a workbook is a few
+    # hundred ms to write; several players fetch theirs between two appends).
+    key, who = request_key(request), audience(actor)
+    body = reads.cache.get(key, who, state.version)
+    if body is None:
+        history = reads.reader.history(cid, actor, state)
+        if fmt == "xlsx" and table in ("ers", "ers-wide"):  # the workbook: sheets A, B, C per country, the entries
+            body = export.to_xlsx(history, country, span)
+        elif fmt == "csv" and table == "ers":  # the charts page's link: the same bytes, written line by line
+            body = export.ers_csv(history, country, span, include_defaulted)
+        elif fmt == "json" and table == "ers":  # the same bytes, from each sheet's rows written once
+            body = export.ers_json(history, country, span, include_defaulted)
+        elif fmt == "parquet" and table == "ers":  # the same cells, from each sheet's columns built once
+            body = export.ers_parquet(history, country, span, include_defaulted)
+        elif fmt == "csv" and table == "entries":  # the same bytes, the texts quoted once per distinct value
+            body = export.entries_csv(history, country, span)
+        else:
+            body = export.encode(table, fmt, export.rows(history, table, country, span, include_defaulted))
+        reads.cache.put(key, who, state.version, body)
+    name = export.filename(state.slug, table, fmt, country, span)
     return Response(body, media_type=export.MEDIA_TYPES[fmt],
                     headers={"Content-Disposition": f'attachment; filename="{name}"', "ETag": etag, **_HEADERS})
 
@@ -82,7 +96,11 @@ def chart(kind: str, fmt: str, request: Request, cid: CampaignId, actor: ActorDe
     span, etag, cached = _filters(request, actor, state, country, turns)
     if cached is not None:
         return cached
-    series = charts.chart_series(reads.reader.history(cid, actor, state), kind, country, span)
+    key, who = request_key(request), audience(actor)
+    body = reads.cache.get(key, who, state.version)
+    if body is None:
+        body = charts.render(charts.chart_series(reads.reader.history(cid, actor, state), kind, country, span), fmt)
+        reads.cache.put(key, who, state.version, body)
     name = "-".join([state.slug, kind] + ([country] if country else [])) + "." + fmt
-    return Response(charts.render(series, fmt), media_type=charts.MEDIA_TYPES[fmt],
+    return Response(body, media_type=charts.MEDIA_TYPES[fmt],
                     headers={"Content-Disposition": f'inline; filename="{name}"', "ETag": etag, **_HEADERS})

@@ -21,6 +21,9 @@ FIRSTS = KINDS[:8] + ["turn page (other's entry)", "export entries.csv (FRA)", "
 #: Reads right after an append both roles may see.
 LIVE = ["turn page at the head", "state (head)", "timeline of the turn", "ERS page", "export ERS csv (FRA)",
         "place page"]
+#: The charts page's downloads, each written afresh (no kept answer) and each right after an append.
+DOWNLOADS = ["ers.csv", "ers.xlsx", "ers.json", "ers.parquet", "ers-wide.csv", "entries.csv", "entries.xlsx",
+             "victory.csv"]
 
 
 @pytest.mark.slow
@@ -33,7 +36,8 @@ def test_the_read_benchmark_prints_every_page_for_a_game_master_and_a_player(tmp
     assert done.returncode == 0, out + done.stderr[-3000:]
     assert re.search(r"^views caught up in [\d.]+ s$", out, re.M), out
     assert re.search(r"^raw baseline: read \+ decode all \d+ events", out, re.M), out
-    lines = KINDS + [f"first {kind}" for kind in FIRSTS] + [f"live {kind}" for kind in LIVE]
+    lines = KINDS + [f"first {kind}" for kind in FIRSTS] + [f"live {kind}" for kind in LIVE] \
+        + [f"built {d} (FRA)" for d in DOWNLOADS] + [f"live download {d} (FRA)" for d in DOWNLOADS]
     for kind in lines:
         for role in ("gm", "player"):
             pattern = (rf"^{re.escape(kind)} +{role} +p50 +[\d.]+ ms +p95 +[\d.]+ ms "
@@ -43,5 +47,9 @@ def test_the_read_benchmark_prints_every_page_for_a_game_master_and_a_player(tmp
     assert re.search(r"^first export ERS csv \(FRA\) +player .*\(n=1, fresh processes, statuses \[200\]\)$",
                      out, re.M), out
     assert re.search(r"^live ERS page +player .*\(n=2, each after an append, statuses \[200\]\)$", out, re.M), out
+    assert re.search(r"^built ers.xlsx \(FRA\) +player .*\(n=2, each written afresh, statuses \[200\]\)$",
+                     out, re.M), out
+    assert re.search(r"^live download entries.csv \(FRA\) +gm .*\(n=2, each after an append, statuses \[200\]\)$",
+                     out, re.M), out
     assert re.search(r"^close a phase \(write\) +gm .*(PASS|MISS).*statuses \[201\]", out, re.M), out
     assert " 500" not in out and "[500" not in out, out

@@ -212,6 +212,28 @@ def test_downloads_carry_their_content_type_file_name_and_etag(http, ledger):
     assert moved.status_code == 200  # a new event, a new answer
 
 
+def test_the_same_download_at_the_same_head_is_written_once_and_a_new_event_writes_it_again(http, ledger,
+                                                                                          monkeypatch):
+    """A workbook takes a few hundred ms to write on a long campaign: a second request for it by the same audience
+    at the same head gets the bytes written for the first; an append makes a new one, with the new entry."""
+    from projections import export
+
+    slug = build(ledger, "sample")
+    written = []
+    real = export.to_xlsx
+    monkeypatch.setattr(export, "to_xlsx", lambda *a, **k: written.append(1) or real(*a, **k))
+    first = http.get(f"/campaigns/{slug}/export/ers.xlsx", params={"country": "ENG"})
+    second = http.get(f"/campaigns/{slug}/export/ers.xlsx", params={"country": "ENG"})
+    assert first.status_code == second.status_code == 200 and len(written) == 1
+    assert second.content == first.content and second.headers["etag"] == first.headers["etag"]
+    assert second.headers["content-disposition"] == f'attachment; filename="{slug}-ers-ENG.xlsx"'
+    ledger.record_treasury_entry(campaign_id(slug), country="ENG", line="A9", amount=1, reason="cached?", actor=GM)
+    third = http.get(f"/campaigns/{slug}/export/ers.xlsx", params={"country": "ENG"})
+    assert len(written) == 2 and third.headers["etag"] != first.headers["etag"]
+    rows = http.get(f"/campaigns/{slug}/export/entries.json", params={"country": "ENG"}).json()
+    assert rows[-1]["reason"] == "cached?"
+
+
 def test_charts_are_served_as_svg_and_png_with_one_series_per_country(http, ledger):
     slug = build(ledger, "economy")
     svg = http.get(f"/campaigns/{slug}/charts/treasury.svg")

@@ -13,6 +13,7 @@ from ledger.domain.commands import RecordCorrection, RecordTreasuryEntry
 from ops.generate_campaign import generate
 from projections import export
 from projections.history import gather
+from tests.integration import export_reference as reference
 
 GM, FRANCE = Actor("gm", "gm"), Actor("fra", "player", "FRA")
 
@@ -31,6 +32,61 @@ def test_the_fast_ers_csv_is_the_plain_writers_bytes(ledger):
             plain = export.to_csv("ers", export.rows(history, "ers", country, turns, defaulted))
             assert plain.count(b"\r\n") > 10
             assert export.ers_csv(history, country, turns, defaulted) == plain
+
+
+def parquet_cells(body: bytes) -> tuple:
+    """A Parquet file as a reader gets it: its schema and every row."""
+    import io
+
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(io.BytesIO(body))
+    return table.schema, table.to_pylist()
+
+
+def test_the_fast_ers_json_parquet_and_entries_are_the_plain_writers_and_the_last_releases(ledger):
+    """``ers_json`` (what ``ers.json`` serves) is ``to_json`` of the rows byte for byte, twice (the second from the
+    rows kept by sheet); ``ers_parquet`` and every table's Parquet file hold the last release's cells; the
+    entries table's rows are the last release's, key order included, and ``entries_csv`` the plain writer's
+    bytes of them; the wide rows are the long ones pivoted; with an entry corrected twice (moved to another
+    country, then its line) and one struck out, one hidden from the player, a reason to quote."""
+    import orjson
+
+    generate(ledger, "fastjson", 400, seed=6, turn_size=60)
+    [state] = ledger.campaigns()
+    entries = [e for e in ledger.history(state.id) if type(e).__name__ == "TreasuryEntryRecorded"]
+    moved, struck = entries[0].originator_version, entries[3].originator_version
+    ledger.submit(state.id, RecordCorrection, corrects=moved, replacement={"country": "ENG", "amount": 4},
+                  reason="wrong country", actor=GM)
+    ledger.submit(state.id, RecordCorrection, corrects=moved, replacement={"line": "A10"}, reason="wrong line",
+                  actor=GM)
+    ledger.submit(state.id, RecordCorrection, corrects=struck, reason="never happened", actor=GM)
+    ledger.submit(state.id, RecordTreasuryEntry, country="ENG", line="A9", amount=12, reason="secret",
+                  visibility={"scope": "gm"}, actor=GM)
+    ledger.submit(state.id, RecordTreasuryEntry, country="FRA", line="A9", amount=-3,
+                  reason=' loot, "quoted"\nand a second line ', actor=GM)
+    for actor in (GM, FRANCE):
+        history = gather(ledger, state.id, actor)
+        for country, turns, defaulted in itertools.product((None, "FRA", "ENG"), (None, (2, 3)), (False, True)):
+            plain = export.to_json(export.rows(history, "ers", country, turns, defaulted))
+            assert plain.count(b'"line"') > 10
+            assert export.ers_json(history, country, turns, defaulted) == plain
+            assert export.ers_json(history, country, turns, defaulted) == plain
+            rows = list(export.entry_rows(history, country, turns))
+            assert orjson.dumps(rows) == orjson.dumps(list(reference.entry_rows(history, country, turns)))
+            assert export.entries_csv(history, country, turns) == \
+                export.to_csv("entries", reference.entry_rows(history, country, turns))
+            assert orjson.dumps(list(export.wide_rows(history, country, turns))) == \
+                orjson.dumps(list(export.wide(export.ers_rows(history, country, turns))))
+            parquet = export.ers_parquet(history, country, turns, defaulted)
+            assert parquet_cells(parquet) == parquet_cells(reference.to_parquet(
+                "ers", export.rows(history, "ers", country, turns, defaulted)))
+            assert export.ers_parquet(history, country, turns, defaulted) == parquet
+        for table in export.TABLES:
+            assert parquet_cells(export.encode(table, "parquet", export.rows(history, table))) == \
+                parquet_cells(reference.to_parquet(table, export.rows(history, table)))
+        kinds = {r["kind"] for r in export.entry_rows(history)}
+        assert kinds == {"entry", "correction"}
 
 
 def test_a_game_masters_history_seeded_from_the_views_is_the_one_gathered_from_the_events(ledger):
