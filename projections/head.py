@@ -120,10 +120,9 @@ class Reader:
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
         # (campaign, country) -> the budget view's lineage of that country's sheets (budget_steps.Lineage); and
         # (campaign, audience, view position, reveals) -> the positions of the entries (and scenario) hidden from
-        # that audience; campaign -> the treasury entries (and scenario) not public, from the timeline.
+        # that audience.
         self._lineages: LRUCache[tuple[UUID, str], budget_steps.Lineage] = LRUCache(audiences)
         self._hidden_sheets: LRUCache[tuple[Any, ...], frozenset[int]] = LRUCache(audiences)
-        self._private: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
         self._created: LRUCache[UUID, Record] = LRUCache(audiences)
         self._dice: LRUCache[tuple[UUID, int], dicelib.DiceReport] = LRUCache(audiences)  # closed turns' checks
         self._turns: LRUCache[tuple[Any, ...], list[dict[str, Any]]] = LRUCache(audiences)  # turns(), at a head
@@ -553,6 +552,24 @@ class Reader:
                 self._created[cid] = found
         return found
 
+    @staticmethod
+    def _hidden_from(actor: Actor, rows: Any, revealed: frozenset[int], upto: int | None = None) -> set[int]:
+        """The positions of ``rows`` (tuples of a position first and a visibility last), up to ``upto``, hidden
+        from ``actor``: ``can_see`` asked once per distinct visibility (few of them), the reveals by position."""
+        shown: dict[tuple[Any, ...], bool] = {}
+        hidden = set()
+        for row in rows:
+            p, vis = row[0], row[-1]
+            if upto is not None and p > upto:
+                continue
+            key = (vis.get("scope"), tuple(vis.get("countries") or ()))
+            ok = shown.get(key)
+            if ok is None:
+                ok = shown[key] = can_see(actor, {"visibility": vis, "position": -1}, ())
+            if not ok and p not in revealed:
+                hidden.add(p)
+        return hidden
+
     def _first_hidden_sheet(self, cid: UUID, actor: Actor, revealed: frozenset[int], country: str,
                             lineage: budget_steps.Lineage) -> int | None | bool:
         """The first turn of ``country`` whose stored sheet books an entry (or a scenario) hidden from ``actor``;
@@ -564,38 +581,52 @@ class Reader:
             private = self._private_entries(cid, lineage.view)
             if private is None:
                 return False
-            hidden = frozenset(p for p, vis in private if p <= lineage.view
-                               and not can_see(actor, {"visibility": vis, "position": p}, revealed))
+            hidden = frozenset(self._hidden_from(actor, private, revealed, lineage.view))
             with self._lock:
                 self._hidden_sheets[key] = hidden
         return lineage.first_turn_with(hidden)
 
     def _private_entries(self, cid: UUID, upto: int) -> list[tuple[int, Any]] | None:
         """(position, visibility) of the treasury entries and scenarios not public at positions 1..upto, from
-        the timeline view's rows (kept per campaign, extended); None when the timeline has not reached upto."""
-        db = self.db
+        the timeline view's rows (``_restricted_timeline_rows``, the budget's read); None when the timeline has
+        not reached upto."""
+        reached, rows = self._restricted_timeline_rows(cid, upto)
+        if reached < upto:
+            return None
+        return [(p, vis) for p, kind, vis in rows if kind in ("ScenarioImported", "TreasuryEntryRecorded")]
+
+    def _restricted_timeline_rows(self, cid: UUID, head: int) -> tuple[int, list[tuple[int, str, Any]]]:
+        """(reached, rows): the position the timeline view has reached (at most ``head``) and (position, type,
+        visibility) of its rows up to it of the events the budget reads not shown to everyone, kept per campaign
+        and extended with later ones (one read serves the budget's events and the turn page's hidden sheets:
+        37,000 rows on the 300k campaign). A visibility is decoded once per distinct text (few of them)."""
+        db, kinds = self.db, sorted(RELEVANT)
         with self._rare_lock:
-            kept = self._private.get(cid)
+            kept = self._restricted.get(("budget", cid))
             if kept is None:
-                kept = self._private[cid] = {"upto": 0, "rows": [], "seen": {}}
-            if upto > kept["upto"]:
-                with db.reading() as cur:
-                    cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} "
-                                       "WHERE campaign = ?"), (str(cid),))
-                    if int(cur.fetchone()["p"]) < upto:
-                        return None
-                    cur.execute(db.sql("SELECT position, visibility FROM {proj_timeline} WHERE campaign = ? "
-                                       "AND position > ? AND position <= ? AND type IN (?, ?) AND visibility <> ? "
-                                       "ORDER BY position"),
-                                (str(cid), kept["upto"], upto, "ScenarioImported", "TreasuryEntryRecorded", _PUBLIC))
-                    seen = kept["seen"]  # a visibility's text -> decoded: few distinct ones
-                    for row in cur.fetchall():
-                        text = row["visibility"]
-                        if text not in seen:
-                            seen[text] = orjson.loads(text)
-                        kept["rows"].append((int(row["position"]), seen[text]))
-                kept["upto"] = upto
-            return kept["rows"]
+                kept = self._restricted[("budget", cid)] = {"upto": 0, "rows": [], "seen": {}}
+            with db.reading() as cur:
+                cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
+                            (str(cid),))
+                reached = min(int(cur.fetchone()["p"]), head)
+                if reached > kept["upto"]:
+                    cur.execute(db.sql("SELECT position, type, visibility FROM {proj_timeline} WHERE campaign = ? "
+                                       f"AND position > ? AND position <= ? AND type IN ({', '.join('?' * len(kinds))}) "
+                                       "AND visibility <> ? ORDER BY position"),
+                                (str(cid), kept["upto"], reached, *kinds, _PUBLIC))
+                    seen, rows = kept["seen"], kept["rows"]
+                    for r in cur.fetchall():
+                        text = r["visibility"]
+                        vis = seen.get(text)
+                        if vis is None:
+                            vis = seen[text] = orjson.loads(text)
+                        rows.append((int(r["position"]), r["type"], vis))
+                    kept["upto"] = reached
+            rows = kept["rows"]
+            # Kept rows past ``reached`` (read for a later head than this caller's): left out.
+            n = len(rows) if not rows or rows[-1][0] <= reached else bisect.bisect_right(rows, reached,
+                                                                                          key=lambda r: r[0])
+            return reached, rows[:n]
 
     def _budget_steps(self, cid: UUID, actor: Actor, state: CampaignState) -> budget_steps.Steps:
         """The audience's ``Steps`` at ``state.version`` (call under ``_steps_lock``): the first read gathers
@@ -637,14 +668,7 @@ class Reader:
         """The events the budget reads at positions 1..upto that the caller may see: from the campaign's state
         when it keeps them (``logged``), else read from the store."""
         revealed = frozenset(state.revealed)
-        shown: dict[tuple[Any, ...], bool] = {}  # a visibility -> whether it shows the caller (few distinct ones)
-        hidden = set()
-        for p, _, vis in self._restricted_budget_rows(cid, state.version):
-            key = (vis.get("scope"), tuple(vis.get("countries") or ()))
-            if key not in shown:  # ``can_see`` without the reveals, which are checked by position below
-                shown[key] = can_see(actor, {"visibility": vis, "position": -1}, ())
-            if not shown[key] and p not in revealed:
-                hidden.add(p)
+        hidden = self._hidden_from(actor, self._restricted_budget_rows(cid, state.version), revealed)
         logged = self.logged(state, upto)
         if logged is not None:
             return [e for e in logged if e[1] not in hidden]
@@ -661,11 +685,15 @@ class Reader:
         log = state.treasury
         if log is None or state.version < upto:
             return None
-        out = []
-        for kind, position, data in log.items():
-            if position > upto:
-                break
-            out.append([kind, position, data])
+        out: list[list[Any]] = []
+        for chunk in (*log.chunks, log.tail):
+            if chunk and chunk[-1][1] <= upto:
+                out += chunk  # the log's items are such lists already (shared: nobody changes one)
+                continue
+            for item in chunk:
+                if item[1] > upto:
+                    return out
+                out.append(item)
         return out
 
     # ------------------------------------------------------------------ rendered answers at the head
@@ -829,8 +857,9 @@ class Reader:
         if self.shared_until(cid, actor, state) <= state.version:
             return None
         revealed = frozenset(state.revealed)
-        hidden = [(p, kind) for p, kind, vis in self._restricted_budget_rows(cid, state.version)
-                  if not can_see(actor, {"visibility": vis, "position": p}, revealed)]
+        rows = self._restricted_budget_rows(cid, state.version)
+        unseen = self._hidden_from(actor, rows, revealed)
+        hidden = [(p, kind) for p, kind, _ in rows if p in unseen]
         if any(kind != "TreasuryEntryRecorded" for _, kind in hidden):
             return None
         countries = self._entry_countries(cid, [p for p, _ in hidden], state)
@@ -845,26 +874,9 @@ class Reader:
 
     def _restricted_budget_rows(self, cid: UUID, head: int) -> list[tuple[int, str, Any]]:
         """(position, type, visibility) of the events the budget reads at positions 1..head not shown to
-        everyone: the timeline's rows (kept per campaign, extended with later ones), then the tail it has not
-        reached from the store."""
-        db, kinds = self.db, sorted(RELEVANT)
-        with self._rare_lock:
-            kept = self._restricted.get(("budget", cid))
-            if kept is None or kept["upto"] > head:
-                kept = self._restricted[("budget", cid)] = {"upto": 0, "rows": []}
-            with db.reading() as cur:
-                cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
-                            (str(cid),))
-                reached = min(int(cur.fetchone()["p"]), head)
-                if reached > kept["upto"]:
-                    cur.execute(db.sql("SELECT position, type, visibility FROM {proj_timeline} WHERE campaign = ? "
-                                       f"AND position > ? AND position <= ? AND type IN ({', '.join('?' * len(kinds))}) "
-                                       "AND visibility <> ? ORDER BY position"),
-                                (str(cid), kept["upto"], reached, *kinds, _PUBLIC))
-                    kept["rows"] += [(int(r["position"]), r["type"], orjson.loads(r["visibility"]))
-                                     for r in cur.fetchall()]
-                    kept["upto"] = reached
-            rows = list(kept["rows"])
+        everyone: the timeline's rows (``_restricted_timeline_rows``), then the tail it has not reached from the
+        store."""
+        reached, rows = self._restricted_timeline_rows(cid, head)
         return rows + [(r.position, r.type, r.visibility) for r in tail(self.ledger, cid, reached, head)
                        if r.type in RELEVANT and r.visibility != {"scope": "public"}]
 
