@@ -33,7 +33,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -45,7 +45,7 @@ from ledger import dice as dicelib
 from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
-from ledger.economy.sheets import RELEVANT, Budget, Inputs, budget, compute, sheet_json
+from ledger.economy.sheets import RELEVANT, Budget, Inputs, Sheet, budget, compute, sheet_json
 from projections import budget_steps, budget_view, corrections, read, replay, words
 from projections import history as history_model
 from projections import timeline as timeline_model
@@ -114,7 +114,7 @@ class Reader:
         # campaign -> the events the map or victory reads hidden from someone: (position, visibility), in order.
         self._hidden: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
         self._groups: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)  # Reader._turn_groups
-        # Reader._restricted_places (campaign), _restricted_budget_rows ("budget", campaign), _entry_countries.
+        # Reader._restricted_places (campaign), _restricted_groups ("budget", campaign), _entry_countries.
         self._restricted: LRUCache[Any, dict[str, Any]] = LRUCache(audiences)
         # (campaign, audience) -> its economic history (exports, charts), extended with the tail.
         self._histories: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(histories)
@@ -128,6 +128,9 @@ class Reader:
         self._turns: LRUCache[tuple[Any, ...], list[dict[str, Any]]] = LRUCache(audiences)  # turns(), at a head
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
+        # (campaign, audience, reveals, country) -> that country's sheets as the audience sees them
+        # (``_country_sheet``): its inputs, memo and budget at a head.
+        self._country_sheets: LRUCache[tuple[Any, ...], dict[str, Any]] = LRUCache(budgets)
         # (campaign, country, turn) -> (head, a game master's sheet at that head), ``sheet``.
         self._sheets: LRUCache[tuple[UUID, str, int], tuple[int, bytes | None]] = LRUCache(4 * audiences)
         # (campaign, turn, "start" | "end") -> a turn's span once the views have its opening and the next one.
@@ -553,22 +556,19 @@ class Reader:
         return found
 
     @staticmethod
-    def _hidden_from(actor: Actor, rows: Any, revealed: frozenset[int], upto: int | None = None) -> set[int]:
-        """The positions of ``rows`` (tuples of a position first and a visibility last), up to ``upto``, hidden
-        from ``actor``: ``can_see`` asked once per distinct visibility (few of them), the reveals by position."""
-        shown: dict[tuple[Any, ...], bool] = {}
-        hidden = set()
-        for row in rows:
-            p, vis = row[0], row[-1]
-            if upto is not None and p > upto:
+    def _hidden_in(actor: Actor, groups: list[tuple[str, Any, list[int]]], revealed: frozenset[int],
+                   upto: int | None = None, types: Collection[str] | None = None) -> set[int]:
+        """The positions of ``groups`` ((type, visibility, ascending positions), ``_restricted_groups``), up to
+        ``upto`` and of ``types``, hidden from ``actor``: ``can_see`` asked once per group, the reveals by
+        position."""
+        hidden: set[int] = set()
+        for kind, vis, positions in groups:
+            if (types is not None and kind not in types) or can_see(actor, {"visibility": vis, "position": -1}, ()):
                 continue
-            key = (vis.get("scope"), tuple(vis.get("countries") or ()))
-            ok = shown.get(key)
-            if ok is None:
-                ok = shown[key] = can_see(actor, {"visibility": vis, "position": -1}, ())
-            if not ok and p not in revealed:
-                hidden.add(p)
-        return hidden
+            if upto is not None and positions and positions[-1] > upto:
+                positions = positions[:bisect.bisect_right(positions, upto)]
+            hidden.update(positions)
+        return hidden - revealed
 
     def _first_hidden_sheet(self, cid: UUID, actor: Actor, revealed: frozenset[int], country: str,
                             lineage: budget_steps.Lineage) -> int | None | bool:
@@ -578,55 +578,54 @@ class Reader:
         with self._lock:
             hidden = self._hidden_sheets.get(key)
         if hidden is None:  # the positions hidden from this audience, once per audience and view position
-            private = self._private_entries(cid, lineage.view)
-            if private is None:
+            reached, groups = self._restricted_groups(cid, lineage.view)
+            if reached < lineage.view:
                 return False
-            hidden = frozenset(self._hidden_from(actor, private, revealed, lineage.view))
+            hidden = frozenset(self._hidden_in(actor, groups, revealed, lineage.view,
+                                               ("ScenarioImported", "TreasuryEntryRecorded")))
             with self._lock:
                 self._hidden_sheets[key] = hidden
         return lineage.first_turn_with(hidden)
 
-    def _private_entries(self, cid: UUID, upto: int) -> list[tuple[int, Any]] | None:
-        """(position, visibility) of the treasury entries and scenarios not public at positions 1..upto, from
-        the timeline view's rows (``_restricted_timeline_rows``, the budget's read); None when the timeline has
-        not reached upto."""
-        reached, rows = self._restricted_timeline_rows(cid, upto)
-        if reached < upto:
-            return None
-        return [(p, vis) for p, kind, vis in rows if kind in ("ScenarioImported", "TreasuryEntryRecorded")]
-
-    def _restricted_timeline_rows(self, cid: UUID, head: int) -> tuple[int, list[tuple[int, str, Any]]]:
-        """(reached, rows): the position the timeline view has reached (at most ``head``) and (position, type,
-        visibility) of its rows up to it of the events the budget reads not shown to everyone, kept per campaign
-        and extended with later ones (one read serves the budget's events and the turn page's hidden sheets:
-        37,000 rows on the 300k campaign). A visibility is decoded once per distinct text (few of them)."""
+    def _restricted_groups(self, cid: UUID, head: int) -> tuple[int, list[tuple[str, Any, list[int]]]]:
+        """(reached, groups): the position the timeline view has reached (at most ``head``), and the positions up
+        to it of the events the budget reads not shown to everyone, grouped by type and visibility (type,
+        visibility, ascending positions): kept per campaign, extended with later rows. Grouped in SQL: a dozen
+        rows, not 37,000 (the 300k campaign's hidden entries), and ``can_see`` asked once per group. One read
+        serves the budget's events, a country's sheets and the turn page's hidden sheets."""
         db, kinds = self.db, sorted(RELEVANT)
+        joined = "string_agg(CAST(position AS text), ',')" if db.postgres else "group_concat(position)"
         with self._rare_lock:
             kept = self._restricted.get(("budget", cid))
             if kept is None:
-                kept = self._restricted[("budget", cid)] = {"upto": 0, "rows": [], "seen": {}}
+                kept = self._restricted[("budget", cid)] = {"upto": 0, "groups": {}}
             with db.reading() as cur:
                 cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
                             (str(cid),))
                 reached = min(int(cur.fetchone()["p"]), head)
                 if reached > kept["upto"]:
-                    cur.execute(db.sql("SELECT position, type, visibility FROM {proj_timeline} WHERE campaign = ? "
-                                       f"AND position > ? AND position <= ? AND type IN ({', '.join('?' * len(kinds))}) "
-                                       "AND visibility <> ? ORDER BY position"),
+                    cur.execute(db.sql(f"SELECT type, visibility, {joined} AS positions FROM {{proj_timeline}} "
+                                       "WHERE campaign = ? AND position > ? AND position <= ? "
+                                       f"AND type IN ({', '.join('?' * len(kinds))}) AND visibility <> ? "
+                                       "GROUP BY type, visibility"),
                                 (str(cid), kept["upto"], reached, *kinds, _PUBLIC))
-                    seen, rows = kept["seen"], kept["rows"]
-                    for r in cur.fetchall():
-                        text = r["visibility"]
-                        vis = seen.get(text)
-                        if vis is None:
-                            vis = seen[text] = orjson.loads(text)
-                        rows.append((int(r["position"]), r["type"], vis))
+                    for row in cur.fetchall():
+                        group = kept["groups"].get((row["type"], row["visibility"]))
+                        if group is None:
+                            group = kept["groups"][(row["type"], row["visibility"])] = (
+                                row["type"], orjson.loads(row["visibility"]), [])
+                        group[2].extend(sorted(map(int, str(row["positions"]).split(","))))
                     kept["upto"] = reached
-            rows = kept["rows"]
-            # Kept rows past ``reached`` (read for a later head than this caller's): left out.
-            n = len(rows) if not rows or rows[-1][0] <= reached else bisect.bisect_right(rows, reached,
-                                                                                          key=lambda r: r[0])
-            return reached, rows[:n]
+            # Copies (later rows are added to the kept lists), without positions read for a later head.
+            return reached, [(kind, vis, positions[:bisect.bisect_right(positions, reached)])
+                             for kind, vis, positions in kept["groups"].values()]
+
+    def _restricted_budget_groups(self, cid: UUID, head: int) -> list[tuple[str, Any, list[int]]]:
+        """``_restricted_groups`` up to ``head``: the timeline's, then the tail it has not reached from the store
+        (a group of one position per event)."""
+        reached, groups = self._restricted_groups(cid, head)
+        return groups + [(r.type, r.visibility, [r.position]) for r in tail(self.ledger, cid, reached, head)
+                         if r.type in RELEVANT and r.visibility != {"scope": "public"}]
 
     def _budget_steps(self, cid: UUID, actor: Actor, state: CampaignState) -> budget_steps.Steps:
         """The audience's ``Steps`` at ``state.version`` (call under ``_steps_lock``): the first read gathers
@@ -668,7 +667,7 @@ class Reader:
         """The events the budget reads at positions 1..upto that the caller may see: from the campaign's state
         when it keeps them (``logged``), else read from the store."""
         revealed = frozenset(state.revealed)
-        hidden = self._hidden_from(actor, self._restricted_budget_rows(cid, state.version), revealed)
+        hidden = self._hidden_in(actor, self._restricted_budget_groups(cid, state.version), revealed)
         logged = self.logged(state, upto)
         if logged is not None:
             return [e for e in logged if e[1] not in hidden]
@@ -757,7 +756,81 @@ class Reader:
             found = results[country].sheet(country, turn)
             return orjson.dumps(sheet_json(found)) if found is not None else None
 
+        found = self._country_sheet(cid, actor, state, country, turn)
+        if found is not None:
+            return found[0]
         return self.render(cid, actor, state, visible_sheet)
+
+    def _country_sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int
+                       ) -> tuple[bytes | None] | None:
+        """A player's or an observer's sheet from ``country``'s inputs alone, while their audience has not
+        gathered the budget's events (a fresh process: ``visible_sheet`` would add every event they may see,
+        34,000 entries on the 300k campaign, and compute every turn): a country's sheets read its own entries
+        and the events every country shares (``budget_steps``), so the other countries' entries are left out.
+        When none of those is hidden from the caller before the turn asked, the sheet is the game master's
+        (the stored one); else computed, and kept per (audience, country), extended with the tail at later
+        heads. A 1-tuple; None (``visible_sheet``, from every event) once a correction came, which may move
+        entries between countries, or when the audience's own budget is gathered already."""
+        entry = self._entry(cid, actor, state)
+        with entry["lock"]:
+            if entry["version"] > 0 and entry["revealed"] == tuple(state.revealed) \
+                    and "budget_upto" not in entry["docs"]:
+                return None  # its budget's events are in memory: ``visible_sheet`` adds to them
+        revealed, head = frozenset(state.revealed), state.version
+        key = (cid, audience(actor), revealed, country)
+        with self._lock:
+            kept = self._country_sheets.get(key)
+        if kept is not None and kept["head"] <= head:
+            with kept["lock"]:
+                if kept["head"] < head:  # the events appended since that this country's sheets read
+                    late = tail(self.ledger, cid, kept["head"], head)
+                    if any(r.type == "CorrectionRecorded" for r in late):
+                        with self._lock:
+                            self._country_sheets.pop(key, None)
+                        return None
+                    for r in read.visible(actor, late, revealed):
+                        if r.type in RELEVANT and (r.type != "TreasuryEntryRecorded" or r.data.get("country") == country):
+                            kept["inputs"].add(r.type, r.position, budget_view.trim(r))
+                            kept["budget"] = None
+                    kept["head"] = head
+                found = self._computed(kept, country, turn)
+            return (orjson.dumps(sheet_json(found)) if found is not None else None,)
+        logged = self.logged(state, head)
+        if logged is None or any(e[0] == "CorrectionRecorded" for e in logged):
+            return None
+        hidden = self._hidden_in(actor, self._restricted_budget_groups(cid, head), revealed)
+        ours = [e for e in logged if e[0] != "TreasuryEntryRecorded" or e[2].get("country") == country]
+        affected = [e for e in ours if e[1] in hidden]
+        # An entry changes its own turn's sheet and, through it, the later ones: the sheets before the first
+        # hidden one's turn are the game master's (a hidden event of another kind: every sheet may differ).
+        first = min((e[2].get("turn") if e[0] == "TreasuryEntryRecorded" and type(e[2].get("turn")) is int
+                     else 0 for e in affected), default=None)
+        if first is None or turn < first:
+            sheet = self.sheet_at_head(cid, country, turn, head)
+            return (orjson.dumps(sheet) if sheet is not None else None,)
+        inputs = Inputs()
+        for e in ours:
+            if e[1] not in hidden:
+                inputs.add(*e)
+        kept = {"lock": threading.Lock(), "head": head, "inputs": inputs, "memo": {}, "budget": None, "bound": 0}
+        with kept["lock"]:
+            found = self._computed(kept, country, turn)
+        with self._lock:
+            self._country_sheets[key] = kept
+        return (orjson.dumps(sheet_json(found)) if found is not None else None,)
+
+    @staticmethod
+    def _computed(kept: dict[str, Any], country: str, turn: int) -> Sheet | None:
+        """``country``'s sheet of ``turn`` from the kept inputs: the sheets up to the latest turn asked computed
+        (a sheet reads the earlier ones only: not every later turn of a first read, half of them on average), the
+        memo keeping those already made (call under the kept lock)."""
+        inputs = kept["inputs"]
+        if kept["budget"] is None or turn > kept["bound"]:
+            kept["bound"] = bound = max(kept["bound"], min(turn, inputs.turns))
+            kept["budget"] = compute(dataclasses.replace(inputs, turns=bound), memo=kept["memo"],
+                                     since={country: 1})
+        found: Sheet | None = kept["budget"].sheet(country, turn)
+        return found
 
     # ------------------------------------------------------------------ the economic history (exports, charts)
 
@@ -857,9 +930,9 @@ class Reader:
         if self.shared_until(cid, actor, state) <= state.version:
             return None
         revealed = frozenset(state.revealed)
-        rows = self._restricted_budget_rows(cid, state.version)
-        unseen = self._hidden_from(actor, rows, revealed)
-        hidden = [(p, kind) for p, kind, _ in rows if p in unseen]
+        groups = self._restricted_budget_groups(cid, state.version)
+        hidden = [(p, kind) for kind, vis, positions in groups for p in sorted(
+            self._hidden_in(actor, [(kind, vis, positions)], revealed))]
         if any(kind != "TreasuryEntryRecorded" for _, kind in hidden):
             return None
         countries = self._entry_countries(cid, [p for p, _ in hidden], state)
@@ -871,14 +944,6 @@ class Reader:
         return history_model.seeded(self.ledger, self.db, cid, state,
                                     (actor, revealed, frozenset(countries[p] for p, _ in hidden)), hashes, True,
                                     relevant)
-
-    def _restricted_budget_rows(self, cid: UUID, head: int) -> list[tuple[int, str, Any]]:
-        """(position, type, visibility) of the events the budget reads at positions 1..head not shown to
-        everyone: the timeline's rows (``_restricted_timeline_rows``), then the tail it has not reached from the
-        store."""
-        reached, rows = self._restricted_timeline_rows(cid, head)
-        return rows + [(r.position, r.type, r.visibility) for r in tail(self.ledger, cid, reached, head)
-                       if r.type in RELEVANT and r.visibility != {"scope": "public"}]
 
     def _entry_countries(self, cid: UUID, positions: list[int], state: CampaignState) -> dict[int, Any]:
         """The country of each treasury entry at these positions, kept per campaign (entries never change): from
