@@ -68,6 +68,8 @@ _PUBLIC = orjson.dumps({"scope": "public"}).decode()
 #: A seeded economic history is extended with at most this many records after it (then seeded again), whose
 #: sheets are computed from their first turn's records on when those are at most ``TAIL_READ`` events.
 TAIL, TAIL_READ = 2000, 20000
+#: A kept lineage (``Reader._lineage_moved``) takes at most this many events after it, else it is read again.
+LINEAGE_STEP = 2000
 #: The events a turn's dice check reads (``ledger.dice.verify_records``).
 DICE_TYPES = frozenset({"TurnOpened", "TurnClosed", "DiceSeedCommitted", "DiceSeedRevealed", "DiceRolled",
                         "RulingRecorded"})
@@ -528,7 +530,8 @@ class Reader:
             with self._lock:
                 lineage = self._lineages.get((cid, country))
             if lineage is None or lineage.view != view:
-                lineage = budget_steps.lineage(db, cur, campaign, country, view)
+                lineage = self._lineage_moved(cid, country, lineage, view) \
+                    or budget_steps.lineage(db, cur, campaign, country, view)
                 with self._lock:
                     self._lineages[(cid, country)] = lineage
             if not lineage.settled_before(turn, position - 1):
@@ -542,6 +545,27 @@ class Reader:
                 return None
         inputs = budget_steps.turn_inputs(created, scenario, shown, country, position)
         return words.budget_changes([], r, inputs=inputs, memo=seeds, since={country: turn})
+
+    def _lineage_moved(self, cid: UUID, country: str, kept: budget_steps.Lineage | None, view: int
+                       ) -> budget_steps.Lineage | None:
+        """``kept`` (the lineage at an earlier view position) with the entries of ``country`` the view took
+        since, each on its turn's sheet, instead of a read of every stored sheet of the country (the view moves
+        after every append: a live turn page read them all again). None (read it) past ``LINEAGE_STEP`` events
+        or when one of them may change other sheets (a correction, a scenario). An entry the view could not book
+        (a derived line) is listed too: a lineage that says more only sends ``_seeded_changes`` to its exact,
+        slower path (a position later than the entry, or one hidden from the caller)."""
+        if kept is None or not kept.view < view <= kept.view + LINEAGE_STEP:
+            return None
+        by_turn = dict(kept.by_turn)
+        for r in tail(self.ledger, cid, kept.view, view):
+            if r.type not in RELEVANT or r.type in ("TurnOpened", "PhaseClosed"):
+                continue  # no entered line of any sheet comes from them
+            turn = r.data.get("turn")
+            if r.type != "TreasuryEntryRecorded" or type(turn) is not int:
+                return None
+            if r.data.get("country") == country:
+                by_turn[turn] = [*by_turn.get(turn, ()), r.position]
+        return budget_steps.Lineage(view, by_turn)
 
     def _campaign_created(self, cid: UUID) -> Record | None:
         """The campaign's first event (its countries and settings, as the budget reads them): it never changes."""
