@@ -68,6 +68,8 @@ _PUBLIC = orjson.dumps({"scope": "public"}).decode()
 #: A seeded economic history is extended with at most this many records after it (then seeded again), whose
 #: sheets are computed from their first turn's records on when those are at most ``TAIL_READ`` events.
 TAIL, TAIL_READ = 2000, 20000
+#: ``Reader.of_types``: a range of the store longer than this is looked up by the positions the log lists.
+RARE_SCAN = 2000
 #: A kept lineage (``Reader._lineage_moved``) takes at most this many events after it, else it is read again.
 LINEAGE_STEP = 2000
 #: The events a turn's dice check reads (``ledger.dice.verify_records``).
@@ -514,9 +516,9 @@ class Reader:
         created = self._campaign_created(cid)
         if created is None or country not in (created.data.get("countries") or ()):
             return None
-        scenario = read.visible(actor, self.of_types(cid, {"ScenarioImported"}, position - 1), revealed) \
+        scenario = read.visible(actor, self.of_types(cid, {"ScenarioImported"}, position - 1, state), revealed) \
             if turn == 1 else []
-        corrections = self.of_types(cid, {"CorrectionRecorded"}, state.version)
+        corrections = self.of_types(cid, {"CorrectionRecorded"}, state.version, state)
         db, campaign = self.db, str(cid)
         with db.reading() as cur:
             view = budget_steps.view_position(db, cur, campaign)
@@ -989,10 +991,13 @@ class Reader:
 
     # ------------------------------------------------------------------ turns, for the web page
 
-    def of_types(self, cid: UUID, types: set[str], upto: int) -> list[Record]:
+    def of_types(self, cid: UUID, types: set[str], upto: int, state: CampaignState | None = None) -> list[Record]:
         """The campaign's records of some types at positions 1..upto (rare types: corrections, scenarios). Those
         of ``RARE`` types are kept per campaign and extended with the range not read yet (the store has no index
-        by type: each read would scan the campaign's history)."""
+        by type: each read would scan the campaign's history). A long range (a fresh process's first read) is
+        looked up by position when the caller's ``state`` (the head) keeps a treasury log, which lists every
+        event of these kinds (``TreasuryLog.positions``): a scan of the 300k campaign's events was 110 ms of
+        the database's time, three of its workers, for the one scenario."""
         if not types <= RARE:
             with self.db.reading() as cur:
                 return self.db.read_campaign(cur, str(cid), upto, types=types)
@@ -1001,9 +1006,16 @@ class Reader:
             if entry is None:
                 entry = self._rare[cid] = {"upto": 0, "records": []}
             if upto > entry["upto"]:
+                log = state.treasury if state is not None and state.version >= upto else None
                 with self.db.reading() as cur:
-                    entry["records"] += self.db.read_campaign(cur, str(cid), upto, types=RARE, after=entry["upto"])
-                entry["upto"] = upto
+                    if log is not None and upto - entry["upto"] > RARE_SCAN:
+                        wanted = [p for p in log.positions(RARE) if entry["upto"] < p <= state.version]
+                        entry["records"] += [r for r in self.db.read_at(cur, str(cid), wanted) if r.type in RARE]
+                        entry["upto"] = state.version
+                    else:
+                        entry["records"] += self.db.read_campaign(cur, str(cid), upto, types=RARE,
+                                                                  after=entry["upto"])
+                        entry["upto"] = upto
             kept = entry["records"]
         return [r for r in kept if r.position <= upto and r.type in types]
 

@@ -244,3 +244,34 @@ def test_a_first_sheet_from_its_countrys_inputs_alone_equals_the_sheet_of_every_
     same_sheets(kept, fresh=False)
     Projector(ledger).catch_up()
     same_sheets(kept, fresh=True)
+
+
+def test_the_rare_events_looked_up_by_the_positions_the_log_lists_are_those_a_scan_finds(ledger, monkeypatch):
+    """Corrections and scenarios, which a turn page lists, looked up at the positions the campaign's treasury
+    log lists (``Reader.of_types`` with the head's state: no scan of the history) are those a scan of the
+    history finds, at every bound, a correction of a ruling too."""
+    from ledger.domain import commands as cmd
+    from projections import head
+
+    generate(ledger, "rare", 400, seed=12, turn_size=70)
+    [state] = ledger.campaigns()
+    cid = state.id
+    rs = records(ledger, cid)
+    entry = next(r for r in rs if r.type == "TreasuryEntryRecorded")
+    ruling = next(r for r in rs if r.type == "RulingRecorded")
+    ledger.open_turn(cid, actor=GM)
+    for at, replacement in ((entry.position, {"amount": 3}), (ruling.position, None)):
+        ledger.handle(cid, cmd.RecordCorrection(corrects=at, reason="disputed", replacement=replacement), actor=GM)
+    state = ledger.campaign(cid)
+    Projector(ledger).catch_up()
+    monkeypatch.setattr(head, "RARE_SCAN", 0)  # every range by the log's positions
+    bounds = [1, 2, entry.position, state.version - 1, state.version]
+    for types in ({"CorrectionRecorded"}, {"ScenarioImported"}, head.RARE):
+        scanned = Reader(ledger, Projector(ledger).db)
+        looked_up = Reader(ledger, Projector(ledger).db)
+        for upto in bounds:
+            want = [(r.position, r.type, r.data) for r in scanned.of_types(cid, set(types), upto)]
+            got = [(r.position, r.type, r.data) for r in looked_up.of_types(cid, set(types), upto, state)]
+            assert got == want, (types, upto)
+    assert [r.type for r in looked_up.of_types(cid, set(head.RARE), state.version, state)].count(
+        "CorrectionRecorded") == 2
