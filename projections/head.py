@@ -808,21 +808,20 @@ class Reader:
             kept = self._country_sheets.get(key)
         if kept is not None and kept["head"] <= head:
             with kept["lock"]:
-                if kept["head"] < head:  # the events appended since that this country's sheets read
-                    late = tail(self.ledger, cid, kept["head"], head)
-                    if any(r.type == "CorrectionRecorded" for r in late):
-                        with self._lock:
-                            self._country_sheets.pop(key, None)
-                        return None
-                    for r in read.visible(actor, late, revealed):
-                        if r.type in RELEVANT and (r.type != "TreasuryEntryRecorded" or r.data.get("country") == country):
-                            kept["inputs"].add(r.type, r.position, budget_view.trim(r))
-                            kept["budget"] = None
-                    kept["head"] = head
-                found = self._computed(kept, country, turn)
-            return (orjson.dumps(sheet_json(found)) if found is not None else None,)
+                if kept["head"] < head and not self._country_tail(kept, cid, actor, revealed, country, head):
+                    kept = None  # a correction, or an event of every country's sheets hidden: gathered again
+                elif kept["inputs"] is not None:
+                    found = self._computed(kept, country, turn)
+                    return (orjson.dumps(sheet_json(found)) if found is not None else None,)
+                elif kept["first"] is None or turn < kept["first"]:
+                    kept = {"gm": True}
+            if kept is not None and kept.get("gm"):
+                sheet = self.sheet_at_head(cid, country, turn, head)
+                return (orjson.dumps(sheet) if sheet is not None else None,)
         logged = self.logged(state, head)
         if logged is None or any(e[0] == "CorrectionRecorded" for e in logged):
+            with self._lock:
+                self._country_sheets.pop(key, None)
             return None
         hidden = self._hidden_in(actor, self._restricted_budget_groups(cid, head), revealed)
         ours = [e for e in logged if e[0] != "TreasuryEntryRecorded" or e[2].get("country") == country]
@@ -832,18 +831,47 @@ class Reader:
         first = min((e[2].get("turn") if e[0] == "TreasuryEntryRecorded" and type(e[2].get("turn")) is int
                      else 0 for e in affected), default=None)
         if first is None or turn < first:
+            kept = {"lock": threading.Lock(), "head": head, "inputs": None, "first": first}
+            with self._lock:
+                self._country_sheets[key] = kept
             sheet = self.sheet_at_head(cid, country, turn, head)
             return (orjson.dumps(sheet) if sheet is not None else None,)
         inputs = Inputs()
         for e in ours:
             if e[1] not in hidden:
                 inputs.add(*e)
-        kept = {"lock": threading.Lock(), "head": head, "inputs": inputs, "memo": {}, "budget": None, "bound": 0}
+        kept = {"lock": threading.Lock(), "head": head, "inputs": inputs, "memo": {}, "budget": None, "bound": 0,
+                "first": first}
         with kept["lock"]:
             found = self._computed(kept, country, turn)
         with self._lock:
             self._country_sheets[key] = kept
         return (orjson.dumps(sheet_json(found)) if found is not None else None,)
+
+    def _country_tail(self, kept: dict[str, Any], cid: UUID, actor: Actor, revealed: frozenset[int], country: str,
+                      head: int) -> bool:
+        """Bring a kept country's sheets (``_country_sheet``) to ``head`` with the events appended since (call
+        under its lock): those it may see go into computed sheets' inputs; for the game master's sheets
+        (``inputs`` None), an entry of the country hidden from the caller moves the first turn they differ
+        from. False when it cannot be kept: a correction, or a hidden event every country's sheets read."""
+        for r in tail(self.ledger, cid, kept["head"], head):
+            if r.type == "CorrectionRecorded":
+                return False
+            if r.type not in RELEVANT or (r.type == "TreasuryEntryRecorded" and r.data.get("country") != country):
+                continue
+            if can_see(actor, r, revealed):
+                if kept["inputs"] is not None:
+                    kept["inputs"].add(r.type, r.position, budget_view.trim(r))
+                    kept["budget"] = None
+                continue
+            if kept["inputs"] is not None:
+                continue  # hidden: not among the inputs
+            turn = r.data.get("turn")
+            if r.type != "TreasuryEntryRecorded" or type(turn) is not int:
+                return False
+            kept["first"] = turn if kept["first"] is None else min(kept["first"], turn)
+        kept["head"] = head
+        return True
 
     @staticmethod
     def _computed(kept: dict[str, Any], country: str, turn: int) -> Sheet | None:

@@ -226,10 +226,12 @@ def test_a_first_sheet_from_its_countrys_inputs_alone_equals_the_sheet_of_every_
 
     same_sheets(kept, fresh=True)
     same_sheets(kept, fresh=False)  # the readers that serve the later heads below
+    assert kept["fra"]._country_sheets[(cid, ("player", "FRA"), frozenset(state.revealed), "FRA")]["inputs"] is None, \
+        "France's own sheets are the game master's"
     assert any(k[-1] == "ENG" for k in kept["fra"]._country_sheets), "England's sheets computed for France"
     # Later events, the runner not caught up: the kept inputs take the tail France, England or everyone sees.
     for country, visibility in (("ENG", {"scope": "countries", "countries": ["ENG"]}), ("ENG", {"scope": "public"}),
-                                ("FRA", {"scope": "countries", "countries": ["FRA"]})):
+                                ("FRA", {"scope": "countries", "countries": ["FRA"]}), ("FRA", {"scope": "gm"})):
         ledger.record_treasury_entry(cid, country=country, line="B40", amount=-4, reason="later",
                                      actor=GM, visibility=visibility)
     state = ledger.campaign(cid)
