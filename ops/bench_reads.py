@@ -45,6 +45,8 @@ campaign it adds a few turns of events (the copy, never the shared original).
     python ops/bench_reads.py --short                               # seconds: a tiny SQLite campaign
     python ops/bench_reads.py --events 30000 --store postgres --keep  # keeps the schema for --reuse-db
     python ops/bench_reads.py --reuse-db mycopy --schema bench_1234abcd
+    python ops/bench_reads.py --reuse-db mycopy --schema bench_1234abcd --only "ERS sheet (JSON)" \
+        --profile "first ERS sheet (JSON)" --samples 1 --live-rounds 0   # where a first read's time goes
 
 A reused campaign's snapshots and signed checkpoints verify with the key of
 the service that generated it: name it with LEDGER_SIGNING_KEY_FILE (the
@@ -205,7 +207,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--schema", help="its schema (with --reuse-db; with --keep: the name to create)")
     ap.add_argument("--keep", action="store_true", help="PostgreSQL: keep the generated schema for --reuse-db")
     ap.add_argument("--short", action="store_true", help="a tiny campaign and a few samples (the test's run)")
-    ap.add_argument("--profile", metavar="KIND", help="print a cProfile of this kind's requests (a kind's name)")
+    ap.add_argument("--profile", metavar="KIND",
+                    help="print a cProfile of this kind's requests (a kind's name; \"first KIND\": of each fresh "
+                         "process's request, its worker threads included)")
     ap.add_argument("--only", metavar="KIND", action="append",
                     help="measure only these kinds (repeatable; \"live\": the live reads)")
     ap.add_argument("--first-samples", type=int, default=3,
