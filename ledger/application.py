@@ -390,8 +390,11 @@ class Ledger(Application[UUID]):
             position = snap.originator_version
             data = dict(snap.state)
             seal = bytes.fromhex(data.pop("seal", None) or "")
-            if not self.signer.verify(_snapshot_message(cid, snap.originator_version, data), seal):
+            form = data.get("seal_form", 1)  # signed with the rest: changing it fails the seal
+            if form not in (1, 2) or not self.signer.verify(
+                    _snapshot_message(cid, snap.originator_version, data, form=form), seal):
                 raise ValueError("its seal does not verify with the service's key")
+            data.pop("seal_form", None)
             state = CampaignState.from_dict(data)
             if state.version != snap.originator_version or state.treasury is None or state.merkle is None \
                     or state.stacks is None or state.closed_at is None \
@@ -599,9 +602,9 @@ class Ledger(Application[UUID]):
     def _maybe_snapshot(self, before: int, state: CampaignState) -> None:
         interval = self.settings.snapshot_interval
         if self.snapshots is not None and state.version // interval > before // interval:
-            data = state.to_dict()
+            data = {**state.to_dict(), "seal_form": 2}
             # Sealed with the service's key so that a snapshot row edited in the database is ignored on load.
-            data["seal"] = self.signer.sign(_snapshot_message(state.id, state.version, data)).hex()
+            data["seal"] = self.signer.sign(_snapshot_message(state.id, state.version, data, form=2)).hex()
             snap = ev.CampaignSnapshot(
                 originator_id=state.id,
                 originator_version=state.version,
@@ -969,9 +972,17 @@ class Ledger(Application[UUID]):
         return differences
 
 
-def _snapshot_message(cid: UUID, position: int, data: dict[str, Any]) -> bytes:
+def _snapshot_message(cid: UUID, position: int, data: dict[str, Any], *, form: int) -> bytes:
+    """What a snapshot's seal signs. Form 2 (``seal_form`` in the snapshot, written since) names the budget log's
+    text by its SHA-256 instead of encoding it again: a cold load hashes the 6 MB text once rather than
+    re-encoding it as canonical JSON and hashing that (a fresh process's first read: ~15 of its ~35 ms of CPU on
+    the 300k campaign). Form 1 (no ``seal_form``): the snapshots written before, still accepted."""
     body = {k: v for k, v in data.items() if k != "seal"}
-    return b"ledger-snapshot\n%s\n%d\n" % (str(cid).encode(), position) + hashlib.sha256(canonical_json(body)).digest()
+    log = body.get("treasury")
+    if form == 2 and isinstance(log, dict) and isinstance(log.get("chunks"), str):
+        body["treasury"] = {**log, "chunks": {"sha256": hashlib.sha256(log["chunks"].encode()).hexdigest()}}
+    head = b"ledger-snapshot\n" if form == 1 else b"ledger-snapshot-2\n"
+    return head + b"%s\n%d\n" % (str(cid).encode(), position) + hashlib.sha256(canonical_json(body)).digest()
 
 
 @contextmanager

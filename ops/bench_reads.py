@@ -53,6 +53,8 @@ campaign it adds a few turns of events (the copy, never the shared original).
     python ops/bench_reads.py --short                               # seconds: a tiny SQLite campaign
     python ops/bench_reads.py --events 30000 --store postgres --keep  # keeps the schema for --reuse-db
     python ops/bench_reads.py --reuse-db mycopy --schema bench_1234abcd
+    python ops/bench_reads.py --reuse-db mycopy --schema bench_1234abcd --only "ERS sheet (JSON)" \
+        --profile "first ERS sheet (JSON)" --samples 1 --live-rounds 0   # where a first read's time goes
 
 A reused campaign's snapshots and signed checkpoints verify with the key of
 the service that generated it: name it with LEDGER_SIGNING_KEY_FILE (the
@@ -157,19 +159,47 @@ def first_read(spec: dict) -> None:
     settings = Settings(**spec["settings"])
     with TestClient(create_app(settings)) as client:
         logging.getLogger("ledger.access").disabled = True
+        profile = cProfile.Profile() if spec.get("profile") else None
+        if profile:
+            profile_worker_threads(profile)  # the request's own work runs there; this thread only waits
         t0, c0 = time.perf_counter(), time.process_time()
         r = client.get(spec["url"], headers={"Authorization": f"Bearer {spec['token']}"})
         ms, cms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
+        if profile:
+            pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(45)
     print(orjson.dumps({"ms": ms, "cpu": cms, "status": r.status_code, "text": r.text[:200]}).decode())
 
 
-def in_fresh_process(settings: Settings, token: str, url: str) -> dict:
-    """One ``first_read`` in a new Python process (its start and imports not timed)."""
-    spec = orjson.dumps({"settings": settings.model_dump(mode="json"), "token": token, "url": url})
+def profile_worker_threads(profile: cProfile.Profile) -> None:
+    """Profile what the request runs in anyio's worker threads too (sync routes and dependencies run there;
+    cProfile sees only the thread that enables it)."""
+    import anyio.to_thread
+
+    run_sync = anyio.to_thread.run_sync
+
+    async def profiled(func, *args, **kwargs):
+        def call(*a):
+            profile.enable()
+            try:
+                return func(*a)
+            finally:
+                profile.disable()
+        return await run_sync(call, *args, **kwargs)
+
+    anyio.to_thread.run_sync = profiled
+
+
+def in_fresh_process(settings: Settings, token: str, url: str, profile: bool = False) -> dict:
+    """One ``first_read`` in a new Python process (its start and imports not timed); with ``profile``, the
+    child's cProfile of its request is printed here."""
+    spec = orjson.dumps({"settings": settings.model_dump(mode="json"), "token": token, "url": url,
+                         "profile": profile})
     done = subprocess.run([sys.executable, __file__, "--first-read"], input=spec, capture_output=True,
                           timeout=300)
     if done.returncode != 0:
         sys.exit(f"first read of {url} failed:\n{done.stderr.decode()[-3000:]}")
+    if profile:
+        print(f"  profile of the first read of {url}:\n{done.stderr.decode()}")
     return orjson.loads(done.stdout.splitlines()[-1])
 
 
@@ -185,7 +215,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--schema", help="its schema (with --reuse-db; with --keep: the name to create)")
     ap.add_argument("--keep", action="store_true", help="PostgreSQL: keep the generated schema for --reuse-db")
     ap.add_argument("--short", action="store_true", help="a tiny campaign and a few samples (the test's run)")
-    ap.add_argument("--profile", metavar="KIND", help="print a cProfile of this kind's requests (a kind's name)")
+    ap.add_argument("--profile", metavar="KIND",
+                    help="print a cProfile of this kind's requests (a kind's name; \"first KIND\": of each fresh "
+                         "process's request, its worker threads included)")
     ap.add_argument("--only", metavar="KIND", action="append",
                     help="measure only these kinds (repeatable; \"live\": the live reads; \"built\": the downloads "
                          "written afresh; \"live downloads\")")
@@ -308,7 +340,8 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
         for role in kind.roles:
             lat, cpus, statuses = [], [], set()
             for _ in range(args.first_samples):
-                found = in_fresh_process(settings, tokens[role], kind.url(rng))
+                found = in_fresh_process(settings, tokens[role], kind.url(rng),
+                                         profile=args.profile == f"first {kind.name}")
                 lat.append(found["ms"])
                 cpus.append(found["cpu"])
                 statuses.add(found["status"])

@@ -229,7 +229,7 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
 
     # Summaries name the stack owners the scenario declares, as the timeline's do (its rows give the turn's).
     doc = timeline_model.empty()
-    for x in read.visible(actor, reader.of_types(cid, {"ScenarioImported"}, first - 1), revealed):
+    for x in read.visible(actor, reader.of_types(cid, {"ScenarioImported"}, first - 1, state), revealed):
         timeline_model.row(doc, x)
     summaries = {x["position"]: x["summary"] for x in in_turn}
 
@@ -241,7 +241,7 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     dice = _dice_of(r)
     status = dice_status(r, dice, closed, lambda: reader.turn_commitments(cid, turn, state.version, actor, revealed),
                          lambda: reader.turn_dice(cid, turn, state.version))
-    later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version) if x.position > r.position]
+    later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version, state) if x.position > r.position]
     corrections = [{**_event(x, summary(x)), "words": correction_words(r, x)}
                    for x in read.visible(actor, later, revealed) if x.data.get("corrects") == r.position]
     corrects = None

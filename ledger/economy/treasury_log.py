@@ -26,7 +26,9 @@ from ledger.chain import canonical_json
 from ledger.economy.sheets import RELEVANT, Budget, Inputs, Memo, compute, trim
 
 CHUNK = 512
-Item = tuple[str, int, dict[str, Any]]  # (event type, position, trimmed fields)
+#: [event type, position, trimmed fields]: a list, as the snapshot's JSON decodes (converting 67,000 of them to
+#: tuples cost a third of a fresh process's first budget read on the 300k campaign); never changed once made.
+Item = list[Any]
 
 
 class _Encoded:
@@ -53,8 +55,8 @@ class _Encoded:
         return self._chunks
 
 
-def _chunked(items: list[list[Any]]) -> tuple[tuple[Item, ...], ...]:
-    return tuple(tuple((k, p, d) for k, p, d in items[i:i + CHUNK]) for i in range(0, len(items), CHUNK))
+def _chunked(items: list[Item]) -> tuple[tuple[Item, ...], ...]:
+    return tuple(tuple(items[i:i + CHUNK]) for i in range(0, len(items), CHUNK))
 
 
 class TreasuryLog:
@@ -84,7 +86,7 @@ class TreasuryLog:
         """The log with this event added when the budget reads its kind (else the same log)."""
         if kind not in RELEVANT:
             return self
-        tail = (*self.tail, (kind, position, trim(kind, data, reasons=False)))
+        tail = (*self.tail, [kind, position, trim(kind, data, reasons=False)])
         if len(tail) == CHUNK:
             return TreasuryLog((*self.more, tail), (), self.base)
         return TreasuryLog(self.more, tail, self.base)
@@ -93,6 +95,33 @@ class TreasuryLog:
         first = start // CHUNK
         for n, chunk in enumerate((*self.chunks[first:], self.tail), start=first):
             yield from chunk[start - n * CHUNK:] if n * CHUNK < start else chunk
+
+    def positions(self, kinds: Collection[str]) -> list[int]:
+        """The positions of the items of these kinds, ascending: what a reader of rare kinds (corrections,
+        scenarios) looks up by position instead of scanning the campaign's history for them. A snapshot's text
+        not decoded yet is searched, not decoded (5.6 MB on the 300k campaign): each item there starts
+        ``["<kind>",<position>,`` (canonical JSON, a string's own quotes escaped), a pattern a string of the
+        campaign's settings could only echo in a list; so the answer may hold more positions, never fewer, and
+        the caller keeps the events of these kinds among those it reads."""
+        found: list[int] = []
+        base = self.base
+        if base is not None and base._chunks is None:
+            text = base.text
+            for kind in kinds:
+                mark = f'["{kind}",'
+                at = text.find(mark)
+                while at >= 0:
+                    start = at + len(mark)
+                    end = text.find(",", start)
+                    number = text[start:end]
+                    if end > start and number.isdigit():
+                        found.append(int(number))
+                    at = text.find(mark, start)
+            chunks: tuple[tuple[Item, ...], ...] = (*self.more, self.tail)
+        else:
+            chunks = (*self.chunks, self.tail)
+        found += [p for chunk in chunks for k, p, _ in chunk if k in kinds]
+        return sorted(set(found))
 
     def sheet_events(self, turn: int, countries: Collection[str]) -> list[int]:
         """The positions behind these countries' sheets of ``turn``: each entry that was recorded for one of
@@ -138,12 +167,12 @@ class TreasuryLog:
         """From ``to_json``'s form, or from a plain list of items (snapshots written before it)."""
         if isinstance(stored, list):
             full = len(stored) - len(stored) % CHUNK
-            return cls(_chunked(stored[:full]), tuple((k, p, d) for k, p, d in stored[full:]))
+            return cls(_chunked(stored[:full]), tuple([k, p, d] for k, p, d in stored[full:]))
         count, text, tail = stored["count"], stored["chunks"], stored["tail"]
         if not (isinstance(count, int) and isinstance(text, str) and isinstance(tail, list)) \
                 or count % CHUNK or len(tail) >= CHUNK:
             raise ValueError("the budget log of the snapshot is not of the expected shape")
-        return cls((), tuple((k, p, d) for k, p, d in tail), _Encoded(text, count) if count else None)
+        return cls((), tuple([k, p, d] for k, p, d in tail), _Encoded(text, count) if count else None)
 
 
 @dataclass

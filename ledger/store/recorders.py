@@ -684,7 +684,26 @@ class LedgerSQLiteSnapshotRecorder(SerialisedSQLiteMigration, SQLiteAggregateRec
 
 
 class LedgerPostgresSnapshotRecorder(SerialisedPostgresMigration, PostgresAggregateRecorder):
-    pass
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def select_events(self, originator_id: UUID | str, *, gt: int | None = None, lte: int | None = None,
+                      desc: bool = False, limit: int | None = None) -> Sequence[StoredEvent]:
+        """The library's statement with binary results: a snapshot's state (6 MB on the 300k campaign, the
+        budget's log) comes as its bytes, not as hex the server encodes and the client decodes again (a fresh
+        process's first read: 10-25 -> 3-9 ms of CPU, 50-100 -> 27-40 ms)."""
+        statement = self.select_events_statement
+        params: list[Any] = [originator_id]
+        for value, condition in ((gt, " AND originator_version > %s"), (lte, " AND originator_version <= %s")):
+            if value is not None:
+                params.append(value)
+                statement += SQL(condition)
+        statement += SQL(" ORDER BY originator_version DESC" if desc else " ORDER BY originator_version ASC")
+        if limit is not None:
+            params.append(limit)
+            statement += SQL(" LIMIT %s")
+        with self.datastore.get_connection() as conn, conn.cursor() as curs:
+            curs.execute(statement, params, prepare=True, binary=True)
+            return [StoredEvent(originator_id=row["originator_id"], originator_version=row["originator_version"],
+                                topic=row["topic"], state=bytes(row["state"])) for row in curs.fetchall()]
 
 
 # The factories (PERSISTENCE_MODULE in ledger/config.py) exist only so the snapshot recorder, which the

@@ -53,3 +53,19 @@ def test_the_read_benchmark_prints_every_page_for_a_game_master_and_a_player(tmp
                      out, re.M), out
     assert re.search(r"^close a phase \(write\) +gm .*(PASS|MISS).*statuses \[201\]", out, re.M), out
     assert " 500" not in out and "[500" not in out, out
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_the_read_benchmark_profiles_a_first_read_in_its_fresh_process_worker_threads_included(tmp_path):
+    """``--profile "first KIND"``: the cProfile of the fresh process's request, whose work runs in the app's
+    worker threads (a profile of the waiting thread alone would show only the wait)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
+    done = subprocess.run([sys.executable, str(ROOT / "ops/bench_reads.py"), "--short", "--only", "state?at=N",
+                           "--profile", "first state?at=N", "--live-rounds", "0"], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=240)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr[-3000:]
+    assert re.search(r"^  profile of the first read of /campaigns/[^/]+/state\?at=\d+:", out, re.M), out
+    assert re.search(r"projections/head\.py:\d+\(state_at\)", out), out
+    assert re.search(r"^first state\?at=N +player .*fresh processes", out, re.M), out

@@ -150,3 +150,41 @@ def test_closing_a_phase_changes_no_ers_amount_as_the_budget_of_every_event_befo
     for r in closes:
         every = reader.turn_records(state.id, r.turn, state.version)
         assert reader.budget_changes(state.id, actor, state, r, every) == changes_from_event_1(reader, state, actor, r)
+
+
+def test_a_kept_lineage_moved_with_the_view_books_what_the_view_booked_since(ledger, generated):
+    """The lineage of a country's stored sheets, kept at one view position and moved with the entries the view
+    took since (``Reader._lineage_moved``: a live turn page does not read every stored sheet of the country after
+    each append), lists every position the stored lineage at the new position lists, on the same turn; a
+    correction among them sends it back to the store."""
+    from ledger.domain import commands as cmd
+
+    state = generated
+    projector = Projector(ledger)
+    projector.catch_up()
+    reader = Reader(ledger, projector.db)
+    db, campaign = projector.db, str(state.id)
+    with db.reading() as cur:
+        view = budget_steps.view_position(db, cur, campaign)
+        kept = {c: budget_steps.lineage(db, cur, campaign, c, view) for c in ("FRA", "ENG")}
+    turn = state.turn
+    for country, line, at in (("FRA", "A9", turn), ("FRA", "A9", 2), ("ENG", "B40", turn), ("FRA", "A1", turn)):
+        ledger.record_treasury_entry(state.id, country=country, line=line, amount=5, reason="after", turn=at, actor=GM)
+    projector.catch_up()
+    with db.reading() as cur:
+        moved_to = budget_steps.view_position(db, cur, campaign)
+        for country in ("FRA", "ENG"):
+            stored = budget_steps.lineage(db, cur, campaign, country, moved_to)
+            moved = reader._lineage_moved(state.id, country, kept[country], moved_to)
+            assert moved is not None and moved.view == moved_to
+            for t, found in stored.by_turn.items():
+                assert set(found) <= set(moved.by_turn.get(t, ())), (country, t)
+            assert moved.first_turn_with([p for found in stored.by_turn.values() for p in found]) == \
+                stored.first_turn_with([p for found in stored.by_turn.values() for p in found])
+    [entry] = [r for r in records(ledger, state.id) if r.type == "TreasuryEntryRecorded"][-1:]
+    ledger.handle(state.id, cmd.RecordCorrection(corrects=entry.position, reason="disputed", replacement=None),
+                  actor=GM)
+    projector.catch_up()
+    with db.reading() as cur:
+        assert reader._lineage_moved(state.id, "FRA", kept["FRA"], budget_steps.view_position(db, cur, campaign)) \
+            is None

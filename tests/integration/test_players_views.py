@@ -161,8 +161,11 @@ def test_a_players_budget_events_are_read_when_a_sheet_first_asks_and_equal_thei
                 assert orjson.loads(raw) == orjson.loads(orjson.dumps(sheet_json(sheets.sheet(country, turn)))), \
                     (country, turn)
 
-    same_sheets_as_their_events()
+    same_sheets_as_their_events()  # each country's from its own inputs (``_country_sheet``): nothing gathered
+    assert entry["docs"]["budget_upto"] > 0
+    reader.budget_events(cid, FRANCE, state, state.version)  # the turn page's steps gather them
     assert "budget_upto" not in entry["docs"]
+    same_sheets_as_their_events()  # now from the audience's budget, every event they may see
     # Later events are added to the inputs the sheets were computed from: the same sheets as their events'.
     for country, visibility in (("FRA", None), ("ENG", {"scope": "public"}), ("ENG", None)):
         ledger.record_treasury_entry(cid, country=country, line="B40", amount=-4, reason="later still",
@@ -170,3 +173,107 @@ def test_a_players_budget_events_are_read_when_a_sheet_first_asks_and_equal_thei
     ledger.close_phase(cid, PHASES[0], actor=GM)
     state = ledger.campaign(cid)
     same_sheets_as_their_events()
+
+
+def their_sheets(ledger, cid, actor, state):
+    """Every sheet as the budget of every event ``actor`` may see gives it (the definition)."""
+    from ledger.economy.sheets import RELEVANT, budget
+    from projections import budget_view
+
+    seen = visible(actor, records(ledger, cid, 0, state.version), state.revealed)
+    return budget(budget_view.records({"events": [[r.type, r.position, budget_view.trim(r)]
+                                                    for r in seen if r.type in RELEVANT]}))
+
+
+def test_a_first_sheet_from_its_countrys_inputs_alone_equals_the_sheet_of_every_event_they_may_see(ledger):
+    """A player's or an observer's first sheet in a process reads only that country's entries and the events
+    every country shares (``Reader._country_sheet``); with nothing of them hidden before its turn it is the game
+    master's stored sheet. Either way, for every country and audience, it equals the sheet of every event the
+    caller may see: entries hidden from them left out, revealed ones in, at later heads too (the kept inputs
+    extended with the tail), and once a correction came (from every event again)."""
+    from ledger.domain import commands as cmd
+    from ledger.economy.sheets import sheet_json
+
+    observer = Actor("obs", "observer")
+    generate(ledger, "country", 700, seed=11, turn_size=90)
+    [state] = ledger.campaigns()
+    cid = state.id
+    ledger.open_turn(cid, actor=GM)
+    for country, visibility in (("ENG", {"scope": "countries", "countries": ["ENG"]}),
+                                ("FRA", {"scope": "countries", "countries": ["ENG", "FRA"]}),
+                                ("ENG", {"scope": "gm"}), ("POL", {"scope": "public"})):
+        ledger.record_treasury_entry(cid, country=country, line="A9", amount=13, reason="hidden or not",
+                                     actor=GM, visibility=visibility)
+    hidden = [r for r in records(ledger, cid, 0, ledger.campaign(cid).version) if r.type == "TreasuryEntryRecorded"
+              and r.data["visibility"].get("scope") != "public"]
+    ledger.submit(cid, RevealEvent, position=hidden[0].position, reason="shown", actor=GM)
+    Projector(ledger).catch_up()
+    state = ledger.campaign(cid)
+    countries = list(state.countries)
+    turns = sorted({1, 2, state.turn - 1, state.turn})
+    kept = {actor.id: Reader(ledger, Projector(ledger).db) for actor in (FRANCE, ENGLAND, observer)}
+
+    def same_sheets(reader_of, *, fresh: bool) -> None:
+        for actor in (FRANCE, ENGLAND, observer):
+            want = their_sheets(ledger, cid, actor, state)
+            for country in countries:
+                for turn in turns:
+                    reader = Reader(ledger, Projector(ledger).db) if fresh else reader_of[actor.id]
+                    raw = reader.sheet(cid, actor, state, country, turn)
+                    expected = want.sheet(country, turn)
+                    assert orjson.loads(raw) == orjson.loads(orjson.dumps(sheet_json(expected))), \
+                        (actor.id, country, turn)
+
+    same_sheets(kept, fresh=True)
+    same_sheets(kept, fresh=False)  # the readers that serve the later heads below
+    assert kept["fra"]._country_sheets[(cid, ("player", "FRA"), frozenset(state.revealed), "FRA")]["inputs"] is None, \
+        "France's own sheets are the game master's"
+    assert any(k[-1] == "ENG" for k in kept["fra"]._country_sheets), "England's sheets computed for France"
+    # Later events, the runner not caught up: the kept inputs take the tail France, England or everyone sees.
+    for country, visibility in (("ENG", {"scope": "countries", "countries": ["ENG"]}), ("ENG", {"scope": "public"}),
+                                ("FRA", {"scope": "countries", "countries": ["FRA"]}), ("FRA", {"scope": "gm"})):
+        ledger.record_treasury_entry(cid, country=country, line="B40", amount=-4, reason="later",
+                                     actor=GM, visibility=visibility)
+    state = ledger.campaign(cid)
+    same_sheets(kept, fresh=False)
+    same_sheets(kept, fresh=True)
+    # A correction moves an entry to another country: from every event the caller may see again.
+    [entry] = [r for r in records(ledger, cid, 0, state.version) if r.type == "TreasuryEntryRecorded"
+               and r.data["country"] == "FRA" and r.data["visibility"].get("scope") == "public"][-1:]
+    ledger.handle(cid, cmd.RecordCorrection(corrects=entry.position, reason="booked for England",
+                                            replacement={"country": "ENG", "amount": 21}), actor=GM)
+    state = ledger.campaign(cid)
+    same_sheets(kept, fresh=False)
+    Projector(ledger).catch_up()
+    same_sheets(kept, fresh=True)
+
+
+def test_the_rare_events_looked_up_by_the_positions_the_log_lists_are_those_a_scan_finds(ledger, monkeypatch):
+    """Corrections and scenarios, which a turn page lists, looked up at the positions the campaign's treasury
+    log lists (``Reader.of_types`` with the head's state: no scan of the history) are those a scan of the
+    history finds, at every bound, a correction of a ruling too."""
+    from ledger.domain import commands as cmd
+    from projections import head
+
+    generate(ledger, "rare", 400, seed=12, turn_size=70)
+    [state] = ledger.campaigns()
+    cid = state.id
+    rs = records(ledger, cid)
+    entry = next(r for r in rs if r.type == "TreasuryEntryRecorded")
+    ruling = next(r for r in rs if r.type == "RulingRecorded")
+    ledger.open_turn(cid, actor=GM)
+    for at, replacement in ((entry.position, {"amount": 3}), (ruling.position, None)):
+        ledger.handle(cid, cmd.RecordCorrection(corrects=at, reason="disputed", replacement=replacement), actor=GM)
+    state = ledger.campaign(cid)
+    Projector(ledger).catch_up()
+    monkeypatch.setattr(head, "RARE_SCAN", 0)  # every range by the log's positions
+    bounds = [1, 2, entry.position, state.version - 1, state.version]
+    for types in ({"CorrectionRecorded"}, {"ScenarioImported"}, head.RARE):
+        scanned = Reader(ledger, Projector(ledger).db)
+        looked_up = Reader(ledger, Projector(ledger).db)
+        for upto in bounds:
+            want = [(r.position, r.type, r.data) for r in scanned.of_types(cid, set(types), upto)]
+            got = [(r.position, r.type, r.data) for r in looked_up.of_types(cid, set(types), upto, state)]
+            assert got == want, (types, upto)
+    assert [r.type for r in looked_up.of_types(cid, set(head.RARE), state.version, state)].count(
+        "CorrectionRecorded") == 2

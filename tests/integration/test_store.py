@@ -350,3 +350,27 @@ def test_a_long_campaign_loads_from_its_latest_snapshot(settings):
 def test_an_unknown_campaign_is_reported_as_not_found(ledger):
     with pytest.raises(CampaignNotFound):
         ledger.history(UUID(int=7))
+
+
+def test_a_snapshot_read_as_binary_is_the_row_the_librarys_text_read_gives(settings):
+    """PostgreSQL: the snapshot recorder reads a snapshot's state as its bytes (binary results, not hex), and
+    gives exactly the stored events the library's own statement gives, for every bound and order."""
+    if settings.store != "postgres":
+        pytest.skip("the binary read is PostgreSQL's")
+    from eventsourcing.postgres import PostgresAggregateRecorder
+
+    from ops.generate_campaign import generate
+
+    ledger = Ledger(settings.model_copy(update={"snapshot_interval": 10}))
+    try:
+        generate(ledger, "snaps", 60, seed=1, turn_size=20)
+        [state] = ledger.campaigns()
+        recorder = ledger.snapshots.recorder
+        for kw in ({}, {"desc": True, "limit": 1}, {"lte": 35, "desc": True, "limit": 1}, {"gt": 10, "lte": 40},
+                   {"gt": 20}):
+            got = recorder.select_events(state.id, **kw)
+            assert got == PostgresAggregateRecorder.select_events(recorder, state.id, **kw), kw
+        assert len(recorder.select_events(state.id)) >= 5, "a snapshot every 10 events"
+        assert ledger.check_snapshot(state.id)[1] is None  # the latest one is sealed and used
+    finally:
+        ledger.close()

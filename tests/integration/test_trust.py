@@ -440,3 +440,46 @@ def test_a_budget_log_edited_in_the_snapshot_is_refused_by_its_seal_before_it_is
         assert tampered.budget_of(tampered.campaign(cid)) == budget  # rebuilt from the events
     finally:
         tampered.close()
+
+
+def test_a_snapshot_sealed_in_the_earlier_form_is_still_used_and_one_edited_is_not(settings, monkeypatch):
+    """Snapshots are sealed over the budget log's text by its SHA-256 (form 2: a cold load does not encode the
+    text again); those sealed before, over the text itself (form 1), are still used after an upgrade; an edited
+    log is refused in either form."""
+    from ledger import application
+
+    monkeypatch.setattr(treasury_log, "CHUNK", 4)
+    sealed = application._snapshot_message
+
+    def earlier(cid, position, data, form):  # writes form 1, as the service did before (no ``seal_form``)
+        data.pop("seal_form", None)
+        return sealed(cid, position, data, form=1)
+
+    monkeypatch.setattr(application, "_snapshot_message", earlier)
+    ledger = Ledger(settings)
+    try:
+        cid, _ = new_campaign(ledger, rolls=0)
+        for n in range(50):  # the test settings snapshot every 50 events
+            ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=n, reason="looting", actor=GM)
+        head = ledger.campaign(cid)
+    finally:
+        ledger.close()
+    monkeypatch.setattr(application, "_snapshot_message", sealed)
+    restarted = Ledger(settings)
+    try:
+        [snap] = list(restarted.snapshots.get(cid, desc=True, limit=1))
+        data = {k: v for k, v in snap.state.items() if k != "seal"}
+        seal = bytes.fromhex(snap.state["seal"])
+        assert restarted.signer.verify(sealed(cid, 50, data, form=1), seal)
+        assert "seal_form" not in data and not restarted.signer.verify(sealed(cid, 50, data, form=2), seal)
+        assert restarted.check_snapshot(cid) == (50, None)  # used
+        assert restarted.campaign(cid) == head
+        restarted._maybe_snapshot(0, restarted.campaign(cid))  # a snapshot written now: form 2
+        [again] = list(restarted.snapshots.get(cid, desc=True, limit=1))
+        assert again.state["seal_form"] == 2 and restarted.check_snapshot(cid) == (again.originator_version, None)
+        edited = {**data, "treasury": {**data["treasury"],
+                                       "chunks": data["treasury"]["chunks"].replace('"amount":7,', '"amount":700,')}}
+        assert edited != data
+        assert not any(restarted.signer.verify(sealed(cid, 50, edited, form=f), seal) for f in (1, 2))
+    finally:
+        restarted.close()

@@ -71,3 +71,28 @@ def test_a_log_text_that_does_not_hold_its_count_is_refused_when_read():
     log = TreasuryLog.from_json(stored)
     with pytest.raises(ValueError, match=f"holds {treasury_log.CHUNK} items, not {treasury_log.CHUNK * 2}"):
         list(log.items())
+
+
+@settings(max_examples=40, deadline=None)
+@given(before=st.integers(0, 40), after=st.integers(0, 12), rare=st.sets(st.integers(1, 52)))
+def test_the_positions_of_rare_kinds_found_in_a_snapshots_text_are_those_the_decoded_log_holds(before, after,
+                                                                                               rare):
+    """Corrections and scenarios found by position in a restored log's undecoded text (and in the chunks and
+    tail added since) are those of its items once decoded: none missed; a settings list that echoes a kind's
+    name may add one, never remove one."""
+    treasury_log.CHUNK, chunk = 4, treasury_log.CHUNK
+    try:
+        def grow(log, start, count):
+            for n in range(start, start + count):
+                log = log.add("CorrectionRecorded", n, {"corrects": 1, "replacement": None}) if n in rare \
+                    else log.add(*entry(n))
+            return log
+
+        log = grow(restored(grow(TreasuryLog().add("CampaignCreated", 0, {
+            "countries": ["FRA"], "settings": {"notes": ["CorrectionRecorded", 7]}}), 1, before)), 1 + before, after)
+        assert log.base is None or log.base._chunks is None, "searched, not decoded"
+        want = [p for k, p, _ in log.items() if k == "CorrectionRecorded"]
+        found = log.positions({"CorrectionRecorded"})
+        assert set(want) <= set(found) and set(found) - set(want) <= {7}
+    finally:
+        treasury_log.CHUNK = chunk
