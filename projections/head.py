@@ -33,7 +33,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import threading
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 from uuid import UUID
@@ -52,7 +52,7 @@ from projections import timeline as timeline_model
 from projections import victory as victory_model
 from projections.history import History
 from projections.read import Audience, audience, sees_all
-from projections.records import Record
+from projections.records import Record, from_row
 from projections.store import ViewDB
 
 Docs = dict[str, Any]
@@ -101,14 +101,17 @@ def tail(ledger: Any, cid: UUID, after: int, head: int) -> list[Record]:
 class Reader:
     """One process's reads of the views at the head: per-audience documents, timelines, budgets."""
 
-    def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 64, budgets: int = 64,
-                 histories: int = 64, checkpoint_bytes: int = 64 * 2**20):
+    def __init__(self, ledger: Any, db: ViewDB, *, audiences: int = 256, timelines: int = 100_000, budgets: int = 64,
+                 histories: int = 64, checkpoint_bytes: int = 64 * 2**20, turn_rows_bytes: int = 32 * 2**20):
         self.ledger, self.db = ledger, db
         self._lock = threading.Lock()  # guards the caches below (cachetools caches are not thread-safe), briefly
         # Held while a turn's rows are extended (a read of the tail): its own, so no other read waits on it.
         self._timelines_lock = threading.Lock()
         self._audiences: LRUCache[tuple[UUID, Audience], dict[str, Any]] = LRUCache(audiences)
-        self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(timelines)
+        # Bounded by rows, not turns: a busy server's turn pages span hundreds of small campaigns' turns (64 turns
+        # kept missed 9 pages in 10 of the many-campaign load), and one turn of a long campaign holds 1,000 rows.
+        self._timelines: LRUCache[tuple[UUID, int], dict[str, Any]] = LRUCache(
+            timelines, getsizeof=lambda entry: len(entry["rows"]) + 1)
         self._budgets: LRUCache[tuple[UUID, str], tuple[tuple[int, int], Budget]] = LRUCache(budgets)
         # (campaign, audience) -> the budget's inputs per country for the turn page's steps (budget_steps).
         self._steps: LRUCache[tuple[UUID, Audience], budget_steps.Steps] = LRUCache(audiences)
@@ -128,7 +131,12 @@ class Reader:
         self._lineages: LRUCache[tuple[UUID, str], budget_steps.Lineage] = LRUCache(audiences)
         self._hidden_sheets: LRUCache[tuple[Any, ...], frozenset[int]] = LRUCache(audiences)
         self._created: LRUCache[UUID, Record] = LRUCache(audiences)
-        self._dice: LRUCache[tuple[UUID, int], dicelib.DiceReport] = LRUCache(audiences)  # closed turns' checks
+        # Closed turns' checks: small, and a busy server's turn pages span more turns than it has audiences.
+        self._dice: LRUCache[tuple[UUID, int], dicelib.DiceReport] = LRUCache(16 * audiences)
+        # (campaign, a turn's start) -> the stored rows after it, in order, no gaps (``turn_records``): events
+        # never change, so a prefix read once serves every later step of the turn; bounded by bytes.
+        self._turn_rows: LRUCache[tuple[UUID, int], list[Any]] = LRUCache(
+            turn_rows_bytes, getsizeof=lambda rows: sum(len(s.state) + 200 for s in rows) or 1)
         self._turns: LRUCache[tuple[Any, ...], list[dict[str, Any]]] = LRUCache(audiences)  # turns(), at a head
         # (campaign, audience, revealed, position) -> the audience's map and victory after that TurnOpened.
         self._checkpoints: LRUCache[tuple[Any, ...], bytes] = LRUCache(checkpoint_bytes, getsizeof=len)
@@ -192,24 +200,29 @@ class Reader:
                 if row["turn"] == turn:
                     entry["rows"].append(row)
             entry["version"] = max(entry["version"], head)
-            self._timelines[(cid, turn)] = entry
+            if len(entry["rows"]) < self._timelines.maxsize:  # a turn larger than the whole cache is not kept
+                self._timelines[(cid, turn)] = entry  # again: its size is counted afresh
             rows = entry["rows"]
             return rows if not rows or rows[-1]["position"] <= head else [r for r in rows if r["position"] <= head]
 
     def _load_timeline(self, cid: UUID, turn: int) -> dict[str, Any]:
         """The stored rows of the turn up to the view's position for the campaign."""
         db = self.db
+        # The view's position and its document (the stack owners the summaries name) in one statement, so one
+        # snapshot: the document is the one at that position, which the tail then extends.
         with db.reading() as cur:
-            cur.execute(db.sql("SELECT COALESCE(MAX(position), 0) AS p FROM {proj_timeline} WHERE campaign = ?"),
-                        (str(cid),))
-            position = int(cur.fetchone()["p"])
+            cur.execute(db.sql("SELECT COALESCE((SELECT MAX(position) FROM {proj_timeline} WHERE campaign = ?), 0) "
+                               "AS p, (SELECT doc FROM {proj_docs} WHERE view = ? AND campaign = ?) AS doc"),
+                        (str(cid), timeline_model.NAME, str(cid)))
+            row = cur.fetchone()
+        position, raw = int(row["p"]), row["doc"]
         # Rows past ``position`` may have been committed since: the tail adds them. The turn's span bounds the
         # read (the table's key is (campaign, position): a read by turn alone scans the campaign's rows).
         start, end = self.turn_span(cid, turn)
         rows = replay.timeline(db, cid, turn=turn, gt=start, lte=position if end is None else min(position, end),
                                raw_context=True)
-        _, raw = stored_doc(db, cid, "timeline")  # the stack owners the summaries name
-        return {"version": position, "rows": rows, "doc": orjson.loads(raw) if raw else timeline_model.empty()}
+        return {"version": position, "rows": rows,
+                "doc": orjson.loads(bytes(raw)) if raw is not None else timeline_model.empty()}
 
     def _budget(self, cid: UUID, country: str, events: list[list[Any]]) -> Budget:
         """``budget()`` of a country of a campaign's relevant events, recomputed only when they change (the slow
@@ -1094,12 +1107,39 @@ class Reader:
         next turn's opening when the views have it: no page beyond)."""
         out: list[Record] = []
         start, end = self.turn_span(cid, turn)
-        for page in read.pages(self.ledger, cid, start, min(head, end or head), size=1000):
-            for r in page:
-                if r.turn is not None and r.turn > turn:  # a turn's events are contiguous: the next one began
-                    return out
-                out.append(r)
+        for s in self._rows_after(cid, start, min(head, end or head)):
+            r = from_row(cid, s.originator_version, s.topic, s.state)
+            if r.turn is not None and r.turn > turn:  # a turn's events are contiguous: the next one began
+                return out
+            out.append(r)
         return out
+
+    def _rows_after(self, cid: UUID, start: int, upto: int, size: int = 1000) -> Iterator[Any]:
+        """The stored rows at ``(start, upto]`` in order: the kept prefix, then pages of ``size`` read (and
+        kept) only while the caller asks for more. Decoded by the caller: a kept row is bytes, never shared."""
+        key = (cid, start)
+        with self._lock:
+            kept = self._turn_rows.get(key) or []
+        for s in kept:
+            if s.originator_version > upto:
+                return
+            yield s
+        gt = start + len(kept)  # positions have no gaps
+        while gt < upto:
+            page = list(self.ledger.recorder.select_events(cid, gt=gt or None, lte=upto, limit=size))
+            if not page:
+                return
+            with self._lock:
+                now = self._turn_rows.get(key) or []
+                if start + len(now) == gt and page[0].originator_version == gt + 1:  # nobody extended it since
+                    try:
+                        self._turn_rows[key] = now + page
+                    except ValueError:  # larger than the whole cache: not kept
+                        pass
+            yield from page
+            if len(page) < size:
+                return
+            gt = page[-1].originator_version
 
     def _turn_span(self, cid: UUID, turn: int, head: int, types: frozenset[str]) -> list[Record]:
         """The records of some types from ``turn_start`` up to the next turn's opening (or ``head``)."""
