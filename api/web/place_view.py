@@ -1,7 +1,7 @@
 """A place's page: its state as of a position as the caller may see it, the board's facts, and its history.
 
 The state is the map document the turn page reads (``Reader.state_at``, already
-filtered for the caller); the facts are the board's (``ledger/board.py``); the
+filtered for the caller; at the head, ``Reader.map``, the same document kept at the head); the facts are the board's (``ledger/board.py``); the
 history is ``Reader.place_history``: the events that touched the place
 (``projections.timeline.places``: moves through or into it, control and owner
 changes, markers, sieges, fortress changes, stacks raised, split or changed
@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 from uuid import UUID
+
+import orjson
 
 from ledger.application import Actor, Ledger
 from ledger.board import BoardError, did_you_mean, load_board
@@ -52,7 +54,10 @@ def place_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: C
     if not 0 <= n <= state.version:
         raise InvalidInput(f"position {n} is not in the campaign (0..{state.version})", field="at")
     board = (ledger.scenario(cid) or {}).get("board")
-    doc = reader.state_at(cid, actor, state, n)["map"]
+    # At the head (the page's default), the map the process keeps at the head for the caller's audience: no
+    # checkpoint read and fold per request.
+    doc = (orjson.loads(reader.map(cid, actor, state)) if n == state.version
+           else reader.state_at(cid, actor, state, n)["map"])
     places = doc.get("provinces") or {}
     facts = _facts(board, name)
     if name not in places and facts is None:
