@@ -67,3 +67,30 @@ def test_a_turns_kept_rows_move_with_an_append_and_a_hidden_event_reaches_only_i
     assert hidden not in [s["position"] for s in france.steps]
     assert france.map["provinces"]["Picardie"].get("controller") != "ENG"
     assert shown(france) == shown(fresh_view(ledger, cid, turn, FRANCE, 10**6, state))
+
+
+def test_a_place_at_the_head_from_the_kept_map_moves_with_an_append_and_equals_the_place_as_of_that_position(ledger):
+    from api.web.place_view import place_view
+
+    generate(ledger, "place", 120, seed=7, turn_size=40)
+    [state] = ledger.campaigns()
+    cid = state.id
+    ledger.open_turn(cid, actor=GM)
+    state = ledger.campaign(cid)
+    Projector(ledger).catch_up()
+    kept = Reader(ledger, Projector(ledger).db)
+    for actor in (GM, FRANCE, ENGLAND):  # each audience's map at the head is kept
+        place_view(ledger, kept, cid, actor, state, "Picardie", None, 1)
+    ledger.submit(cid, ChangeControl, province="Picardie", controller="ENG", actor=GM,
+                  visibility={"scope": "countries", "countries": ["ENG"]})
+    state = ledger.campaign(cid)
+    for actor in (GM, FRANCE, ENGLAND):
+        at_head = place_view(ledger, kept, cid, actor, state, "Picardie", None, 1)
+        as_of = place_view(ledger, Reader(ledger, Projector(ledger).db), cid, actor, state, "Picardie",
+                           state.version - 1, 1)  # not the head: the checkpoint and fold, for comparison
+        assert (at_head["state"] or {}).get("controller") == ("ENG" if actor in (GM, ENGLAND) else
+                                                             (as_of["state"] or {}).get("controller"))
+        assert at_head["at"] == state.version
+    assert place_view(ledger, kept, cid, FRANCE, state, "Picardie", None, 1)["state"] == \
+        Reader(ledger, Projector(ledger).db).state_at(cid, FRANCE, state, state.version)["map"]["provinces"].get(
+            "Picardie")
