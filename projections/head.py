@@ -53,18 +53,28 @@ from projections import victory as victory_model
 from projections.history import History
 from projections.read import Audience, audience, sees_all
 from projections.records import Record, from_row
-from projections.store import ViewDB
+from projections.store import NOT_PUBLIC, NOT_SHARED, POSITION_ONLY, ViewDB
 
 Docs = dict[str, Any]
 #: Events whose budget difference is worth computing (the others change no ERS line).
 _BUDGET_EVENTS = RELEVANT - {"CampaignCreated", "ScenarioImported", "TurnOpened"}
 #: Types few events have, kept per campaign by ``Reader.of_types``.
 RARE = frozenset({"ScenarioImported", "CorrectionRecorded"})
-#: Types of which the map and the victory documents read nothing but the position (projections/map.py and
-#: victory.py ``apply``): a player who does not see one has the game master's documents but that field.
-POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
-                           "DiceSeedCommitted"})
 _PUBLIC = orjson.dumps({"scope": "public"}).decode()
+#: The rows of a campaign's timeline at positions ? < p <= ? that may make a player's map or victory differ
+#: from the game master's (``Reader.shared_until``): those of a partial index (projections.store), not a scan.
+NOT_SHARED_ROWS = ("SELECT position, visibility FROM {proj_timeline} WHERE campaign = ? AND position > ? "
+                   f"AND position <= ? AND {NOT_SHARED} ORDER BY position")
+
+
+def restricted_rows(db: ViewDB) -> str:
+    """The positions at ? < p <= ? of the events the budget reads (``RELEVANT``, sorted, as parameters) not
+    shown to everyone, grouped by type and visibility (``Reader._restricted_groups``): those of a partial index
+    (projections.store), not a scan of the campaign's timeline."""
+    joined = "string_agg(CAST(position AS text), ',')" if db.postgres else "group_concat(position)"
+    return (f"SELECT type, visibility, {joined} AS positions FROM {{proj_timeline}} WHERE campaign = ? "
+            f"AND position > ? AND position <= ? AND type IN ({', '.join('?' * len(RELEVANT))}) AND {NOT_PUBLIC} "
+            "GROUP BY type, visibility")
 #: A seeded economic history is extended with at most this many records after it (then seeded again), whose
 #: sheets are computed from their first turn's records on when those are at most ``TAIL_READ`` events.
 TAIL, TAIL_READ = 2000, 20000
@@ -446,11 +456,7 @@ class Reader:
                                        "WHERE campaign = ?"), (str(cid),))
                     reached = min(int(cur.fetchone()["p"]), head)
                     if reached > kept["upto"]:
-                        only = ", ".join("?" * len(POSITION_ONLY))
-                        cur.execute(db.sql("SELECT position, visibility FROM {proj_timeline} WHERE campaign = ? "
-                                           f"AND position > ? AND position <= ? AND type NOT IN ({only}) "
-                                           "AND visibility <> ? ORDER BY position"),
-                                    (str(cid), kept["upto"], reached, *sorted(POSITION_ONLY), _PUBLIC))
+                        cur.execute(db.sql(NOT_SHARED_ROWS), (str(cid), kept["upto"], reached))
                         kept["hidden"] += [(int(r["position"]), orjson.loads(r["visibility"]))
                                            for r in cur.fetchall()]
                         kept["upto"] = reached
@@ -633,7 +639,6 @@ class Reader:
         rows, not 37,000 (the 300k campaign's hidden entries), and ``can_see`` asked once per group. One read
         serves the budget's events, a country's sheets and the turn page's hidden sheets."""
         db, kinds = self.db, sorted(RELEVANT)
-        joined = "string_agg(CAST(position AS text), ',')" if db.postgres else "group_concat(position)"
         with self._rare_lock:
             kept = self._restricted.get(("budget", cid))
             if kept is None:
@@ -643,11 +648,7 @@ class Reader:
                             (str(cid),))
                 reached = min(int(cur.fetchone()["p"]), head)
                 if reached > kept["upto"]:
-                    cur.execute(db.sql(f"SELECT type, visibility, {joined} AS positions FROM {{proj_timeline}} "
-                                       "WHERE campaign = ? AND position > ? AND position <= ? "
-                                       f"AND type IN ({', '.join('?' * len(kinds))}) AND visibility <> ? "
-                                       "GROUP BY type, visibility"),
-                                (str(cid), kept["upto"], reached, *kinds, _PUBLIC))
+                    cur.execute(db.sql(restricted_rows(db)), (str(cid), kept["upto"], reached, *kinds))
                     for row in cur.fetchall():
                         group = kept["groups"].get((row["type"], row["visibility"]))
                         if group is None:

@@ -26,6 +26,31 @@ from eventsourcing.postgres import PostgresDatastore
 from ledger.store.roles import have_tables
 
 DOC_TABLES = ("proj_docs", "proj_checkpoints")
+#: Types of which the map and the victory documents read nothing but the position (projections/map.py and
+#: victory.py ``apply``): a player who does not see one has the game master's documents but that field.
+POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
+                           "DiceSeedCommitted"})
+
+
+def literal(text: str) -> str:
+    """``text`` as an SQL string literal for ``ViewDB.sql`` (its braces doubled): the code's own constants only,
+    never a caller's value."""
+    return "'" + text.replace("'", "''").replace("{", "{{").replace("}", "}}") + "'"
+
+
+#: The timeline rows not shown to everyone (about one in eight of the 300k campaign's: players' treasury
+#: entries), and of those the ones that may make a player's map or victory differ from the game master's (none
+#: there). Each is the predicate of a partial index, so their reads (projections.head: ``shared_until``, the
+#: budget's restricted rows) are an index range instead of a scan of the campaign's timeline (EXPLAIN ANALYZE,
+#: 300k campaign: 121 ms -> 0.02 ms and 124 -> 14 ms). A statement uses one only when its WHERE repeats the
+#: predicate as written, in literals (``ViewDB.sql`` text): SQLite matches the terms, and PostgreSQL cannot prove the implication
+#: from a parameter of a generic plan.
+NOT_PUBLIC = "visibility <> " + literal('{"scope":"public"}')
+NOT_SHARED = NOT_PUBLIC + f" AND type NOT IN ({', '.join(map(literal, sorted(POSITION_ONLY)))})"
+TIMELINE_INDEXES = {
+    "proj_timeline_not_public": f"(campaign, type, position, visibility) WHERE {NOT_PUBLIC}",
+    "proj_timeline_not_shared": f"(campaign, position, visibility) WHERE {NOT_SHARED}",
+}
 VIEW_TABLES = ("proj_tracking", "proj_docs", "proj_checkpoints", "proj_timeline", "proj_awards", "proj_places")
 
 
@@ -149,11 +174,22 @@ class ViewDB:
             # place's history is an index range, not a scan of the campaign's events.
             f"CREATE TABLE IF NOT EXISTS {{proj_places}} (campaign text NOT NULL, place text NOT NULL, "
             f"position {big} NOT NULL, PRIMARY KEY (campaign, place, position))",
+            *(f"CREATE INDEX IF NOT EXISTS {name} ON {{proj_timeline}} {spec}"
+              for name, spec in TIMELINE_INDEXES.items()),
         ]
         with self.transaction() as cur:
             if self.postgres:
                 if have_tables(cur, self.schema, VIEW_TABLES):
-                    return
+                    cur.execute("SELECT count(i.indexname) AS n, bool_and(t.tableowner = current_user) AS mine "
+                                "FROM pg_tables t LEFT JOIN pg_indexes i ON i.schemaname = t.schemaname "
+                                "AND i.tablename = t.tablename AND i.indexname = ANY(%s) "
+                                "WHERE t.schemaname = %s AND t.tablename = 'proj_timeline'",
+                                (list(TIMELINE_INDEXES), self.schema))
+                    row = cur.fetchone()
+                    # Tables of an older release get the indexes from their owner (``ledger migrate``); the
+                    # service role may not create them, and its reads answer the same without (a scan).
+                    if int(row["n"]) == len(TIMELINE_INDEXES) or not row["mine"]:
+                        return
                 # Several processes may start at once: serialise the CREATEs.
                 cur.execute("SELECT pg_advisory_xact_lock(724311)")
             for s in statements:
