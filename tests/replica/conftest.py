@@ -52,7 +52,10 @@ def caught_up(timeout: float = 10.0) -> None:
     with psycopg.connect(PG_DSN, autocommit=True) as primary:
         with primary.transaction():
             primary.execute("SET LOCAL synchronous_commit = on")
-            primary.execute("SELECT txid_current()")  # an xid: the commit writes, and waits for, its record
+            # A commit waits for its flush only if the transaction wrote WAL before its commit record
+            # (RecordTransactionCommit: an xid alone, as txid_current() takes, commits like an asynchronous
+            # commit and flushes nothing). A temporary table's catalog rows are WAL-logged.
+            primary.execute("CREATE TEMP TABLE caught_up_flush (x int) ON COMMIT DROP")
         lsn = primary.execute("SELECT pg_current_wal_flush_lsn()").fetchone()[0]
     deadline = time.monotonic() + timeout
     with psycopg.connect(REPLICA_DSN, autocommit=True) as replica:
