@@ -19,7 +19,7 @@ from projections import timeline as timeline_model
 from projections import victory as victory_model
 from ledger.economy.sheets import RELEVANT
 from projections.records import Record
-from projections.store import ViewDB
+from projections.store import POSITION_ONLY, ViewDB
 
 
 _dumps = orjson.dumps
@@ -98,8 +98,32 @@ class View:
                 self.last_checkpoint[campaign] = int(row["p"]) if row and row["p"] is not None else 0
         return doc
 
+    def skips(self, kind: str) -> bool:
+        """Whether the view reads nothing of an event of this type but its position: a rebuild (the runner's
+        ``_apply``) then hands it none of them and says where they reached instead (``passed``)."""
+        return False
+
+    def passed(self, cur: Any, campaign: str, position: int) -> None:
+        """Events the view skips went by, up to ``position``: the document is at it, with the checkpoints
+        that fell due on the way (the document was the same at each of them but for its position)."""
+        doc = self.docs.get(campaign) or self.doc(cur, campaign)
+        if position <= doc["position"]:
+            return
+        every = self.checkpoint_every
+        if every:
+            last = self.last_checkpoint[campaign]
+            while position - last >= every:  # as handle: at every ``every`` events since the last one
+                last += every
+                doc["position"] = last
+                self.checkpoints.append((campaign, None, last, self.dump(campaign, doc)))
+            self.last_checkpoint[campaign] = last
+        doc["position"] = position
+        self.dirty.add(campaign)
+
     def handle(self, cur: Any, r: Record) -> None:
         doc = self.docs.get(r.campaign) or self.doc(cur, r.campaign)  # cached: no call per event
+        if r.position - doc["position"] > 1:  # skipped events before this one (``skips``)
+            self.passed(cur, r.campaign, r.position - 1)
         if r.type == "CorrectionRecorded":  # fold the campaign again, the corrected events replaced
             doc, awards = corrections.apply(self.model, doc, r, lambda n: self.db.read_campaign(cur, r.campaign, n))
             self.docs[r.campaign] = doc
@@ -211,6 +235,9 @@ class MapView(View):
     checkpoint_every = CHECKPOINT_EVERY
     ruling_reads = map_model.RULING_READS
 
+    def skips(self, kind: str) -> bool:
+        return kind in POSITION_ONLY  # map.apply: no branch of its own
+
 
 class VictoryView(View):
     name = "victory"
@@ -219,6 +246,9 @@ class VictoryView(View):
     reads = victory_model.READS | {"CorrectionRecorded"}  # a correction folds the campaign again
     ruling_reads = victory_model.RULING_READS
     append_only = ("stability_log", "inflation_log")
+
+    def skips(self, kind: str) -> bool:
+        return kind not in self.reads  # type: ignore[operator]  # victory.apply: no branch of its own
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
@@ -321,6 +351,9 @@ class BudgetView(View):
             doc.pop("events", None)  # older documents kept the events themselves
             self.sheets[campaign] = self.caches[campaign].sheets()[0]
         return doc
+
+    def skips(self, kind: str) -> bool:
+        return kind not in RELEVANT
 
     def handle(self, cur: Any, r: Record) -> None:
         campaign = r.campaign

@@ -146,6 +146,32 @@ def test_a_write_failing_mid_rebuild_leaves_views_a_resumed_rebuild_completes_ex
     assert not any(flag for _, flag in p.db.read_positions(p.names).values())
 
 
+def test_views_handed_only_the_events_they_read_write_what_every_event_handed_writes(ledger, monkeypatch):
+    """A rebuild hands each view only the event types it reads (``View.skips``: the victory view skips two
+    thirds of them, the budget three quarters) and says where the skipped ones reached (``View.passed``). Its
+    documents, checkpoints and rows are those of a catch-up page by page that hands every view every event, also
+    where a checkpoint falls due at an event the view skipped (every 7 events here). PostgreSQL rebuilds in the
+    pipeline that skips; SQLite's rebuild is the page-by-page catch-up, compared here with itself."""
+    from projections.views import MapView, VictoryView
+
+    for view in (MapView, VictoryView):
+        monkeypatch.setattr(view, "checkpoint_every", 7)
+    generate(ledger, "skips", 400, seed=13, turn_size=60)
+    clean = Projector(ledger, page=40)
+    clean.catch_up()  # ``step``: every event to every view
+    expected = view_tables(clean.db)
+    cid = str(ledger.campaigns()[0].id)
+    with clean.db.reading() as cur:
+        cur.execute(clean.db.sql("SELECT position, type FROM {proj_timeline} WHERE campaign = ?"), (cid,))
+        types = {int(r["position"]): r["type"] for r in cur.fetchall()}
+    victory = clean.views[[v.name for v in clean.views].index("victory")]
+    skipped = [row for row in expected["proj_checkpoints"] if row[0] == "victory" and victory.skips(types[row[3]])]
+    assert skipped, "no checkpoint of the victory view at an event it skips"
+
+    Projector(ledger, page=40).rebuild(restart=True)  # the same pages (the timeline's document: its last page's)
+    assert view_tables(clean.db) == expected
+
+
 def test_views_read_only_the_ruling_fields_they_declare(ledger):
     """A rebuild decodes of each ruling only the fields its views declare (``View.ruling_reads``, the rest of a
     ruling, its steps first, skipped): each view's rows, documents and checkpoints, the view rebuilt alone (its
