@@ -17,6 +17,7 @@ import sys
 import queue
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
@@ -32,6 +33,10 @@ from projections.views import VIEW_CLASSES, View
 PAGE = 2000
 #: The GIL switch interval while a pipelined catch-up runs (``Projector._pipelined``), in seconds.
 PIPELINE_SWITCH_INTERVAL = 0.0002
+#: How many pages' transactions a pipelined catch-up may have waiting for the writer thread (``_pipelined``).
+WRITES_AHEAD = 2
+#: How many pages a process of ``rebuild --jobs`` may have read ahead of another it feeds (``Feed``).
+FEED_AHEAD = 3
 
 
 def _decode(rows: list[tuple[int, Any, int, str, bytes]], reads: frozenset[str] | None = None,
@@ -246,9 +251,11 @@ class Projector:
         COMMIT); psycopg releases the GIL while it waits, so the writer thread's waits overlap this thread's
         work. Exactly-once as in ``step``: a page's view rows and its tracking rows are one transaction
         (``_write``), whose tracking update is conditional on the position the page was applied from, and the
-        pages are committed in order (one writer, a page handed over only once the one before committed). On
-        any failure the in-flight write is waited for, the views forget what they cached (it may be
-        uncommitted) and the error is raised: the next catch-up starts again from the tracking rows.
+        pages are committed in order (one writer thread takes them in turn; a page after one that failed finds the
+        tracking rows short of where it starts, and commits nothing). Up to ``WRITES_AHEAD`` pages wait for the
+        writer, so that a page slow to write (the server busy, a page of large checkpoints) does not stop this
+        thread at once. On any failure the writes in flight are waited for, the views forget what they cached
+        (it may be uncommitted) and the error is raised: the next catch-up starts again from the tracking rows.
         """
         with self.lock:
             pos = {k: p for k, (p, _) in self.db.read_positions(self.names).items()}
@@ -258,7 +265,7 @@ class Projector:
             reader = ThreadPoolExecutor(1, thread_name_prefix="projection-read")
             writer = ThreadPoolExecutor(1, thread_name_prefix="projection-write")
             total = 0
-            pending: tuple[Future[None], int, list[tuple[str, int, int]]] | None = None
+            pending: deque[tuple[Future[None], int, list[tuple[str, int, int]]]] = deque()  # in log order
             collecting = gc.isenabled()
             frozen = gc.get_freeze_count()  # nothing else here freezes; if something did, leave it frozen
             # The writer thread needs the GIL back after each of its waits on the server (a page's transaction is
@@ -296,15 +303,15 @@ class Projector:
                                 # again at every young collection (0.5-1.7 s of a rebuild; peak RSS the same).
                                 gc.freeze()
                             gc.enable()
-                        if pending is not None:
-                            total += self._settle(pending, progress)
-                        pending = (writer.submit(self._write, out, advances), count, advances)
-                    if pending is not None:
-                        total, pending = total + self._settle(pending, progress), None
+                        if len(pending) >= WRITES_AHEAD:
+                            total += self._settle(pending.popleft(), progress)
+                        pending.append((writer.submit(self._write, out, advances), count, advances))
+                    while pending:
+                        total += self._settle(pending.popleft(), progress)
             except BaseException:
-                if pending is not None:
+                for future, _, _ in pending:
                     try:
-                        pending[0].result()  # never forget while a page's transaction may still commit
+                        future.result()  # never forget while a page's transaction may still commit
                     except BaseException:
                         pass
                 self._known.clear()
@@ -551,10 +558,18 @@ class Feed:
 
     The stored bytes of the events that process's views do not read are left out (they would be neither sent
     nor decoded there). A process that ended (done, or failed: it reports that itself) is fed no more.
+
+    The pages are pickled and sent by a thread of their own, up to ``FEED_AHEAD`` pages behind: sent by the
+    reader thread, each page waited for the other process to take the one before, so each process went at the
+    pace of the slower of the two page by page (their pages' costs differ: the budget's sheets, the timeline's
+    rows), and the feeder's next page waited on the pickling.
     """
 
-    def __init__(self, conn: Any, reads: frozenset[str] | None):
+    def __init__(self, conn: Any, reads: frozenset[str] | None, ahead: int = 0):
         self.conn, self.reads = conn, reads
+        self._pages: queue.Queue[tuple[int, int, Rows] | None] = queue.Queue(maxsize=ahead or FEED_AHEAD)
+        self._thread = threading.Thread(target=self._send, name="projection-feed", daemon=True)
+        self._thread.start()
 
     def send(self, after: int, limit: int, rows: Rows) -> None:
         if self.conn is None:
@@ -563,12 +578,24 @@ class Feed:
             types, reads = _TYPES, self.reads
             rows = [row if (types.get(row[3]) or types.setdefault(row[3], type_of(row[3]))) in reads
                     else (row[0], row[1], row[2], row[3], b"") for row in rows]
-        try:
-            self.conn.send_bytes(pickle.dumps((after, limit, rows), protocol=pickle.HIGHEST_PROTOCOL))
-        except OSError:
-            self.close()
+        self._pages.put((after, limit, rows))  # waits while FEED_AHEAD pages are queued: memory stays bounded
+
+    def _send(self) -> None:
+        while (page := self._pages.get()) is not None:
+            conn = self.conn
+            if conn is None:
+                continue  # the other end is gone: pages are taken and dropped, so that no sender waits
+            try:
+                conn.send_bytes(pickle.dumps(page, protocol=pickle.HIGHEST_PROTOCOL))
+            except OSError:
+                self.conn = None
+                conn.close()
 
     def close(self) -> None:
+        """Send what is queued (the other process reads it, or has gone), then close the pipe."""
+        if self._thread.is_alive():
+            self._pages.put(None)
+            self._thread.join()
         if self.conn is not None:
             self.conn.close()
             self.conn = None

@@ -307,7 +307,9 @@ class TimelineView(View):
         vis = data.get("visibility")
         self.rows.append((campaign, r.position, ctx.get("turn"), t, timeline_model.summary(doc, r, ctx),
                           _dumps(ctx).decode(), _PUBLIC_TEXT if not vis or vis == _PUBLIC else _dumps(vis).decode()))
-        self.places += [(campaign, place, r.position) for place in timeline_model.places(r, ctx)]
+        places = timeline_model.places(r, ctx)
+        if places:  # a treasury entry, a turn opened or closed: none (a comprehension per event cost a call)
+            self.places += [(campaign, place, r.position) for place in places]
 
     def flush_rows(self, cur: Any) -> None:
         insert_rows(self.db, cur, self.db.t("proj_timeline"),

@@ -267,4 +267,10 @@ def test_a_fed_process_takes_only_the_page_it_asks_for():
     assert fed(35, 40) == [("store", 35)] and fed.conn is None  # the feeder is past 35: read alone from here
     assert fed(40, 40) == [("store", 40)] and store == [35, 40]
     feed.send(80, 40, [row])  # the fed end is closed: the feeder stops sending instead of blocking
+    deadline = time.monotonic() + 10
+    while feed.conn is not None and time.monotonic() < deadline:  # sent by the feed's own thread
+        time.sleep(0.01)
     assert feed.conn is None
+    for _ in range(5):
+        feed.send(120, 40, [row])  # never waits, though only FEED_AHEAD pages may queue
+    feed.close()
