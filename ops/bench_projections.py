@@ -12,7 +12,9 @@ rebuild --jobs 2``: one reads the log and hands each page to the other), each
 beside the CPU of the server's processes serving it, and prints the rates and (b)/(a) (target ≥ 0.50), the peak RSS of this
 process (target ≤ 500 MB), and state-at-N latency p50/p95 over 200 random N
 (target p95 ≤ 50 ms). The schema is dropped afterwards unless --keep.
-``--shares`` also rebuilds each view alone (its CPU and wall time), ``--profile FILE`` profiles one rebuild.
+``--shares`` also rebuilds each view alone (its CPU and wall time), ``--profile FILE`` profiles one rebuild,
+``--stages`` prints each view's CPU by stage in memory (its events decoded and applied, its rows formatted; nothing
+written: on a shared machine, a figure that the others' load moves less than the wall time).
 Each figure is printed beside its target and the baseline measured before
 issue 17's rebuild work (BASELINES, the nearer size). ``--short``: a few hundred events, one
 round, for the test suite (it checks the lines, never the timings).
@@ -53,10 +55,11 @@ BASELINES = {
               "rss": "594 MB", "state_p95": "15.4 ms", "cpu": "9.68 s",
               "shares": "CPU alone (read + decode included): map 5.2 s, victory 4.9, timeline 6.7, budget 3.5"},
 }
-#: The last stop's final figures at 300,015 events on this machine idle (stop 23, main at 0f4df7a, bench300k:
-#: /work/bench/final23/projections_idle.txt), printed beside the issue's baseline above.
-LAST = {300_000: {"raw": "91,560 events/s", "rebuild": "40,930 events/s", "ratio": "0.45", "ratio2": "0.93",
-                  "cpu": "6.60 s", "cpu2": "4.26 s + 4.43 s", "rss": "560 MB", "state_p95": "28.1 ms"}}
+#: The last stop's final figures at 300,015 events on this machine idle (stop 24, main at 6c7b6e8, bench300k:
+#: /work/bench/final24/projections.txt), printed beside the issue's baseline above.
+LAST = {300_000: {"raw": "87,609 events/s", "rebuild": "41,944 events/s", "ratio": "0.48", "ratio2": "0.93",
+                  "cpu": "6.53 s", "cpu2": "4.05 s + 4.07 s", "rss": "594 MB", "state_p95": "20.1 ms",
+                  "stages": "not measured"}}
 
 
 def main() -> None:
@@ -70,6 +73,8 @@ def main() -> None:
     ap.add_argument("--short", action="store_true", help="300 events, 1 round, 20 samples (the test suite)")
     ap.add_argument("--shares", action="store_true",
                     help="also rebuild each view alone: its CPU and wall time (the share of each view)")
+    ap.add_argument("--stages", action="store_true",
+                    help="also each view's CPU by stage, in memory (decoded and applied; rows formatted; no writes)")
     ap.add_argument("--profile", metavar="FILE",
                     help="also profile one single-process rebuild (cProfile, CPU time) into FILE; prints its top")
     args = ap.parse_args()
@@ -142,6 +147,7 @@ def main() -> None:
             cpu_rebuild2.append((time.process_time() - c0, _children_cpu() - k0))
         raw_rate, rebuild_rate, rebuild2_rate = (statistics.median(x) for x in (raws, rebuilds, rebuilds2))
         shares = _shares(ledger) if args.shares else None
+        stages = _stages(ledger) if args.stages else None  # after the rebuilds: it holds a page at a time only
         if args.profile:
             _profile(ledger, args.profile)
 
@@ -186,6 +192,9 @@ def main() -> None:
               f"{'  (last ' + last['cpu2'] + ')' if last else ''}")
         if shares:
             print(f"each view rebuilt alone (read + decode included): {shares}  (baseline {BASELINE['shares']})")
+        if stages:
+            print(f"CPU by stage in memory (this process, nothing written; pages of 5,000): {stages}"
+                  f"{'  (last ' + last['stages'] + ')' if last else ''}")
         print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB; baseline {BASELINE['rss']}{was('rss')})")
         print(f"state at N over {len(lat)} random N: p50 {p50:.1f} ms, p95 {p95:.1f} ms  "
               f"(target p95 <= 50 ms; baseline {BASELINE['state_p95']}{was('state_p95')}); "
@@ -208,6 +217,44 @@ def _shares(ledger: Ledger) -> str:
         Projector(ledger, [name], page=5000).rebuild(restart=True)
         out.append(f"{name} {time.process_time() - c0:.1f} s CPU / {time.perf_counter() - t0:.1f} s wall")
     return "; ".join(out)
+
+
+def _stages(ledger: Ledger) -> str:
+    """The CPU seconds of each stage of a rebuild's main thread, in memory: the events decoded and handed to the
+    views (``Projector._apply``: each view alone, then all four), their rows formatted for the writer
+    (``View.flush`` into ``DeferredWrites``), and orjson decoding every event for comparison. The views start
+    empty: their tables are emptied in a transaction that is rolled back, so nothing is written or kept."""
+    from projections.store import DeferredWrites
+
+    out = []
+    sets: list[list[str] | None] = [["map"], ["victory"], ["timeline"], ["budget"], None]
+    with ledger.recorder.datastore.transaction(commit=False) as cur:  # rolled back: the views stay as they are
+        decode = 0.0
+        for names in sets:
+            projector = Projector(ledger, names, page=5000)
+            for v in projector.views:
+                v.reset(cur)  # empty, as a rebuild starts; undone with the transaction
+            applied = formatted = 0.0
+            after = 0
+            while rows := projector.db.read_events(cur, after, 5000):
+                after = rows[-1][0]
+                if names is None:
+                    c0 = time.process_time()
+                    for row in rows:
+                        orjson.loads(row[4])
+                    decode += time.process_time() - c0
+                c0 = time.process_time()
+                projector._apply(cur, rows, [(v, 0) for v in projector.views])
+                c1 = time.process_time()
+                writes = DeferredWrites(cur)
+                for v in projector.views:
+                    v.flush(writes)
+                    v.committed()
+                formatted += time.process_time() - c1
+                applied += c1 - c0
+            out.append(f"{'all four' if names is None else names[0]} {applied:.2f} s applied + {formatted:.2f} s "
+                       "formatted")
+    return "; ".join(out) + f"; orjson decoding every event {decode:.2f} s"
 
 
 def _profile(ledger: Ledger, path: str) -> None:

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
     env.update(LEDGER_POSTGRES_DSN=PG_DSN, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, str(ROOT / "ops/bench_projections.py"), "--short", "--shares",
+    done = subprocess.run([sys.executable, str(ROOT / "ops/bench_projections.py"), "--short", "--shares", "--stages",
                            "--profile", str(tmp_path / "rebuild.prof")], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -37,6 +37,8 @@ def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline
                     r"CPU of this process per read p50 [\d.]+ ms, p95 [\d.]+ ms",
                     r"each view rebuilt alone .*: map [\d.]+ s CPU / [\d.]+ s wall; victory .*; timeline .*; "
                     r"budget [\d.]+ s CPU / [\d.]+ s wall  \(baseline ",
+                    r"CPU by stage in memory .*: map [\d.]+ s applied \+ [\d.]+ s formatted; victory .*; timeline .*; "
+                    r"budget .*; all four [\d.]+ s applied \+ [\d.]+ s formatted; orjson decoding every event [\d.]+ s",
                     r"profile of one rebuild \(CPU time\) in .*rebuild.prof; its top 25 by own time",
                     r"load average [\d.]+"):
         assert re.search(pattern, out), (pattern, out)
