@@ -147,7 +147,6 @@ def main() -> None:
             cpu_rebuild2.append((time.process_time() - c0, _children_cpu() - k0))
         raw_rate, rebuild_rate, rebuild2_rate = (statistics.median(x) for x in (raws, rebuilds, rebuilds2))
         shares = _shares(ledger) if args.shares else None
-        stages = _stages(ledger) if args.stages else None  # after the rebuilds: it holds a page at a time only
         if args.profile:
             _profile(ledger, args.profile)
 
@@ -164,6 +163,7 @@ def main() -> None:
         p50 = statistics.median(lat)
         p95 = lat[int(0.95 * len(lat)) - 1]
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        stages = _stages(ledger) if args.stages else None  # after the peak RSS is read: not counted in it
         BASELINE = BASELINES[min(BASELINES, key=lambda size: abs(size - head))]
         last = LAST.get(min(BASELINES, key=lambda size: abs(size - head)))
         was = (lambda key: f"; last {last[key]}") if last else (lambda key: "")  # noqa: E731
