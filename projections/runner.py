@@ -372,10 +372,12 @@ class Projector:
                 for handle, p in handlers:
                     if nid > p:
                         handle(cur, r)
+        reached: dict[int, dict[str, int]] = {}  # per view position: where each campaign is after the page
         for v, p in behind:
             if any(v.skips(kind) for kind in calls):
-                # Where each campaign is after the page, of the events after the view's position.
-                for campaign, position in {str(c): n for nid, c, n, _, _ in rows if nid > p}.items():
+                if p not in reached:  # of the events after the view's position (in a rebuild, one for all)
+                    reached[p] = {str(c): n for nid, c, n, _, _ in rows if nid > p}
+                for campaign, position in reached[p].items():
                     v.passed(cur, campaign, position)
 
     def _write(self, out: DeferredWrites, advances: list[tuple[str, int, int]]) -> None:
