@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from ledger.economy.sheets import RELEVANT, SET_UNITS, Inputs
+from ledger.economy.sheets import RELEVANT, SET_UNITS, Inputs, Memo, Sheet, compute
 from ledger.economy.sheets import trim as sheets_trim
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import compute_sheet, ers_definition
@@ -76,7 +76,6 @@ class Fold:
         self.named: dict[str, set[str]] = defaultdict(set)
         self.corrected = False
         self.phases: dict[int, list[list[Any]]] = defaultdict(list)  # turn -> its visible PhaseClosed events
-        self.scenario: list[Any] | None = None  # the last visible ScenarioImported: [position, trimmed]
         self.amounts: dict[str, list[dict[str, int] | None]] = {}  # country -> per turn - 1 (None: not computed)
         self.digests: dict[tuple[str, int], bytes] = {}  # per sheet, the digest of its stored text
         self.dirty: dict[str, int] | None = None  # country -> first turn to compute again; None: every sheet
@@ -104,8 +103,6 @@ class Fold:
         inputs.add(kind, position, data)
         if kind == "PhaseClosed":
             self.phases[data["turn"]].append([kind, position, data])
-        elif kind == "ScenarioImported":
-            self.scenario = [position, data]
         if dirty is None:
             return
         if kind == "TreasuryEntryRecorded":
@@ -182,9 +179,10 @@ class Fold:
         for kind, p, data in self.phases.get(turn, ()):
             ers = data.get("ers") or {}
             out.append([kind, p, {**data, "ers": {country: ers[country]} if country in ers else {}}])
-        if turn == 1 and self.scenario is not None and country in inputs.start:
-            out.append(["ScenarioImported", self.scenario[0], {"scenario": {"countries": [
-                {"code": country, "treasury": inputs.start[country][0]}]}}])
+        if turn == 1 and country in inputs.start:  # the treasury of the last scenario naming the country
+            treasury, position = inputs.start[country]
+            out.append(["ScenarioImported", position, {"scenario": {"countries": [
+                {"code": country, "treasury": treasury}]}}])
         out.sort(key=lambda e: e[1])
         return out
 
@@ -195,12 +193,35 @@ class Fold:
 
 def gather(db: ViewDB, cur: Any, campaign: str, upto: int) -> Fold:
     """The fold of a campaign's events up to ``upto``, read from the store (a restart, a reveal)."""
+    return folded(db.read_campaign(cur, campaign, upto, types=READS) if upto else [])
+
+
+def folded(records: list[Record]) -> Fold:
+    """The fold of these records (in order): the reveals among them apply to the events before them too."""
     fold = Fold()
-    rows = db.read_campaign(cur, campaign, upto, types=READS) if upto else []
-    fold.revealed = {p for r in rows if r.type in REVEALS for p in revealed_by(r.type, r.data)}
-    for r in rows:
+    fold.revealed = {p for r in records if r.type in REVEALS for p in revealed_by(r.type, r.data)}
+    for r in records:
         fold.add(r.type, r.position, trim(r), r.visibility)
     return fold
+
+
+def sheet_of(created: Record, country: str, turn: int, rows: dict[int, dict[str, Any]], more: list[list[Any]]
+             ) -> Sheet | None:
+    """The sheet of ``turn`` as everyone sees it, from the stored rows of it and the three turns before
+    (``stored``) and the events of its own the view has not reached (``more``: [type, position, trimmed]):
+    ``compute`` primed with the stored amounts (a sheet reads no earlier one), on the sheet's own events and the
+    campaign's settings. None when one of those rows is missing or could not be computed."""
+    back = range(max(1, turn - 3), turn)
+    if turn not in rows or any(rows.get(t, {}).get("amounts") is None for t in back):
+        return None
+    inputs = Inputs()
+    inputs.add(created.type, created.position, trim(created))
+    for e in sorted([*rows[turn]["events"], *more], key=lambda e: e[1]):
+        inputs.add(*e)
+    inputs.countries, inputs.turns = (country,), turn
+    # (inputs key, token, sheet, lines) as ``budget_steps.stored_seeds``: no inputs key matches None.
+    seeds: Memo = {(country, t): (None, -t, None, rows[t]["amounts"]) for t in back}  # type: ignore[misc]
+    return compute(inputs, memo=seeds, since={country: turn}).sheet(country, turn)
 
 
 def trim(r: Record) -> dict[str, Any]:

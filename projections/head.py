@@ -823,11 +823,9 @@ class Reader:
             return None
         position, doc, rows = found
         more = set(doc.get("named", {}).get(country, ())) | set(doc.get("named", {}).get("*", ()))
-        if doc.get("corrected") or position > head or (actor.role == "player" and actor.country in more) \
-                or any(rows.get(t, {}).get("amounts") is None for t in range(max(1, turn - 3), turn + 1)
-                       if t < turn) or turn not in rows:
+        if doc.get("corrected") or position > head or (actor.role == "player" and actor.country in more):
             return None
-        events = list(rows[turn]["events"])
+        events = []
         for r in tail(self.ledger, cid, position, head):
             if r.type in budget_public.UNSETTLING:
                 return None
@@ -843,16 +841,12 @@ class Reader:
             elif r.type == "TreasuryEntryRecorded" and r.data["turn"] < turn:
                 return None  # the stored amounts before it are not the reader's any more
         created = self._campaign_created(cid)
-        if created is None:
+        if created is None or turn not in rows:
             return None
-        inputs = Inputs()
-        inputs.add(created.type, created.position, budget_view.trim(created))
-        for e in sorted(events, key=lambda e: e[1]):
-            inputs.add(*e)
-        inputs.countries, inputs.turns = (country,), turn
-        seeds = {(country, t): (None, -t, None, rows[t]["amounts"]) for t in range(max(1, turn - 3), turn)}
-        sheet = compute(inputs, memo=seeds, since={country: turn}).sheet(country, turn)  # type: ignore[arg-type]
-        out = orjson.dumps(sheet_json(sheet)) if sheet is not None else None
+        sheet = budget_public.sheet_of(created, country, turn, rows, events)
+        if sheet is None:
+            return None
+        out = orjson.dumps(sheet_json(sheet))
         with self._lock:
             self._sheets[key] = (head, out)  # type: ignore[index]
         return (out,)
