@@ -74,6 +74,8 @@ class Fold:
         self.hidden: set[int] = set()  # relevant events not public (a reveal of one gathers the fold again)
         self.revealed: set[int] = set()
         self.named: dict[str, set[str]] = defaultdict(set)
+        # Countries whose own player does not see every event of their sheets ("*": a hidden turn or phase).
+        self.unseen: set[str] = set()
         self.corrected = False
         self.phases: dict[int, list[list[Any]]] = defaultdict(list)  # turn -> its visible PhaseClosed events
         self.amounts: dict[str, list[dict[str, int] | None]] = {}  # country -> per turn - 1 (None: not computed)
@@ -93,7 +95,10 @@ class Fold:
             return True
         if not public(visibility) and position not in self.revealed:
             self.hidden.add(position)
-            self.named[data["country"] if kind == "TreasuryEntryRecorded" else "*"].update(named(visibility))
+            whose, shown = data["country"] if kind == "TreasuryEntryRecorded" else "*", named(visibility)
+            self.named[whose].update(shown)
+            if whose not in shown:
+                self.unseen.add(whose)
             return True
         self._take(kind, position, data)
         return True
@@ -187,7 +192,7 @@ class Fold:
         return out
 
     def doc(self, position: int) -> dict[str, Any]:
-        return {"position": position, "corrected": self.corrected,
+        return {"position": position, "corrected": self.corrected, "unseen": sorted(self.unseen),
                 "named": {c: sorted(found) for c, found in sorted(self.named.items()) if found}}
 
 
@@ -246,25 +251,27 @@ def write(db: ViewDB, cur: Any, campaign: str, sheets: dict[tuple[str, int], str
                         [(campaign, c, t, text) for (c, t), text in sorted(sheets.items())])
 
 
-def stored(db: ViewDB, campaign: str, country: str, turn: int
+def stored(db: ViewDB, campaign: str, country: str, turn: int, rows: bool = True
            ) -> tuple[int, dict[str, Any], dict[int, dict[str, Any]]] | None:
     """(position, document, {turn: stored sheet}) of the sheet of ``turn`` and the three before it, as the view
-    holds them at one position; None when it has none for the campaign (or its table is missing: not migrated)."""
+    holds them at one position (``rows`` False: the document alone); None when it has none for the campaign
+    (or its table is missing: not migrated)."""
     ph = db.ph
+    found: dict[int, dict[str, Any]] = {}
     try:
         with db.reading() as cur:
             query = db.sql("SELECT position, doc FROM {proj_docs} WHERE view = ? AND campaign = ?")
             cur.execute(query, (NAME, campaign))
             row = cur.fetchone()
-            if row is None:
-                return None
+            if row is None or not rows:
+                return None if row is None else (int(row["position"]), orjson.loads(bytes(row["doc"])), found)
             cur.execute(f"SELECT turn, sheet FROM {db.t(TABLE)} WHERE campaign = {ph} AND country = {ph} "
                         f"AND turn >= {ph} AND turn <= {ph}", (campaign, country, turn - 3, turn))
-            rows = {int(r["turn"]): orjson.loads(r["sheet"]) for r in cur.fetchall()}
+            found = {int(r["turn"]): orjson.loads(r["sheet"]) for r in cur.fetchall()}
             cur.execute(query, (NAME, campaign))
             again = cur.fetchone()
     except Exception:  # noqa: BLE001 - an older store without the table: the caller reads as before
         return None
     if again is None or int(again["position"]) != int(row["position"]):
         return None  # the view moved on between the statements: the rows may be of another position
-    return int(row["position"]), orjson.loads(bytes(row["doc"])), rows
+    return int(row["position"]), orjson.loads(bytes(row["doc"])), found

@@ -768,7 +768,7 @@ class Reader:
 
     def sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int) -> bytes | None:
         """A country's ERS for a turn (None: no such sheet). The caller checks the country and the turn."""
-        if sees_all(actor):
+        if sees_all(actor) or self._sees_own_sheets(cid, actor, state, country):
             # Kept at the head it was read at: the ERS page asks again without the response cache's key, and a
             # sheet at a head is that head's for good (four statements of the views' tables saved).
             with self._lock:
@@ -802,6 +802,27 @@ class Reader:
         if found is not None:
             return found[0]
         return self.render(cid, actor, state, visible_sheet)
+
+    def _sees_own_sheets(self, cid: UUID, actor: Actor, state: CampaignState, country: str) -> bool:
+        """Whether a player reading their own country's sheets sees every event they read (the game master's
+        sheets are then theirs): none hidden from them up to the ``budget_public`` view's position (its
+        ``unseen``) nor in the tail after it, and no correction."""
+        if actor.role != "player" or actor.country != country:
+            return False
+        found = budget_public.stored(self.db, str(cid), country, 0, rows=False)
+        if found is None:
+            return False
+        position, doc, _ = found
+        if doc.get("corrected") or {country, "*"} & set(doc.get("unseen", ())) or position > state.version:
+            return False
+        revealed = frozenset(state.revealed)
+        for r in tail(self.ledger, cid, position, state.version):
+            if r.type in budget_public.UNSETTLING:
+                return False
+            if r.type in RELEVANT and not can_see(actor, r, revealed) and \
+                    (r.type != "TreasuryEntryRecorded" or r.data["country"] == country):
+                return False
+        return True
 
     def _public_sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int
                       ) -> tuple[bytes | None] | None:

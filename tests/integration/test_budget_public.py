@@ -68,6 +68,13 @@ def test_a_sheet_from_the_sheets_everyone_sees_is_the_sheet_of_every_event_the_c
     assert served_by["eng"] == set(ledger.campaign(cid).countries) - {"ENG"}
     [doc] = [budget_public.stored(Projector(ledger).db, str(cid), "FRA", 1)[1]]
     assert doc["named"]["FRA"] == ["FRA", "SPA"] and not doc["corrected"]
+    # A player who sees every event of their own sheets reads the game master's (France); one with an entry
+    # hidden from them (England's, the game masters' only) computes theirs.
+    assert "ENG" in doc["unseen"] and "FRA" not in doc["unseen"]
+    fresh, state = Reader(ledger, Projector(ledger).db), ledger.campaign(cid)
+    for player in PLAYERS[:2]:
+        fresh.sheet(cid, player, state, player.country, 2)
+    assert (cid, "FRA", 2) in fresh._sheets and (cid, "ENG", 2) not in fresh._sheets
 
     kept = {actor.id: Reader(ledger, Projector(ledger).db) for actor in (OBSERVER, *PLAYERS)}
     check(ledger, cid, kept)

@@ -134,12 +134,17 @@ def test_a_sheet_from_the_stored_public_sheets_is_the_sheet_of_every_event_its_r
 
 
 def test_the_players_shown_a_hidden_entry_are_named_for_its_countrys_sheets_and_a_correction_stops_the_view():
+    """``named``: who sees more of a country's sheets than everyone; ``unseen``: whose own player sees less."""
     allied = {"scope": "countries", "countries": ["FRA", "SPA"]}
     records = records_of([("TreasuryEntryRecorded", ({"country": "FRA", "turn": 1, "line": "A2", "amount": 5,
                                                       "reason": "r"}, allied)),
                           ("PhaseClosed", ("E1", {"scope": "countries", "countries": ["ENG"]}))])
     fold = folded(records)
     assert fold.doc(5)["named"] == {"FRA": ["FRA", "SPA"], "*": ["ENG"]}
+    assert fold.doc(5)["unseen"] == ["*"]  # a phase hidden from every player but England's
+    fold.add("TreasuryEntryRecorded", 6, {"country": "SPA", "turn": 1, "line": "A2", "amount": 1},
+             {"scope": "countries", "countries": ["FRA"]})
+    assert fold.doc(6)["unseen"] == ["*", "SPA"]  # Spain's entry shown to France, not to Spain
     assert fold.sheets()
-    fold.add("CorrectionRecorded", 6, {"corrects": 4, "replacement": {"country": "ENG"}}, PUBLIC)
-    assert fold.doc(6)["corrected"] and fold.sheets() == {}
+    fold.add("CorrectionRecorded", 7, {"corrects": 4, "replacement": {"country": "ENG"}}, PUBLIC)
+    assert fold.doc(7)["corrected"] and fold.sheets() == {}
