@@ -46,7 +46,7 @@ from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
 from ledger.economy.sheets import RELEVANT, Budget, Inputs, Sheet, budget, compute, sheet_json
-from projections import budget_steps, budget_view, corrections, read, replay, words
+from projections import budget_public, budget_steps, budget_view, corrections, read, replay, words
 from projections import history as history_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
@@ -768,7 +768,7 @@ class Reader:
 
     def sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int) -> bytes | None:
         """A country's ERS for a turn (None: no such sheet). The caller checks the country and the turn."""
-        if sees_all(actor):
+        if sees_all(actor) or self._sees_own_sheets(cid, actor, state, country):
             # Kept at the head it was read at: the ERS page asks again without the response cache's key, and a
             # sheet at a head is that head's for good (four statements of the views' tables saved).
             with self._lock:
@@ -796,10 +796,81 @@ class Reader:
             found = results[country].sheet(country, turn)
             return orjson.dumps(sheet_json(found)) if found is not None else None
 
-        found = self._country_sheet(cid, actor, state, country, turn)
+        found = self._public_sheet(cid, actor, state, country, turn)
+        if found is None:
+            found = self._country_sheet(cid, actor, state, country, turn)
         if found is not None:
             return found[0]
         return self.render(cid, actor, state, visible_sheet)
+
+    def _sees_own_sheets(self, cid: UUID, actor: Actor, state: CampaignState, country: str) -> bool:
+        """Whether a player reading their own country's sheets sees every event they read (the game master's
+        sheets are then theirs): none hidden from them up to the ``budget_public`` view's position (its
+        ``unseen``) nor in the tail after it, and no correction."""
+        if actor.role != "player" or actor.country != country:
+            return False
+        found = budget_public.stored(self.db, str(cid), country, 0, rows=False)
+        if found is None:
+            return False
+        position, doc, _ = found
+        if doc.get("corrected") or {country, "*"} & set(doc.get("unseen", ())) or position > state.version:
+            return False
+        revealed = frozenset(state.revealed)
+        for r in tail(self.ledger, cid, position, state.version):
+            if r.type in budget_public.UNSETTLING:
+                return False
+            if r.type in RELEVANT and not can_see(actor, r, revealed) and \
+                    (r.type != "TreasuryEntryRecorded" or r.data["country"] == country):
+                return False
+        return True
+
+    def _public_sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int
+                      ) -> tuple[bytes | None] | None:
+        """An observer's sheet, or a player's of another country, from the sheets as everyone sees them
+        (``budget_public``): the three stored amounts before ``turn`` and the sheet's own stored events, with
+        those of the tail the view has not reached, computed as the one sheet asked. A 1-tuple; None when the
+        view cannot answer for this caller: the player is named in a hidden event of the country's sheets (their
+        own country's, an ally's), a correction came, the tail holds an event that changes earlier sheets (an
+        entry of an earlier turn, a reveal, a correction, a scenario) or a turn the view has not stored."""
+        if actor.role == "player" and actor.country == country:
+            return None  # their own sheets: they see their hidden entries (``_country_sheet``)
+        head, key = state.version, (cid, country, turn, "public")
+        with self._lock:
+            kept = self._sheets.get(key)  # type: ignore[call-overload]
+        if kept is not None and kept[0] == head:
+            return (kept[1],)
+        found = budget_public.stored(self.db, str(cid), country, turn)
+        if found is None:
+            return None
+        position, doc, rows = found
+        more = set(doc.get("named", {}).get(country, ())) | set(doc.get("named", {}).get("*", ()))
+        if doc.get("corrected") or position > head or (actor.role == "player" and actor.country in more):
+            return None
+        events = []
+        for r in tail(self.ledger, cid, position, head):
+            if r.type in budget_public.UNSETTLING:
+                return None
+            if r.type not in RELEVANT or r.type == "TurnOpened" or \
+                    (r.type == "TreasuryEntryRecorded" and r.data["country"] != country):
+                continue
+            if not budget_public.public(r.visibility):
+                if actor.role == "player" and actor.country in budget_public.named(r.visibility):
+                    return None  # they see more of this sheet than everyone
+                continue
+            if r.data["turn"] == turn:
+                events.append([r.type, r.position, budget_public.trim(r)])
+            elif r.type == "TreasuryEntryRecorded" and r.data["turn"] < turn:
+                return None  # the stored amounts before it are not the reader's any more
+        created = self._campaign_created(cid)
+        if created is None or turn not in rows:
+            return None
+        sheet = budget_public.sheet_of(created, country, turn, rows, events)
+        if sheet is None:
+            return None
+        out = orjson.dumps(sheet_json(sheet))
+        with self._lock:
+            self._sheets[key] = (head, out)  # type: ignore[index]
+        return (out,)
 
     def _country_sheet(self, cid: UUID, actor: Actor, state: CampaignState, country: str, turn: int
                        ) -> tuple[bytes | None] | None:

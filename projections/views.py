@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from projections import budget_view, corrections
+from projections import budget_public, budget_view, corrections
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
@@ -413,4 +413,61 @@ class BudgetView(View):
         empty_table(self.db, cur, self.sheets_table)
 
 
-VIEW_CLASSES: dict[str, type[View]] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView)}
+class PublicBudgetView(View):
+    """The ERS as everyone sees it, per sheet (``projections.budget_public``): the document says who may use it."""
+
+    name = budget_public.NAME
+    model = budget_view  # an empty document is the position only
+    reads = budget_public.READS
+    ruling_reads = frozenset()
+
+    def __init__(self, db: ViewDB):
+        super().__init__(db)
+        budget_public.create_tables(db)
+        self.folds: dict[str, budget_public.Fold] = {}  # per campaign, in step with self.docs
+        self.changed: set[str] = set()
+
+    def doc(self, cur: Any, campaign: str) -> dict[str, Any]:
+        cached = campaign in self.docs
+        doc = super().doc(cur, campaign)
+        if not cached:  # what the stored rows hold, gathered again from the events
+            fold = self.folds[campaign] = budget_public.gather(self.db, cur, campaign, doc["position"])
+            fold.sheets()
+        return doc
+
+    def handle(self, cur: Any, r: Record) -> None:
+        campaign = r.campaign
+        doc = self.docs.get(campaign) or self.doc(cur, campaign)
+        doc["position"] = r.position
+        self.dirty.add(campaign)
+        if r.type in budget_public.READS:
+            fold = self.folds[campaign]
+            if not fold.add(r.type, r.position, budget_public.trim(r), r.visibility):
+                digests = fold.digests  # a hidden event revealed: gathered again, in order
+                fold = self.folds[campaign] = budget_public.gather(self.db, cur, campaign, r.position)
+                fold.digests = digests
+            self.changed.add(campaign)
+
+    def flush(self, cur: Any) -> None:
+        for campaign in sorted(self.changed):
+            fold = self.folds[campaign]
+            budget_public.write(self.db, cur, campaign, fold.sheets())
+            self.docs[campaign] = {**self.docs[campaign], **fold.doc(self.docs[campaign]["position"])}
+        super().flush(cur)
+
+    def committed(self) -> None:
+        self.changed.clear()
+        super().committed()
+
+    def forget(self) -> None:
+        self.folds.clear()  # they may hold uncommitted events, like the documents
+        self.changed.clear()
+        super().forget()
+
+    def reset(self, cur: Any) -> None:
+        super().reset(cur)
+        empty_table(self.db, cur, self.db.t(budget_public.TABLE))
+
+
+VIEW_CLASSES: dict[str, type[View]] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView,
+                                                           PublicBudgetView)}

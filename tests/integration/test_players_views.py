@@ -226,9 +226,12 @@ def test_a_first_sheet_from_its_countrys_inputs_alone_equals_the_sheet_of_every_
 
     same_sheets(kept, fresh=True)
     same_sheets(kept, fresh=False)  # the readers that serve the later heads below
-    assert kept["fra"]._country_sheets[(cid, ("player", "FRA"), frozenset(state.revealed), "FRA")]["inputs"] is None, \
-        "France's own sheets are the game master's"
-    assert any(k[-1] == "ENG" for k in kept["fra"]._country_sheets), "England's sheets computed for France"
+    assert all((cid, "FRA", turn) in kept["fra"]._sheets for turn in turns), \
+        "France's own sheets are the game master's (France sees every event of them)"
+    assert any(k[-1] == "FRA" for k in kept["eng"]._country_sheets), \
+        "France's sheets computed for England (an entry of France shown to England: more than everyone sees)"
+    assert any(k[0] == cid and k[1] == "ENG" and k[-1] == "public" for k in kept["fra"]._sheets), \
+        "England's sheets for France are the sheets everyone sees (budget_public)"
     # Later events, the runner not caught up: the kept inputs take the tail France, England or everyone sees.
     for country, visibility in (("ENG", {"scope": "countries", "countries": ["ENG"]}), ("ENG", {"scope": "public"}),
                                 ("FRA", {"scope": "countries", "countries": ["FRA"]}), ("FRA", {"scope": "gm"})):

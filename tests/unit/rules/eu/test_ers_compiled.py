@@ -149,3 +149,22 @@ def test_a_wrong_range_or_previous_turn_is_caught(monkeypatch):
     assert not any(compiled_with(lambda m: None))
     assert any(compiled_with(lambda m: m.setattr(ers, "_range_codes", lambda defn, a, b, where: [a])))
     assert any(compiled_with(lambda m: m.setitem(ers._NAMESPACE, "_previous_value", lambda h, c, n, w: 0)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(inputs=sheet_inputs())
+def test_a_sheet_computed_for_its_amounts_alone_has_the_full_sheets_amounts_or_its_refusal(inputs):
+    """``compute_sheet(amounts_only=True)`` (the public budget's fold) gives each line's value of the full sheet,
+    and refuses what it refuses with the same words."""
+    from ledger.rules.eu.ers import compute_sheet, values_of
+
+    def run(amounts_only):
+        try:
+            out = compute_sheet(**inputs, definition=DEFN, amounts_only=amounts_only)
+        except RulesError as e:
+            return (str(e), e.field)
+        return out if amounts_only else values_of(out)
+
+    assert run(True) == run(False)
+    if isinstance(run(True), dict):
+        assert list(run(True)) == list(CODES)  # every line, in sheet order
