@@ -55,7 +55,7 @@ from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
 from projections import words, xlsx
-from projections.history import History
+from projections.history import History, entries_of
 from projections.records import num, plain
 
 TABLES = ("ers", "ers-wide", "entries", "inflation", "stability", "victory")
@@ -272,7 +272,7 @@ def entry_rows(history: History, country: str | None = None, turns: tuple[int, i
     current: dict[int, Mapping[str, Any]] = {}
     corrected: set[int] = set()
     campaign, hashes = history.campaign, history.hashes
-    for e in history.entries:
+    for e in entries_of(history.entries, country):
         if e["type"] == "TreasuryEntryRecorded":
             if (country is not None and e["country"] != country) or not first <= (e["turn"] or 0) <= last:
                 current[e["position"]] = e
@@ -686,7 +686,7 @@ def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int]
     """The ERS workbook: per country a worksheet laid out like sheets A, B and C (a row per line, a column
     per turn; derived amounts in italics), then the entries and corrections."""
     book = xlsx.Workbook()
-    events = {e["position"]: e for e in history.entries}
+    events = {e["position"]: e for e in entries_of(history.entries, country)}
     defn = ers_definition()
     wanted = _turns(history, turns)
     width = 2 + len(wanted)
