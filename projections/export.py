@@ -55,7 +55,7 @@ from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
 from projections import words, xlsx
-from projections.history import History, entries_of
+from projections.history import History, entries_of, fetch_hashes
 from projections.records import num, plain
 
 TABLES = ("ers", "ers-wide", "entries", "inflation", "stability", "victory")
@@ -325,6 +325,7 @@ def inflation_rows(history: History, turns: tuple[int, int] | None = None) -> It
     doc = history.victory
     log = doc["inflation_log"]
     start = log[0]["from"] if log else doc["inflation"]  # None: no scenario, no track
+    fetch_hashes(history.hashes, [e["position"] for e in log])
     for t, begin, end, positions in _track_rows(log, start, _turns(history, turns), _zero_wanted(turns)):
         yield {"campaign": history.campaign, "turn": t, "start": begin, "end": end, "positions": positions,
                "hashes": [history.hashes.get(p, "") for p in positions]}
@@ -335,6 +336,7 @@ def stability_rows(history: History, country: str | None = None, turns: tuple[in
     doc = history.victory
     for c in _countries(history, country):
         log = [e for e in doc["stability_log"] if e["country"] == c]
+        fetch_hashes(history.hashes, [e["position"] for e in log])  # this country's only, in one read
         start = log[0]["from"] if log else doc["stability"].get(c)
         for t, begin, end, positions in _track_rows(log, start, _turns(history, turns), _zero_wanted(turns)):
             yield {"campaign": history.campaign, "country": c, "turn": t, "start": begin, "end": end,
@@ -346,6 +348,7 @@ def victory_rows(history: History, country: str | None = None, turns: tuple[int,
     wanted = _turns(history, turns)
     for c in _countries(history, country):
         awards = [a for a in history.awards if a["country"] == c]
+        fetch_hashes(history.hashes, [a["position"] for a in awards])  # this country's only, in one read
         by_turn: dict[int, list[dict[str, Any]]] = {}
         for a in awards:
             by_turn.setdefault(a["turn"] or 0, []).append(a)

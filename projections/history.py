@@ -12,7 +12,7 @@ awards, and the hash of every event kept (the lineage columns name them).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -301,6 +301,12 @@ class _Stored:
             with self.db.reading() as cur:
                 self.hashes.update(_hashes(cur, self.db, self.cid, missing))
 
+    def fetch(self, positions: Iterable[int]) -> None:
+        """Read the hashes of these positions now, in one go: a table of one country names a few thousand of
+        the tens of thousands of positions the victory rows name (``named``, read whole on a miss in ``hash``)."""
+        with self.lock:
+            self._hashes(set(positions))
+
     def hash(self, position: int, default: str) -> str:
         with self.lock:
             if position not in self.hashes and position in self.named:
@@ -355,6 +361,9 @@ class StoredHashes(Mapping[int, str]):
 
     def get(self, position: int, default: Any = None) -> Any:  # type: ignore[override]
         return self._stored.hash(position, default)
+
+    def fetch(self, positions: Iterable[int]) -> None:
+        self._stored.fetch(positions)
 
     def __getitem__(self, position: int) -> str:
         found = self._stored.hash(position, None)
@@ -505,6 +514,9 @@ class _Overlay(Mapping[int, str]):
         found = self._tail.get(position)
         return found if found is not None else self._base.get(position, default)
 
+    def fetch(self, positions: Iterable[int]) -> None:
+        fetch_hashes(self._base, [p for p in positions if p not in self._tail])
+
     def __getitem__(self, position: int) -> str:
         found = self.get(position)
         if found is None:
@@ -539,6 +551,13 @@ class _Chained(Sequence[dict[str, Any]]):
 
     def of(self, country: str) -> list[dict[str, Any]]:
         return [*entries_of(self._base, country), *self._tail]
+
+
+def fetch_hashes(hashes: Mapping[int, str], positions: Iterable[int]) -> None:
+    """Have a history's ``hashes`` read those of these positions at once where it reads them from the store
+    (a dict holds them all already)."""
+    if isinstance(hashes, (StoredHashes, _Overlay)):
+        hashes.fetch(positions)
 
 
 def entries_of(entries: Sequence[dict[str, Any]], country: str | None) -> Sequence[dict[str, Any]]:

@@ -358,3 +358,29 @@ def test_one_countrys_entries_read_by_position_are_those_of_the_whole_entry_log(
     history = gather(ledger, cid, GM)
     assert b"France's, not England's" in export.entries_csv(history, "FRA")
     assert b"and two" in export.entries_csv(history, "ENG") and b"and two" not in export.entries_csv(history, "FRA")
+
+
+def test_one_countrys_victory_and_stability_read_the_hashes_of_that_countrys_events_only(ledger):
+    """A first victory or stability table of one country reads the hashes of the events its rows name, in one
+    read, not those of every country's awards and track changes: the same CSV as the history gathered from the
+    events, for every country."""
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "victories", 500, seed=8, turn_size=70)
+    [state] = ledger.campaigns()
+    Projector(ledger).catch_up()
+    state = ledger.campaign(state.id)
+    plain = gather(ledger, state.id, GM)
+    named = {a["position"] for a in plain.awards} | {e["position"] for e in plain.victory["stability_log"]}
+    fast = Reader(ledger, ViewDB(ledger.recorder)).history(state.id, GM, state)
+    assert not isinstance(fast.hashes, dict), "read from the store, not gathered"
+    assert export.encode("victory", "csv", export.rows(fast, "victory", "FRA")) == \
+        export.encode("victory", "csv", export.rows(plain, "victory", "FRA"))
+    # France's awards only: the battles England won named in England's rows and the stability track only.
+    assert len(fast.hashes) == len({a["position"] for a in plain.awards if a["country"] == "FRA"}) < len(named)
+    for country in state.countries:
+        for table in ("victory", "stability", "inflation"):
+            assert export.encode(table, "csv", export.rows(fast, table, country)) == \
+                export.encode(table, "csv", export.rows(plain, table, country))
