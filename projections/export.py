@@ -55,7 +55,7 @@ from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
 from projections import words, xlsx
-from projections.history import History, entries_of, fetch_hashes
+from projections.history import History, entries_of, fetch_hashes, fetch_sheets
 from projections.records import num, plain
 
 TABLES = ("ers", "ers-wide", "entries", "inflation", "stability", "victory")
@@ -204,9 +204,12 @@ def _sheet_rows(history: History, c: str, t: int, sheet: Any, lines: Mapping[str
 
 
 def _sheet_keys(history: History, country: str | None, turns: tuple[int, int] | None) -> Iterator[tuple[str, int]]:
-    """(country, turn) of the long ERS's sheets in its order: ``ers_rows`` and ``ers_csv`` walk the same ones."""
+    """(country, turn) of the long ERS's sheets in its order: ``ers_rows`` and ``ers_csv`` walk the same ones;
+    each country's sheets of these turns read at once (a turn range: those only)."""
+    wanted = _turns(history, turns)
     for c in _countries(history, country):
-        for t in _turns(history, turns):
+        fetch_sheets(history.budget, c, wanted)
+        for t in wanted:
             yield c, t
 
 
@@ -696,6 +699,7 @@ def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int]
     derived = [None, None, *["italic"] * len(wanted)]
     for c in _countries(history, country):
         ws = book.sheet(c, freeze="C3")
+        fetch_sheets(history.budget, c, wanted)
         sheets = {t: history.budget.sheet(c, t) for t in wanted}
         ws.append([f"{history.campaign} · {c} · Economic Record Sheet"], "title")
         ws.append(["line", "title", *[f"turn {t}" for t in wanted]], "bold")
