@@ -56,14 +56,21 @@ _PANES = {  # freeze_panes -> the sheet view's pane and selections
           '<selection pane="topRight" /><selection pane="bottomLeft" />'
           '<selection pane="bottomRight" activeCell="A1" sqref="A1" />',
 }
-_SHAPE = ('<ns1:shape type="#_x0000_t202" style="position:absolute; margin-left:59.25pt;margin-top:1.5pt;'
-          'width:{w}px;height:{h}px;z-index:1;visibility:hidden" fillcolor="#ffffe1" ns0:insetmode="auto" '
-          'id="_x0000_s{i:04d}"><ns1:fill color2="#ffffe1" /><ns1:shadow color="black" obscured="t" />'
-          '<ns1:path ns0:connecttype="none" /><ns1:textbox style="mso-direction-alt:auto"><div '
-          'style="text-align:left" /></ns1:textbox><ns2:ClientData ObjectType="Note"><ns2:MoveWithCells />'
-          '<ns2:SizeWithCells /><ns2:AutoFill>False</ns2:AutoFill><ns2:Row>{r}</ns2:Row><ns2:Column>{c}'
-          '</ns2:Column></ns2:ClientData></ns1:shape>')
+def _shape(w: int, h: int, i: int, r: int, c: int) -> str:
+    """A comment's VML shape, as openpyxl writes it, in one f-string (an ERS workbook has ~10,000 comments)."""
+    return (f'<ns1:shape type="#_x0000_t202" style="position:absolute; margin-left:59.25pt;margin-top:1.5pt;'
+            f'width:{w}px;height:{h}px;z-index:1;visibility:hidden" fillcolor="#ffffe1" ns0:insetmode="auto" '
+            f'id="_x0000_s{i:04d}">{_SHAPE_MIDDLE}<ns2:Row>{r}</ns2:Row><ns2:Column>{c}</ns2:Column>'
+            '</ns2:ClientData></ns1:shape>')
+
+
+_SHAPE_MIDDLE = ('<ns1:fill color2="#ffffe1" /><ns1:shadow color="black" obscured="t" />'
+                 '<ns1:path ns0:connecttype="none" /><ns1:textbox style="mso-direction-alt:auto"><div '
+                 'style="text-align:left" /></ns1:textbox><ns2:ClientData ObjectType="Note"><ns2:MoveWithCells />'
+                 '<ns2:SizeWithCells /><ns2:AutoFill>False</ns2:AutoFill>')
 _ESCAPES = re.compile(r"[&<>]")
+#: A character to escape or refuse (``ILLEGAL_CHARACTERS_RE``'s): a text without any is written as it is.
+_PLAIN = re.compile(r"[&<>\000-\010\013-\014\016-\037]")
 _ESCAPED = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _ATTR = re.compile(r"[&<>\"\n\r\t]")
 _ATTR_ESCAPED = {**_ESCAPED, '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
@@ -123,6 +130,10 @@ class Workbook:
         found = self._texts.get(value)
         if found is None:
             text = value[:32767]
+            if _PLAIN.search(text) is None and text and text.strip() is text and text not in ERROR_CODES:
+                # Most texts (an entry's hash, time, reason: one each per row) need nothing of the checks below.
+                found = self._texts[value] = f' t="inlineStr"><is><t>{text}</t></is></c>'
+                return found
             if ILLEGAL_CHARACTERS_RE.search(text):
                 raise IllegalCharacterError(f"{text} cannot be used in worksheets.")
             if text == "":
@@ -338,5 +349,5 @@ class Worksheet:
                 'ns1:ext="edit" data="1" /></ns0:shapelayout><ns1:shapetype id="_x0000_t202" coordsize="21600,21600" '
                 'ns0:spt="202" path="m,l,21600r21600,l21600,xe"><ns1:stroke joinstyle="miter" /><ns1:path '
                 'gradientshapeok="t" ns0:connecttype="rect" /></ns1:shapetype>'
-                + "".join(_SHAPE.format(w=w, h=h, i=i, r=r, c=c)
-                          for i, (_, r, c, _, w, h) in enumerate(self.comments, 1026)) + "</xml>")
+                + "".join([_shape(w, h, i, r, c) for i, (_, r, c, _, w, h) in enumerate(self.comments, 1026)])
+                + "</xml>")
