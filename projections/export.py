@@ -55,7 +55,7 @@ from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
 from projections import words, xlsx
-from projections.history import History
+from projections.history import History, entries_of, fetch_hashes, fetch_sheets
 from projections.records import num, plain
 
 TABLES = ("ers", "ers-wide", "entries", "inflation", "stability", "victory")
@@ -204,9 +204,12 @@ def _sheet_rows(history: History, c: str, t: int, sheet: Any, lines: Mapping[str
 
 
 def _sheet_keys(history: History, country: str | None, turns: tuple[int, int] | None) -> Iterator[tuple[str, int]]:
-    """(country, turn) of the long ERS's sheets in its order: ``ers_rows`` and ``ers_csv`` walk the same ones."""
+    """(country, turn) of the long ERS's sheets in its order: ``ers_rows`` and ``ers_csv`` walk the same ones;
+    each country's sheets of these turns read at once (a turn range: those only)."""
+    wanted = _turns(history, turns)
     for c in _countries(history, country):
-        for t in _turns(history, turns):
+        fetch_sheets(history.budget, c, wanted)
+        for t in wanted:
             yield c, t
 
 
@@ -272,7 +275,7 @@ def entry_rows(history: History, country: str | None = None, turns: tuple[int, i
     current: dict[int, Mapping[str, Any]] = {}
     corrected: set[int] = set()
     campaign, hashes = history.campaign, history.hashes
-    for e in history.entries:
+    for e in entries_of(history.entries, country):
         if e["type"] == "TreasuryEntryRecorded":
             if (country is not None and e["country"] != country) or not first <= (e["turn"] or 0) <= last:
                 current[e["position"]] = e
@@ -325,6 +328,7 @@ def inflation_rows(history: History, turns: tuple[int, int] | None = None) -> It
     doc = history.victory
     log = doc["inflation_log"]
     start = log[0]["from"] if log else doc["inflation"]  # None: no scenario, no track
+    fetch_hashes(history.hashes, [e["position"] for e in log])
     for t, begin, end, positions in _track_rows(log, start, _turns(history, turns), _zero_wanted(turns)):
         yield {"campaign": history.campaign, "turn": t, "start": begin, "end": end, "positions": positions,
                "hashes": [history.hashes.get(p, "") for p in positions]}
@@ -335,6 +339,7 @@ def stability_rows(history: History, country: str | None = None, turns: tuple[in
     doc = history.victory
     for c in _countries(history, country):
         log = [e for e in doc["stability_log"] if e["country"] == c]
+        fetch_hashes(history.hashes, [e["position"] for e in log])  # this country's only, in one read
         start = log[0]["from"] if log else doc["stability"].get(c)
         for t, begin, end, positions in _track_rows(log, start, _turns(history, turns), _zero_wanted(turns)):
             yield {"campaign": history.campaign, "country": c, "turn": t, "start": begin, "end": end,
@@ -346,6 +351,7 @@ def victory_rows(history: History, country: str | None = None, turns: tuple[int,
     wanted = _turns(history, turns)
     for c in _countries(history, country):
         awards = [a for a in history.awards if a["country"] == c]
+        fetch_hashes(history.hashes, [a["position"] for a in awards])  # this country's only, in one read
         by_turn: dict[int, list[dict[str, Any]]] = {}
         for a in awards:
             by_turn.setdefault(a["turn"] or 0, []).append(a)
@@ -686,13 +692,14 @@ def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int]
     """The ERS workbook: per country a worksheet laid out like sheets A, B and C (a row per line, a column
     per turn; derived amounts in italics), then the entries and corrections."""
     book = xlsx.Workbook()
-    events = {e["position"]: e for e in history.entries}
+    events = {e["position"]: e for e in entries_of(history.entries, country)}
     defn = ers_definition()
     wanted = _turns(history, turns)
     width = 2 + len(wanted)
     derived = [None, None, *["italic"] * len(wanted)]
     for c in _countries(history, country):
         ws = book.sheet(c, freeze="C3")
+        fetch_sheets(history.budget, c, wanted)
         sheets = {t: history.budget.sheet(c, t) for t in wanted}
         ws.append([f"{history.campaign} · {c} · Economic Record Sheet"], "title")
         ws.append(["line", "title", *[f"turn {t}" for t in wanted]], "bold")

@@ -12,7 +12,7 @@ awards, and the hash of every event kept (the lineage columns name them).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from uuid import UUID
@@ -229,8 +229,9 @@ class _Stored:
 
     def __init__(self, ledger: Any, db: Any, cid: UUID, position: int, named: set[int],
                  audience: Audience | None = None, hashes: dict[int, str] | None = None,
-                 relevant: Callable[[int], list[Record] | None] | None = None):
+                 relevant: Callable[[int], list[Record] | None] | None = None, treasury: Any = None):
         self.ledger, self.db, self.cid, self.position = ledger, db, cid, position
+        self.treasury = treasury  # the campaign state's budget log (ledger/economy/treasury_log.py), if any
         self.relevant = relevant  # the caller's relevant records up to a position, when it has them at hand
         self.hashed: set[str] = set()  # the countries whose computed sheets' hashes are read
         # A player's or an observer's: who, the reveals, and the countries whose sheets an entry hidden from them
@@ -243,12 +244,14 @@ class _Stored:
         self.hashes: dict[int, str] = {} if hashes is None else hashes
         self.named = named  # the positions the victory rows name (awards, stability and inflation changes)
         self.entries: list[dict[str, Any]] | None = None
+        self.by_country: dict[str, list[dict[str, Any]]] = {}  # ``country_entry_log``'s
+        self.spans: dict[str, set[int]] = {}  # per country not read whole, the turns whose sheets are read
 
     def sheet(self, country: str, turn: int) -> budget_model.Sheet | None:
         with self.lock:
             if self.every is None and country in self.affected:
                 self._compute()
-            if self.every is None and country not in self.countries:
+            if self.every is None and country not in self.countries and turn not in self.spans.get(country, ()):
                 self._country(country)
             if self.every is not None:
                 if country not in self.hashed:  # the hashes its lineage names, of this country's sheets only
@@ -258,15 +261,27 @@ class _Stored:
                 return self.every.sheet(country, turn)
             return self.sheets.get((country, turn))
 
-    def _country(self, country: str) -> None:
+    def span(self, country: str, turns: range) -> None:
+        """Read a country's sheets of these turns only, unless they are read or computed already: an export of
+        a turn range reads those rows and the hashes they name, not the country's whole ERS (~300 sheets and
+        ~8,000 hashes on the 300k campaign: most of a first ``ers.csv?turns=N..``)."""
+        with self.lock:
+            if self.every is None and country not in self.affected and country not in self.countries:
+                wanted = [t for t in turns if t not in self.spans.get(country, ())]
+                if wanted:
+                    self._country(country, (wanted[0], wanted[-1]))
+
+    def _country(self, country: str, turns: tuple[int, int] | None = None) -> None:
+        """A country's sheets (those of the turns ``first..last`` only, with ``turns``) from the view."""
         db, campaign = self.db, str(self.cid)
+        only, args = (f" AND turn BETWEEN {db.ph} AND {db.ph}", turns) if turns is not None else ("", ())
         with db.reading() as cur:
             now = _stored_positions(cur, db, self.cid)[0]
             cur.execute(f"SELECT country, turn, sheet FROM {db.t('proj_budget_sheets')} WHERE campaign = {db.ph} "
-                        f"AND country = {db.ph}", (campaign, country))
+                        f"AND country = {db.ph}{only}", (campaign, country, *args))
             rest = cur.fetchall()
             cur.execute(f"SELECT country, turn, detail FROM {db.t('proj_budget')} WHERE campaign = {db.ph} "
-                        f"AND country = {db.ph} ORDER BY turn, seq", (campaign, country))
+                        f"AND country = {db.ph}{only} ORDER BY turn, seq", (campaign, country, *args))
             lines = cur.fetchall()
             moved = now != self.position or _stored_positions(cur, db, self.cid)[0] != self.position
         if moved:  # the runner went on since: its rows may hold later events
@@ -274,7 +289,10 @@ class _Stored:
             return
         sheets = _sheets(rest, lines)
         self.sheets.update(sheets)
-        self.countries.add(country)
+        if turns is None:
+            self.countries.add(country)
+        else:
+            self.spans.setdefault(country, set()).update(range(turns[0], turns[1] + 1))
         self._hashes({p for s in sheets.values() for c in (s.cells or {}).values() for p in c.events})
 
     def _visible(self, records: list[Record]) -> list[Record]:
@@ -299,6 +317,12 @@ class _Stored:
             with self.db.reading() as cur:
                 self.hashes.update(_hashes(cur, self.db, self.cid, missing))
 
+    def fetch(self, positions: Iterable[int]) -> None:
+        """Read the hashes of these positions now, in one go: a table of one country names a few thousand of
+        the tens of thousands of positions the victory rows name (``named``, read whole on a miss in ``hash``)."""
+        with self.lock:
+            self._hashes(set(positions))
+
     def hash(self, position: int, default: str) -> str:
         with self.lock:
             if position not in self.hashes and position in self.named:
@@ -315,12 +339,33 @@ class _Stored:
                 self.entries = entry_log(records)
             return self.entries
 
+    def country_entry_log(self, country: str) -> list[dict[str, Any]]:
+        """What ``export.entry_rows`` of one country reads of ``entry_log``: the country's entries, every
+        correction and what each corrects, in order (the same rows come out of it). Read by position from the
+        budget log's (``TreasuryLog.entry_positions``): an eighth of the campaign's entries on the 300k
+        campaign, not all of them (0.6 s of a first entries.csv). The whole log when there is no budget log."""
+        with self.lock:
+            if self.entries is not None or self.treasury is None:
+                return self.entry_log()
+            found = self.by_country.get(country)
+            if found is None:
+                positions = [p for p in self.treasury.entry_positions(country) if p <= self.position]
+                with self.db.reading() as cur:
+                    records = self._visible(self.db.read_at(cur, str(self.cid), positions))
+                self.hashes.update((r.position, r.data.get("hash", "")) for r in records)
+                found = self.by_country[country] = entry_log(records)
+            return found
+
 
 class StoredBudget(budget_model.Budget):
-    """A seeded history's budget: ``sheet`` reads a country's sheets from the view when first asked."""
+    """A seeded history's budget: ``sheet`` reads a country's sheets from the view when first asked (``span``:
+    those of some turns only)."""
 
     def sheet(self, country: str, turn: int) -> budget_model.Sheet | None:
         return self._stored.sheet(country, turn)  # type: ignore[attr-defined]
+
+    def span(self, country: str, turns: range) -> None:
+        self._stored.span(country, turns)  # type: ignore[attr-defined]
 
     @property
     def affected(self) -> frozenset[str]:
@@ -336,6 +381,9 @@ class StoredHashes(Mapping[int, str]):
 
     def get(self, position: int, default: Any = None) -> Any:  # type: ignore[override]
         return self._stored.hash(position, default)
+
+    def fetch(self, positions: Iterable[int]) -> None:
+        self._stored.fetch(positions)
 
     def __getitem__(self, position: int) -> str:
         found = self._stored.hash(position, None)
@@ -364,6 +412,9 @@ class StoredEntries(Sequence[dict[str, Any]]):
 
     def __len__(self) -> int:
         return len(self._stored.entry_log())
+
+    def of(self, country: str) -> list[dict[str, Any]]:
+        return self._stored.country_entry_log(country)
 
 
 def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | None = None,
@@ -411,14 +462,23 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
     # The view's own bookkeeping (the corrections it folds) is no part of the history's document.
     doc = {k: stored[k] for k in victory_model.empty() if k in stored}
     awards = [{"position": int(r["position"]), "effect": int(r["effect"]), "country": r["country"],
-               "turn": r["turn"], "points": plain(num(r["points"])), "reason": r["reason"]} for r in rows]
+               "turn": r["turn"], "points": _points(r["points"]), "reason": r["reason"]} for r in rows]
     named = {a["position"] for a in awards} | {e["position"] for e in doc["stability_log"]} \
         | {e["position"] for e in doc["inflation_log"]}
-    source = _Stored(ledger, db, cid, position, named, audience, hashes, relevant)
+    source = _Stored(ledger, db, cid, position, named, audience, hashes, relevant, getattr(state, "treasury", None))
     bud = StoredBudget(tuple(state.countries), state.turn, {}, (), position)
     object.__setattr__(bud, "_stored", source)
     return History(state.slug, tuple(state.countries), state.turn, position if behind else head, bud, doc, awards,
                    StoredHashes(source), StoredEntries(source), state.name)  # type: ignore[arg-type]
+
+
+def _points(text: str) -> int | str:
+    """``plain(num(text))`` of an award's stored points: most are whole numbers, read as such without a Fraction
+    (a first export reads every award of the campaign: ~4,000 on the 300k campaign)."""
+    try:
+        return int(text)
+    except ValueError:
+        return plain(num(text))
 
 
 def entry_countries(db: Any, cid: UUID, positions: list[int]) -> dict[int, Any]:
@@ -483,6 +543,9 @@ class _Overlay(Mapping[int, str]):
         found = self._tail.get(position)
         return found if found is not None else self._base.get(position, default)
 
+    def fetch(self, positions: Iterable[int]) -> None:
+        fetch_hashes(self._base, [p for p in positions if p not in self._tail])
+
     def __getitem__(self, position: int) -> str:
         found = self.get(position)
         if found is None:
@@ -514,6 +577,36 @@ class _Chained(Sequence[dict[str, Any]]):
 
     def __len__(self) -> int:
         return len(self._base) + len(self._tail)
+
+    def of(self, country: str) -> list[dict[str, Any]]:
+        return [*entries_of(self._base, country), *self._tail]
+
+
+def fetch_sheets(budget: budget_model.Budget, country: str, turns: range) -> None:
+    """Have a history's budget read a country's sheets of these turns at once where it reads them from the
+    store, and no others yet (an export of a turn range); a budget computed or read already holds them."""
+    if isinstance(budget, StoredBudget):
+        budget.span(country, turns)
+    elif isinstance(budget, TailBudget):
+        tail = budget._tail  # type: ignore[attr-defined]
+        first = tail.since.get(country)  # from it on computed again, from the base's sheets of the turns before
+        start = turns.start if first is None else max(1, min(turns.start, first - budget_steps.READS_BACK))
+        fetch_sheets(tail.base, country, range(start, turns.stop))
+
+
+def fetch_hashes(hashes: Mapping[int, str], positions: Iterable[int]) -> None:
+    """Have a history's ``hashes`` read those of these positions at once where it reads them from the store
+    (a dict holds them all already)."""
+    if isinstance(hashes, (StoredHashes, _Overlay)):
+        hashes.fetch(positions)
+
+
+def entries_of(entries: Sequence[dict[str, Any]], country: str | None) -> Sequence[dict[str, Any]]:
+    """A history's ``entries``, or, for one country, those its entry table reads (the country's entries, the
+    corrections and what they correct: ``StoredEntries.of``) when the history reads them from the store."""
+    if country is not None and isinstance(entries, (StoredEntries, _Chained)):
+        return entries.of(country)
+    return entries
 
 
 def extend(base: History, tail: list[Record], state: Any, turn_records: Callable[[int], list[Record] | None],

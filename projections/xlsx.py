@@ -14,9 +14,8 @@ One deliberate difference: openpyxl stores a text that starts with ``=`` as a fo
 
 from __future__ import annotations
 
-import io
 import re
-import zipfile
+import struct
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -26,6 +25,7 @@ from openpyxl.styles.colors import COLOR_INDEX
 from openpyxl.utils import get_column_letter
 from openpyxl.utils.exceptions import IllegalCharacterError
 from openpyxl.writer.theme import theme_xml
+from zlib_ng import zlib_ng
 
 #: The styles the exports use: name -> (font XML, fill XML or None). A style's font, fill and cell format get
 #: their numbers in the order the workbook first writes them, as openpyxl numbers them.
@@ -56,14 +56,21 @@ _PANES = {  # freeze_panes -> the sheet view's pane and selections
           '<selection pane="topRight" /><selection pane="bottomLeft" />'
           '<selection pane="bottomRight" activeCell="A1" sqref="A1" />',
 }
-_SHAPE = ('<ns1:shape type="#_x0000_t202" style="position:absolute; margin-left:59.25pt;margin-top:1.5pt;'
-          'width:{w}px;height:{h}px;z-index:1;visibility:hidden" fillcolor="#ffffe1" ns0:insetmode="auto" '
-          'id="_x0000_s{i:04d}"><ns1:fill color2="#ffffe1" /><ns1:shadow color="black" obscured="t" />'
-          '<ns1:path ns0:connecttype="none" /><ns1:textbox style="mso-direction-alt:auto"><div '
-          'style="text-align:left" /></ns1:textbox><ns2:ClientData ObjectType="Note"><ns2:MoveWithCells />'
-          '<ns2:SizeWithCells /><ns2:AutoFill>False</ns2:AutoFill><ns2:Row>{r}</ns2:Row><ns2:Column>{c}'
-          '</ns2:Column></ns2:ClientData></ns1:shape>')
+def _shape(w: int, h: int, i: int, r: int, c: int) -> str:
+    """A comment's VML shape, as openpyxl writes it, in one f-string (an ERS workbook has ~10,000 comments)."""
+    return (f'<ns1:shape type="#_x0000_t202" style="position:absolute; margin-left:59.25pt;margin-top:1.5pt;'
+            f'width:{w}px;height:{h}px;z-index:1;visibility:hidden" fillcolor="#ffffe1" ns0:insetmode="auto" '
+            f'id="_x0000_s{i:04d}">{_SHAPE_MIDDLE}<ns2:Row>{r}</ns2:Row><ns2:Column>{c}</ns2:Column>'
+            '</ns2:ClientData></ns1:shape>')
+
+
+_SHAPE_MIDDLE = ('<ns1:fill color2="#ffffe1" /><ns1:shadow color="black" obscured="t" />'
+                 '<ns1:path ns0:connecttype="none" /><ns1:textbox style="mso-direction-alt:auto"><div '
+                 'style="text-align:left" /></ns1:textbox><ns2:ClientData ObjectType="Note"><ns2:MoveWithCells />'
+                 '<ns2:SizeWithCells /><ns2:AutoFill>False</ns2:AutoFill>')
 _ESCAPES = re.compile(r"[&<>]")
+#: A character to escape or refuse (``ILLEGAL_CHARACTERS_RE``'s): a text without any is written as it is.
+_PLAIN = re.compile(r"[&<>\000-\010\013-\014\016-\037]")
 _ESCAPED = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _ATTR = re.compile(r"[&<>\"\n\r\t]")
 _ATTR_ESCAPED = {**_ESCAPED, '"': "&quot;", "\n": "&#10;", "\r": "&#13;", "\t": "&#09;"}
@@ -123,6 +130,10 @@ class Workbook:
         found = self._texts.get(value)
         if found is None:
             text = value[:32767]
+            if _PLAIN.search(text) is None and text and text.strip() is text and text not in ERROR_CODES:
+                # Most texts (an entry's hash, time, reason: one each per row) need nothing of the checks below.
+                found = self._texts[value] = f' t="inlineStr"><is><t>{text}</t></is></c>'
+                return found
             if ILLEGAL_CHARACTERS_RE.search(text):
                 raise IllegalCharacterError(f"{text} cannot be used in worksheets.")
             if text == "":
@@ -147,8 +158,8 @@ class Workbook:
                 f'fontId="0" fillId="0" borderId="0" /></cellStyleXfs><cellXfs count="{len(xfs)}">{"".join(xfs)}'
                 f"</cellXfs>{_STYLES_TAIL}")
 
-    def save(self, level: int = 1) -> bytes:
-        """The .xlsx file (deflated at ``level``: 1 is several times faster than 6 on these repetitive parts)."""
+    def save(self, level: int = 2) -> bytes:
+        """The .xlsx file (``zip_parts``, deflated at ``level``)."""
         now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         parts: list[tuple[str, str]] = [
             ("docProps/app.xml", '<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/'
@@ -207,11 +218,36 @@ class Workbook:
                        f'{"application/vnd.openxmlformats-" + kind if kind.startswith("package") else _CT + kind}" />'
                        for name, kind in overrides) + "</Types>"),
         ]
-        out = io.BytesIO()
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED, compresslevel=level) as z:
-            for name, text in parts:
-                z.writestr(name, text)
-        return out.getvalue()
+        return zip_parts(parts, level)
+
+
+def zip_parts(parts: Iterable[tuple[str, str]], level: int = 2) -> bytes:
+    """A ZIP archive of these parts (name, text as UTF-8), each deflated by zlib-ng, as ``zipfile`` lays one
+    out (local headers, then the central directory; no ZIP64: a workbook is megabytes, not gigabytes).
+
+    Why not ``zipfile``: it deflates with the system's zlib, a quarter of an ERS workbook's CPU (~15 MB of XML);
+    zlib-ng's level 2 is twice as fast as zlib's level 1 and its output smaller (1.31 MB -> 1.21 MB for one
+    country's ERS on the 300,000-event campaign). Any DEFLATE stream is a valid member: every reader opens it.
+    """
+    # The time every member is stamped with, as ``zipfile.writestr`` stamps it: now, in DOS form.
+    t = datetime.now().timetuple()
+    when = ((t.tm_hour << 11) | (t.tm_min << 5) | (t.tm_sec // 2),
+            ((t.tm_year - 1980) << 9) | (t.tm_mon << 5) | t.tm_mday)
+    body, central = bytearray(), bytearray()
+    count = 0
+    for name, text in parts:
+        raw, encoded = text.encode("utf-8"), name.encode("utf-8")
+        deflate = zlib_ng.compressobj(level, zlib_ng.DEFLATED, -15)
+        packed = deflate.compress(raw) + deflate.flush()
+        crc = zlib_ng.crc32(raw)
+        fields = struct.pack("<HHHHHIIIH", 20, 0, 8, when[0], when[1], crc, len(packed), len(raw), len(encoded))
+        # Made on Unix by ZIP 2.0, read-write for its owner: ``writestr``'s.
+        central += struct.pack("<IH", 0x02014B50, 0x0314) + fields \
+            + struct.pack("<HHHHII", 0, 0, 0, 0, 0o600 << 16, len(body)) + encoded
+        body += struct.pack("<I", 0x04034B50) + fields + struct.pack("<H", 0) + encoded + packed
+        count += 1
+    end = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, count, count, len(central), len(body), 0)
+    return bytes(body + central + end)
 
 
 class Worksheet:
@@ -258,11 +294,7 @@ class Worksheet:
                 out.append(f'<c r="{ref}"{s} t="n"><v>{"%.16g" % v}</v></c>')
             else:
                 raise ValueError(f"Cannot convert {v!r} to Excel")
-        out.append("</row>")
-        self.rows.append("".join(out))
-        if not self.first_row:
-            self.first_row = self.row
-        self.width = max(self.width, len(values))
+        self._close(out, len(values))
 
     def _plain(self, r: str, letters: list[str], values: Sequence[Any]) -> None:
         """``append`` of a row without styles or comments."""
@@ -280,11 +312,15 @@ class Worksheet:
                 out.append(f'<c r="{letter}{r}" t="b"><v>{int(v)}</v></c>')
             else:
                 raise ValueError(f"Cannot convert {v!r} to Excel")
+        self._close(out, len(values))
+
+    def _close(self, out: list[str], width: int) -> None:
+        """The row whose ``<row>`` and cells ``out`` holds, written: the sheet's extent follows it."""
         out.append("</row>")
         self.rows.append("".join(out))
         if not self.first_row:
             self.first_row = self.row
-        self.width = max(self.width, len(values))
+        self.width = max(self.width, width)
 
     def column_width(self, column: int, width: float) -> None:
         self.widths[column] = width
@@ -313,5 +349,5 @@ class Worksheet:
                 'ns1:ext="edit" data="1" /></ns0:shapelayout><ns1:shapetype id="_x0000_t202" coordsize="21600,21600" '
                 'ns0:spt="202" path="m,l,21600r21600,l21600,xe"><ns1:stroke joinstyle="miter" /><ns1:path '
                 'gradientshapeok="t" ns0:connecttype="rect" /></ns1:shapetype>'
-                + "".join(_SHAPE.format(w=w, h=h, i=i, r=r, c=c)
-                          for i, (_, r, c, _, w, h) in enumerate(self.comments, 1026)) + "</xml>")
+                + "".join([_shape(w, h, i, r, c) for i, (_, r, c, _, w, h) in enumerate(self.comments, 1026)])
+                + "</xml>")

@@ -15,6 +15,7 @@ only the sheets that changed.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ from ledger.chain import canonical_json
 from ledger.economy.sheets import RELEVANT, Budget, Inputs, Memo, compute, trim
 
 CHUNK = 512
+#: A correction's item in a snapshot's text: its position and (its fields' first key) the position it corrects.
+_CORRECTION = re.compile(r'\["CorrectionRecorded",(\d+),\{(?:"corrects":(\d+))?')
 #: [event type, position, trimmed fields]: a list, as the snapshot's JSON decodes (converting 67,000 of them to
 #: tuples cost a third of a fresh process's first budget read on the 300k campaign); never changed once made.
 Item = list[Any]
@@ -121,6 +124,37 @@ class TreasuryLog:
         else:
             chunks = (*self.chunks, self.tail)
         found += [p for chunk in chunks for k, p, _ in chunk if k in kinds]
+        return sorted(set(found))
+
+    def entry_positions(self, country: str) -> list[int]:
+        """The positions a country's entry table reads, ascending: each entry recorded for ``country``, every
+        correction and the position each one corrects (an entry may be moved onto ``country`` by one; they are
+        few). A snapshot's text not decoded yet is searched, not decoded, as by ``positions`` (an item there is
+        ``["<kind>",<position>,{<fields in key order>}]``, canonical JSON: an entry's fields are flat), so the
+        answer may hold more positions, never fewer: the caller keeps the entries of ``country`` among those it
+        reads (``export.entry_rows``)."""
+        found: list[int] = []
+        base = self.base
+        if base is not None and base._chunks is None:
+            text = base.text
+            mine = re.compile(r'\["TreasuryEntryRecorded",(\d+),\{[^{}]*"country":'
+                              + re.escape(orjson.dumps(country).decode()) + r"[,}]")
+            found += [int(m.group(1)) for m in mine.finditer(text)]
+            for m in _CORRECTION.finditer(text):
+                found.append(int(m.group(1)))
+                if m.group(2):
+                    found.append(int(m.group(2)))
+            chunks: tuple[tuple[Item, ...], ...] = (*self.more, self.tail)
+        else:
+            chunks = (*self.chunks, self.tail)
+        for chunk in chunks:
+            for kind, position, data in chunk:
+                if kind == "TreasuryEntryRecorded" and data.get("country") == country:
+                    found.append(position)
+                elif kind == "CorrectionRecorded":
+                    found.append(position)
+                    if isinstance(data.get("corrects"), int):
+                        found.append(data["corrects"])
         return sorted(set(found))
 
     def sheet_events(self, turn: int, countries: Collection[str]) -> list[int]:

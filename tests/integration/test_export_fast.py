@@ -296,3 +296,129 @@ def test_a_live_campaigns_history_is_extended_with_the_tail_and_equals_the_one_g
     ledger.submit(cid, RecordCorrection, corrects=entry.originator_version, replacement={"amount": 1},
                   reason="miscounted", actor=GM)
     same_as_gathered()
+
+
+def test_one_countrys_entries_read_by_position_are_those_of_the_whole_entry_log(ledger, monkeypatch):
+    """A first entries table (or workbook) of one country reads that country's entries, every correction and
+    what each corrects, by the positions the campaign's budget log names (``TreasuryLog.entry_positions``, its
+    snapshot text searched undecoded), not the campaign's whole entry log: the same CSV and workbook cells as
+    the history gathered from the events, for a game master and a player (one entry hidden from them), then
+    for the game master with an entry moved onto another country by a correction, one struck out and one
+    corrected twice (a player's history is gathered once anything is corrected)."""
+    import dataclasses
+
+    import orjson
+
+    from ledger.chain import canonical_json
+    from ledger.economy import treasury_log
+    from ledger.economy.treasury_log import TreasuryLog
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+    from tests.integration.test_export_xlsx_fast import cells
+
+    generate(ledger, "bycountry", 500, seed=8, turn_size=70)
+    [state] = ledger.campaigns()
+    cid = state.id
+    entries = [e for e in ledger.history(cid) if type(e).__name__ == "TreasuryEntryRecorded"]
+    eng = next(e for e in entries if e.country == "ENG")
+    fra = [e for e in entries if e.country == "FRA"]
+    monkeypatch.setattr(treasury_log, "CHUNK", 16)  # small chunks: the log below has a snapshot text
+
+    def same_as_gathered(actors: tuple[Actor, ...]) -> None:
+        Projector(ledger).catch_up()
+        state = ledger.campaign(cid)
+        # As a fresh process restores it: the log's chunks as the snapshot's text, not decoded yet.
+        log = TreasuryLog.from_json(orjson.loads(canonical_json(
+            TreasuryLog.from_json(state.treasury.to_items()).to_json())))
+        assert log.base is not None and log.base._chunks is None
+        state = dataclasses.replace(state, treasury=log)
+        for actor in actors:
+            plain = gather(ledger, cid, actor)
+            fast = Reader(ledger, ViewDB(ledger.recorder)).history(cid, actor, state)
+            assert not isinstance(fast.entries, list), "read from the store, not gathered"
+            for country in ("FRA", "ENG", "SPA"):
+                assert export.entries_csv(fast, country) == export.entries_csv(plain, country), (actor, country)
+                assert export.entries_csv(fast, country, (2, 3)) == export.entries_csv(plain, country, (2, 3))
+            assert (b"secret" in export.entries_csv(fast, "FRA")) == (actor is GM)
+            assert cells(export.to_xlsx(fast, "FRA")) == cells(export.to_xlsx(plain, "FRA"))
+            assert len(fast.entries.of("FRA")) < len(plain.entries) / 2  # type: ignore[attr-defined]
+
+    ledger.submit(cid, RecordTreasuryEntry, country="FRA", line="A9", amount=5, reason="secret",
+                  visibility={"scope": "gm"}, actor=GM)
+    same_as_gathered((GM, FRANCE))
+    ledger.submit(cid, RecordCorrection, corrects=eng.originator_version, replacement={"country": "FRA"},
+                  reason="France's, not England's", actor=GM)
+    ledger.submit(cid, RecordCorrection, corrects=fra[0].originator_version, reason="never happened", actor=GM)
+    ledger.submit(cid, RecordCorrection, corrects=fra[1].originator_version, replacement={"country": "ENG"},
+                  reason="England's", actor=GM)
+    ledger.submit(cid, RecordCorrection, corrects=fra[1].originator_version, replacement={"amount": 2},
+                  reason="and two", actor=GM)
+    same_as_gathered((GM,))
+    history = gather(ledger, cid, GM)
+    assert b"France's, not England's" in export.entries_csv(history, "FRA")
+    assert b"and two" in export.entries_csv(history, "ENG") and b"and two" not in export.entries_csv(history, "FRA")
+
+
+def test_one_countrys_victory_and_stability_read_the_hashes_of_that_countrys_events_only(ledger):
+    """A first victory or stability table of one country reads the hashes of the events its rows name, in one
+    read, not those of every country's awards and track changes: the same CSV as the history gathered from the
+    events, for every country."""
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "victories", 500, seed=8, turn_size=70)
+    [state] = ledger.campaigns()
+    Projector(ledger).catch_up()
+    state = ledger.campaign(state.id)
+    plain = gather(ledger, state.id, GM)
+    named = {a["position"] for a in plain.awards} | {e["position"] for e in plain.victory["stability_log"]}
+    fast = Reader(ledger, ViewDB(ledger.recorder)).history(state.id, GM, state)
+    assert not isinstance(fast.hashes, dict), "read from the store, not gathered"
+    assert export.encode("victory", "csv", export.rows(fast, "victory", "FRA")) == \
+        export.encode("victory", "csv", export.rows(plain, "victory", "FRA"))
+    # France's awards only: the battles England won named in England's rows and the stability track only.
+    assert len(fast.hashes) == len({a["position"] for a in plain.awards if a["country"] == "FRA"}) < len(named)
+    for country in state.countries:
+        for table in ("victory", "stability", "inflation"):
+            assert export.encode(table, "csv", export.rows(fast, table, country)) == \
+                export.encode(table, "csv", export.rows(plain, table, country))
+
+
+def test_an_ers_export_of_a_turn_range_reads_those_turns_sheets_only(ledger):
+    """``ers.csv?turns=A..B`` of one country, first in a process, reads that country's sheets of those turns from
+    the budget view (and the hashes they name), not its whole ERS: the same CSV, JSON and workbook as gathered
+    from the events; a later export of every turn reads the rest; and after an append the views have not read
+    (a tail: its turn computed again from the sheets before it), a range still equals the gathered one."""
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+    from tests.integration.test_export_xlsx_fast import cells
+
+    generate(ledger, "ranges", 600, seed=9, turn_size=60)
+    [state] = ledger.campaigns()
+    cid = state.id
+    Projector(ledger).catch_up()
+    state = ledger.campaign(cid)
+    assert state.turn >= 6
+    plain = gather(ledger, cid, GM)
+    fast = Reader(ledger, ViewDB(ledger.recorder)).history(cid, GM, state)
+    stored = fast.budget._stored  # type: ignore[attr-defined]
+    assert export.ers_csv(fast, "FRA", (4, 5)) == export.ers_csv(plain, "FRA", (4, 5))
+    assert stored.spans == {"FRA": {4, 5}} and not stored.countries
+    assert export.ers_json(fast, "FRA", (3, 5)) == export.ers_json(plain, "FRA", (3, 5))
+    assert cells(export.to_xlsx(fast, "FRA", (2, 6))) == cells(export.to_xlsx(plain, "FRA", (2, 6)))
+    assert stored.spans == {"FRA": {2, 3, 4, 5, 6}}
+    assert export.ers_csv(fast, "FRA") == export.ers_csv(plain, "FRA")
+    assert stored.spans == {"FRA": set(range(1, state.turn + 1))}
+
+    ledger.submit(cid, RecordTreasuryEntry, country="FRA", turn=state.turn, line="A9", amount=7,
+                  reason="after the views", actor=GM)
+    state = ledger.campaign(cid)
+    live = Reader(ledger, ViewDB(ledger.recorder)).history(cid, GM, state)
+    plain = gather(ledger, cid, GM)
+    last = (state.turn - 1, state.turn)
+    assert b"after the views" not in export.ers_csv(live, "ENG", last)
+    assert export.ers_csv(live, "FRA", last) == export.ers_csv(plain, "FRA", last)
+    assert export.ers_csv(live, "FRA", (2, 3)) == export.ers_csv(plain, "FRA", (2, 3))

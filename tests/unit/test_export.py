@@ -16,6 +16,8 @@ import io
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ledger.domain.errors import InvalidInput
 from projections import charts, export
@@ -195,3 +197,14 @@ def test_the_svg_has_one_group_per_series_with_its_label_and_is_byte_stable(hist
     assert set(re.findall(r'id="series-(\d+)-turn-(\d+)"', stacked)) == {("0", "1"), ("0", "2"), ("0", "3")}
     png = charts.render(chart, "png")
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and png == charts.render(chart, "png")
+
+
+@given(st.fractions(max_denominator=12))
+def test_an_awards_stored_points_read_back_as_the_exact_number_the_victory_view_wrote(points):
+    """The victory view stores an award's points as text (``str``: "5", "-7/3"); a seeded history reads them
+    back as ``plain`` numbers (whole ones as int, else the fraction's text), without a Fraction for whole ones."""
+    from projections.history import _points
+    from projections.records import plain
+
+    found = _points(str(points))
+    assert found == plain(points) and type(found) is type(plain(points))

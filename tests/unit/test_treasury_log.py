@@ -96,3 +96,34 @@ def test_the_positions_of_rare_kinds_found_in_a_snapshots_text_are_those_the_dec
         assert set(want) <= set(found) and set(found) - set(want) <= {7}
     finally:
         treasury_log.CHUNK = chunk
+
+
+@settings(max_examples=60, deadline=None)
+@given(before=st.integers(0, 40), after=st.integers(0, 12),
+       items=st.lists(st.tuples(st.sampled_from(["FRA", "ENG", "SPA"]), st.integers(-9, 9),
+                                st.booleans(), st.integers(1, 60)), min_size=52, max_size=52))
+def test_a_countrys_entry_table_reads_its_entries_every_correction_and_what_each_corrects(before, after, items):
+    """``entry_positions(country)``, from a restored log's undecoded text and from the decoded log: the
+    country's entries, every correction and the position it corrects (a correction may move an entry onto
+    the country), none missed, none of another country's uncorrected entries."""
+    treasury_log.CHUNK, chunk = 4, treasury_log.CHUNK
+    try:
+        def grow(log, start, count):
+            for n in range(start, start + count):
+                country, amount, correction, target = items[n - 1]
+                log = log.add("CorrectionRecorded", n, {"corrects": target % n or 1,
+                                                        "replacement": {"country": country}}) if correction \
+                    else log.add("TreasuryEntryRecorded", n, {"country": country, "turn": 1, "line": "A9",
+                                                              "amount": amount, "reason": "a, \"quoted\" {FRA}"})
+            return log
+
+        log = grow(restored(grow(TreasuryLog(), 1, before)), 1 + before, after)
+        text_answer = {c: log.entry_positions(c) for c in ("FRA", "ENG")}
+        assert log.base is None or log.base._chunks is None, "searched, not decoded"
+        for country in ("FRA", "ENG"):
+            want = sorted({p for k, p, d in log.items() if k == "TreasuryEntryRecorded" and d["country"] == country}
+                          | {p for k, p, d in log.items() if k == "CorrectionRecorded"}
+                          | {d["corrects"] for k, p, d in log.items() if k == "CorrectionRecorded"})
+            assert text_answer[country] == want == log.entry_positions(country)  # decoded by items() now
+    finally:
+        treasury_log.CHUNK = chunk
