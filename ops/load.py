@@ -523,8 +523,9 @@ def _cache_name(site: str) -> str:
 
 
 def print_cache_counts(before: dict[str, list[int]], after: dict[str, list[int]]) -> None:
-    print("  caches in the mixed run (every LRUCache of the server's processes, by the line that made it; the "
-          "response cache is api/readpath.py's; size and bound in entries, or bytes where the cache counts bytes):")
+    print("  caches in the mixed run (every LRUCache of the server's processes, by the line that made it, summed over "
+          "the processes: with 2 workers each bound is twice one worker's; the response cache is api/readpath.py's; "
+          "size and bound in entries, or bytes where the cache counts bytes):")
     print(f"  {'cache':<20} {'name':<28} {'hits':>8} {'misses':>8} {'hit rate':>8} {'entries':>8} {'size':>11} "
           f"{'bound':>11}")
     for site in sorted(after, key=lambda k: (k.rpartition(":")[0], int(k.rpartition(":")[2] or 0))):
@@ -558,6 +559,28 @@ def session_cpu(sid: int, command: str | None = None) -> float:
                 continue
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+def default_cache_bytes() -> int:
+    from ledger.config import Settings
+
+    return int(Settings.model_fields["response_cache_bytes"].default)
+
+
+def session_rss(sid: int) -> list[int]:
+    """Resident bytes of each live process of the server's session (its workers, the master, the projection
+    process), largest first, from /proc/<pid>/statm."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    found = []
+    for entry in os.listdir("/proc"):
+        fields = _stat(int(entry)) if entry.isdigit() else None
+        if fields is not None and int(fields[3]) == sid:
+            try:
+                with open(f"/proc/{entry}/statm") as f:
+                    found.append(int(f.read().split()[1]) * page)
+            except OSError:
+                continue
+    return sorted(found, reverse=True)
 
 
 FOLLOWER = "project --follow"  # the projection process `ledger serve --workers N` starts
@@ -856,6 +879,10 @@ def main() -> None:
                   f"per request ({follower_cpu / args.seconds:.2f} cores)")
         if ran:
             print("  SQL statements per request: " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(ran.items())))
+        rss = session_rss(proc.pid)
+        print(f"  server's memory after the run: {sum(rss) / 2**20:,.0f} MB resident in {len(rss)} processes (largest "
+              + ", ".join(f"{r / 2**20:,.0f}" for r in rss[:3]) + f" MB); response cache bound "
+              f"{int(server_settings.get('response_cache_bytes', default_cache_bytes())) / 2**20:,.0f} MB per worker")
         if counts:
             time.sleep(1.2)  # each process writes its counts every second
             print_cache_counts(counted, cache_counts(counts))
