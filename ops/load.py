@@ -6,6 +6,7 @@
     python ops/load.py --store postgres --workers 2 --replica       # reads to LEDGER_POSTGRES_REPLICA_DSN
     python ops/load.py --short                                      # 3 campaigns, 6 clients, 2 s: the suite's
     python ops/load.py --store postgres --revalidate                # then the mix again, browser-like (ETags)
+    python ops/load.py --store postgres --cache-stats               # each cache's hits in the mixed run
 
 Set-up, before the server starts, straight through the ``Ledger`` API (the same
 commands the HTTP routes hand it, ``--setup-procs`` processes in parallel on
@@ -42,6 +43,10 @@ CPU too (``PostgresCPU``: the backends of the run's database, and the whole
 cluster), and the calm pass prints the CPU of each kind alone, the server's and
 PostgreSQL's, with the SQL statements the server ran per request (it counts
 them: ``LEDGER_COUNT_STATEMENTS``, api/observability.py).
+
+``--cache-stats`` starts the server with ``ops/cachecount`` on its ``PYTHONPATH`` (a ``sitecustomize`` that
+counts the hits and misses of every ``cachetools.LRUCache`` by the line that made it, the service's code
+unchanged) and prints, for the mixed run, each cache's hit rate, entries, size and bound.
 
 ``--revalidate`` adds a separate figure after the headline: the same clients and
 mix again, each keeping the cookies and the ETag it got per request and sending
@@ -467,10 +472,14 @@ def get(port: int, path: str, timeout: float = 2) -> int:
         conn.close()
 
 
-def start_server(env: dict[str, str], tmp: str, workers: int, settings: dict[str, str] | None = None
-                 ) -> tuple[int, subprocess.Popen]:
+def start_server(env: dict[str, str], tmp: str, workers: int, settings: dict[str, str] | None = None,
+                 cache_counts: str | None = None) -> tuple[int, subprocess.Popen]:
     port = free_port()
     server_env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
+    if cache_counts:  # --cache-stats: ops/cachecount/sitecustomize.py counts each cache's hits in the server
+        server_env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "ops" / "cachecount"),
+                                                                 server_env.get("PYTHONPATH")]))
+        server_env["LOAD_CACHE_COUNTS"] = cache_counts
     # An admin token closes open development (no token-less admin from loopback): every client shows a token.
     # Statements counted per request (a Ledger-Statements header; a wrapper around each psycopg execute).
     server_env.update(env, LEDGER_ADMIN_TOKEN=secrets.token_urlsafe(24), LEDGER_COUNT_STATEMENTS="1")
@@ -492,6 +501,40 @@ def start_server(env: dict[str, str], tmp: str, workers: int, settings: dict[str
         time.sleep(0.2)
     stop_server(proc)
     raise SystemExit(f"the server did not start (log: {tmp}/server.log)")
+
+
+def cache_counts(folder: str) -> dict[str, list[int]]:
+    """Per cache (the line that made it): hits, misses, entries, size, bound, summed over the server's processes."""
+    found: dict[str, list[int]] = {}
+    for f in Path(folder).glob("*.json"):
+        for site, figures in json.loads(f.read_text()).items():
+            found[site] = [a + b for a, b in zip(found.get(site, [0] * 5), figures)]
+    return found
+
+
+def _cache_name(site: str) -> str:
+    """``head.py:120`` as the code names it there (``self._audiences``), read from that line of the source."""
+    name, _, line = site.rpartition(":")
+    for path in (ROOT / d / name for d in ("projections", "api", "ledger", "ledger/store")):
+        if path.is_file() and line.isdigit():
+            text = path.read_text().splitlines()[int(line) - 1].strip()
+            return text.split(":")[0].split("=")[0].strip()[:28]
+    return ""
+
+
+def print_cache_counts(before: dict[str, list[int]], after: dict[str, list[int]]) -> None:
+    print("  caches in the mixed run (every LRUCache of the server's processes, by the line that made it, summed over "
+          "the processes: with 2 workers each bound is twice one worker's; the response cache is api/readpath.py's; "
+          "size and bound in entries, or bytes where the cache counts bytes):")
+    print(f"  {'cache':<20} {'name':<28} {'hits':>8} {'misses':>8} {'hit rate':>8} {'entries':>8} {'size':>11} "
+          f"{'bound':>11}")
+    for site in sorted(after, key=lambda k: (k.rpartition(":")[0], int(k.rpartition(":")[2] or 0))):
+        hits, misses = (after[site][i] - before.get(site, [0, 0])[i] for i in (0, 1))
+        if hits + misses == 0:
+            continue
+        _, _, entries, size, bound = after[site]
+        print(f"  {site:<20} {_cache_name(site):<28} {hits:>8} {misses:>8} {hits / (hits + misses):>8.0%} "
+              f"{entries:>8} {size:>11,} {bound:>11,}")
 
 
 def stop_server(proc: subprocess.Popen) -> None:
@@ -516,6 +559,28 @@ def session_cpu(sid: int, command: str | None = None) -> float:
                 continue
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+def default_cache_bytes() -> int:
+    from ledger.config import Settings
+
+    return int(Settings.model_fields["response_cache_bytes"].default)
+
+
+def session_rss(sid: int) -> list[int]:
+    """Resident bytes of each live process of the server's session (its workers, the master, the projection
+    process), largest first, from /proc/<pid>/statm."""
+    page = os.sysconf("SC_PAGE_SIZE")
+    found = []
+    for entry in os.listdir("/proc"):
+        fields = _stat(int(entry)) if entry.isdigit() else None
+        if fields is not None and int(fields[3]) == sid:
+            try:
+                with open(f"/proc/{entry}/statm") as f:
+                    found.append(int(f.read().split()[1]) * page)
+            except OSError:
+                continue
+    return sorted(found, reverse=True)
 
 
 FOLLOWER = "project --follow"  # the projection process `ledger serve --workers N` starts
@@ -687,6 +752,8 @@ def main() -> None:
     ap.add_argument("--profile", metavar="FILE", help="py-spy the server during the mixed run, into FILE")
     ap.add_argument("--profile-cpu", action="store_true", help="with --profile: only the thread holding the GIL "
                     "(CPU in Python, waits left out)")
+    ap.add_argument("--cache-stats", action="store_true", help="count each cache's hits and misses in the server "
+                    "(ops/cachecount) and print them for the mixed run")
     ap.add_argument("--save-setup", metavar="FILE", help="keep the set-up's store and write what reuses it to FILE")
     ap.add_argument("--setup", metavar="FILE", help="drive the store a --save-setup run kept (no set-up, kept after)")
     ap.add_argument("--short", action="store_true", help="3 campaigns of 60 events, 6 clients, 1 worker, 2 s")
@@ -733,7 +800,10 @@ def main() -> None:
                 raise SystemExit(f"--reads: unknown kind(s) {sorted(unknown)}; known: {[*READS, *MORE_READS]}")
         specs = [made[i % len(made)]["people"][i % 9] | {"reads": reads} for i in range(args.clients)]
         server_settings = dict(part.partition("=")[::2] for part in args.server_setting)
-        port, proc = start_server(env, tmp, args.workers, server_settings)
+        counts = str(Path(tmp) / "cache-counts") if args.cache_stats else None
+        if counts:
+            os.makedirs(counts, exist_ok=True)
+        port, proc = start_server(env, tmp, args.workers, server_settings, counts)
         pg = PostgresCPU(env["LEDGER_POSTGRES_DSN"]) if env.get("LEDGER_STORE") == "postgres" else None
         load = os.getloadavg()
         print(f"server: ledger serve --workers {args.workers} on {args.store}"
@@ -789,6 +859,7 @@ def main() -> None:
 
         print(f"\nmixed run, {args.seconds:.0f} s:")
         spy = profile(proc.pid, args.profile, args.seconds, args.profile_cpu) if args.profile else None
+        counted = cache_counts(counts) if counts else {}
         cpu0, pg0, follower0 = session_cpu(proc.pid), pg.cpu() if pg else {}, session_cpu(proc.pid, FOLLOWER)
         lat, err, samples, client_cpu, ran = run_clients(port, specs, neighbours, LAND, args.seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
@@ -808,6 +879,13 @@ def main() -> None:
                   f"per request ({follower_cpu / args.seconds:.2f} cores)")
         if ran:
             print("  SQL statements per request: " + ", ".join(f"{k} {v:.1f}" for k, v in sorted(ran.items())))
+        rss = session_rss(proc.pid)
+        print(f"  server's memory after the run: {sum(rss) / 2**20:,.0f} MB resident in {len(rss)} processes (largest "
+              + ", ".join(f"{r / 2**20:,.0f}" for r in rss[:3]) + f" MB); response cache bound "
+              f"{int(server_settings.get('response_cache_bytes', default_cache_bytes())) / 2**20:,.0f} MB per worker")
+        if counts:
+            time.sleep(1.2)  # each process writes its counts every second
+            print_cache_counts(counted, cache_counts(counts))
         if pg:
             print(f"  PostgreSQL's CPU per request: {backends / n * 1e3:.2f} ms in the backends of database "
                   f"{pg.database} ({backends / args.seconds:.2f} cores); the cluster's background processes "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from typing import Any
 
 from ledger.rules.core import Ruling
@@ -311,6 +312,7 @@ def line_code(code: str) -> str:
     return f"{code.removesuffix('_pct')} %" if code.endswith("_pct") else code
 
 
+@lru_cache(maxsize=1024)  # a ruleset's few dozen formulas, parsed for each line of every ERS page otherwise
 def formula(expr: str | None) -> str:
     """An ERS formula (``ledger/rules/eu/ers.py``) as a person reads it: ``pct_down(A14, A15_pct)`` is
     "A15 % of A14, rounded down", ``sum_range(B29, B37)`` "the sum of B29 to B37", ``prev(A33)`` "A33 of

@@ -80,3 +80,23 @@ def test_a_kept_set_up_is_driven_again_without_setting_it_up(tmp_path):
         assert "server errors (5xx): 0" in out, out
     finally:
         shutil.rmtree(store, ignore_errors=True)
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_cache_stats_prints_each_caches_hits_in_the_mixed_run_and_the_response_caches_bound():
+    """--cache-stats counts the server's caches (ops/cachecount) without changing its code: a row per cache the
+    mixed run used, named as the code names it, with its hit rate, and the response cache bounded in bytes."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
+    done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "2", "--calm", "0",
+                           "--cache-stats"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=240)
+    out = done.stdout
+    assert done.returncode == 0, out + done.stderr[-3000:]
+    table = out.split("caches in the mixed run")[1].split("targets:")[0]
+    rows = {m[1]: m for m in re.finditer(r"^  (\S+:\d+)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)%\s+(\d+)\s+([\d,]+)\s+([\d,]+)$",
+                                         table, re.M)}
+    response = rows.get(next((site for site in rows if site.startswith("readpath.py:")), ""))
+    assert response is not None and response[2] == "self._entries", table
+    assert int(response[3]) + int(response[4]) > 0, table  # the reads went through it
+    assert int(response[8].replace(",", "")) == 64 << 20, table  # bounded in bytes (LEDGER_RESPONSE_CACHE_BYTES)
+    assert any(site.startswith("head.py:") for site in rows), table  # the views' caches of projections.head

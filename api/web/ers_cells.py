@@ -1,0 +1,128 @@
+"""The ERS page's cells as HTML: a cell's amount, how it was worked out, and the events behind it.
+
+These were Jinja macros of ``ers.html``, called four or five times for each of a sheet's ~80 rows: the macro
+calls and their escaping were half of the page's render, and the page is a tenth of what the service serves
+(ops/load.py, py-spy of a worker). Here they are plain functions writing the very same HTML, byte for byte
+(tests/unit/test_ers_cells.py renders both and compares); every value a person typed or the store holds is
+escaped, as the template's autoescape did.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from projections import words
+
+_MISSING = object()
+
+
+def _text(d: dict[str, Any], key: str) -> str:
+    """``{{ d.key }}`` as Jinja writes it: escaped, "None" for a null, nothing for a key the dict lacks."""
+    value = d.get(key, _MISSING)
+    return "" if value is _MISSING else str(escape(value))
+
+
+def amount(cell: dict[str, Any]) -> Markup:
+    unit, value = cell.get("unit"), _text(cell, "amount")
+    if unit == "percent":
+        return Markup(f"{value} %")
+    if unit == "ticks":
+        ticks = cell.get("ticks", _MISSING)  # a missing key is "not none" to Jinja, and writes nothing
+        return Markup(f"{value} ducats" + ("" if ticks is None else f" ({_text(cell, 'ticks')} ticks)"))
+    if unit == "modifier":
+        return Markup(escape("%+d" % cell["amount"]))
+    return Markup(value)
+
+
+def _int(text: str) -> int:
+    """Jinja's ``|int``: the number, or 0 for text that is not one."""
+    try:
+        return int(text)
+    except ValueError:
+        try:
+            return int(float(text))
+        except ValueError:
+            return 0
+
+
+def _source_link(s: str, turn: int, country: str, slug: str) -> str:
+    if "[t-" in s:
+        code, back = s.split("[")[0], _int(s.split("[t-")[1].rstrip("]"))
+        if turn - back >= 1:
+            return (f'<a href="/ui/campaigns/{escape(slug)}/ers/{escape(country)}/{turn - back}#cell-{escape(code)}">'
+                    f"{escape(code)} of turn {turn - back}</a>")
+        return f"{escape(code)} {back} turn{'s' if back > 1 else ''} back (none: before turn 1)"
+    return f'<a href="#cell-{escape(s)}">{escape(words.line_code(s))}</a>'
+
+
+def how(cell: dict[str, Any], v: Any, slug: str) -> Markup:
+    sources = cell.get("sources")
+    links = lambda: ", ".join(_source_link(s, v.turn, v.country, slug) for s in sources)  # noqa: E731
+    if cell.get("kind") == "derived" and cell.get("events") and not sources:
+        return Markup("entered (no earlier sheet to carry it from)")
+    if cell.get("kind") == "derived":
+        out = "worked out"
+        if cell.get("how"):
+            out += f' as <span class="formula">{_text(cell, "how")}</span>'
+        if sources:
+            out += " from " + links()
+        return Markup(out)
+    if cell.get("defaulted"):
+        return Markup("nothing entered: " + ("taken from " + links() if sources else "0"))
+    return Markup("entered")
+
+
+def events(cell: dict[str, Any], v: Any, slug: str) -> Markup:
+    out = []
+    place = escape(slug)
+    for p in cell.get("events") or ():
+        e = v.events.get(p)
+        at = escape(p)
+        out.append(f'\n<div class="ev" data-position="{at}">')
+        if e and e.get("turn"):
+            out.append(f'<a href="/ui/campaigns/{place}/turns/{_text(e, "turn")}?position={at}">#{at}</a>')
+        else:
+            out.append(f'<a href="/ui/campaigns/{place}">#{at}</a>')
+        if not e:
+            out.append(' <span class="dim">(not shown)</span>')
+        elif e.get("what") == "entry":
+            when = f", {_text(e, 'time')}" if e.get("time") else ""
+            out.append(f' {escape("%+d" % e["amount"])} · {_text(e, "reason")} '
+                       f'<span class="dim">({_text(e, "actor")}{when})</span>')
+        elif e.get("what") == "correction":
+            replacement = e.get("replacement")
+            changed = (", ".join(f"{escape(k)} {escape(val)}" for k, val in replacement.items()) if replacement
+                       else "struck out")
+            out.append(f' <strong>correction of #{_text(e, "corrects")}</strong>: {changed} · {_text(e, "reason")} '
+                       f'<span class="dim">({_text(e, "actor")})</span>')
+        else:
+            out.append(f" {_text(e, 'reason')}")
+        out.append("</div>")
+    return Markup("".join(out))
+
+
+def row(line: dict[str, Any], v: Any, slug: str) -> Markup:
+    """One line of a sheet as a table row, its percentage box (``pct``) beside its amount, as on paper."""
+    pct = line.get("pct")
+    kind, code = _text(line, "kind"), _text(line, "code")
+    out = [f'\n<tr id="cell-{code}" class="{kind}{" defaulted" if line.get("defaulted") else ""}" '
+           f'data-amount="{_text(line, "amount")}" data-kind="{kind}">\n<td class="rule">{code}</td>\n'
+           f'<td>{_text(line, "name")}']
+    if line.get("alert"):
+        out.append(f' <span class="error">{_text(line, "alert")}</span>')
+    at_close = line.get("at_close")
+    if at_close and not at_close.get("matches"):
+        out.append(f' <span class="error">(was {_text(at_close, "value")} when the {_text(at_close, "phase")} '
+                   f"phase closed)</span>")
+    out.append('</td>\n<td class="num">')
+    if pct:
+        out.append(f'<span id="cell-{_text(pct, "code")}" class="pct {_text(pct, "kind")}" '
+                   f'data-amount="{_text(pct, "amount")}" data-kind="{_text(pct, "kind")}" '
+                   f'title="{_text(pct, "name")}">{amount(pct)}</span> ')
+    out.append(f"<strong>{amount(line)}</strong></td>\n<td>{how(line, v, slug)}")
+    if pct:
+        out.append(f'<br><span class="dim">{escape(words.line_code(pct["code"]))}: {how(pct, v, slug)}</span>')
+    out.append(f"</td>\n<td>{events(line, v, slug)}{events(pct, v, slug) if pct else ''}</td>\n</tr>\n")
+    return Markup("".join(out))

@@ -1,0 +1,64 @@
+"""Measurement only (``ops/load.py --cache-stats``): counts the hits and misses of every ``cachetools.LRUCache``
+the server makes, by the line that made it (``head.py:120``), and writes them with each cache's entries, size
+and bound to ``$LOAD_CACHE_COUNTS/<pid>.json`` every second. Python imports this module at start-up when its
+directory is on ``PYTHONPATH`` (``site``), before the service's modules bind ``LRUCache``; the service's own
+code is not changed, and a server started without it counts nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+
+if os.environ.get("LOAD_CACHE_COUNTS"):
+    import cachetools
+
+    _Plain = cachetools.LRUCache
+    _made: list = []
+
+    class LRUCache(_Plain):  # type: ignore[misc, valid-type]
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            caller = sys._getframe(1)
+            self._site = f"{os.path.basename(caller.f_code.co_filename)}:{caller.f_lineno}"
+            self._hits = self._misses = 0
+            _made.append(self)
+
+        def __getitem__(self, key):
+            try:
+                value = _Plain.__getitem__(self, key)
+            except KeyError:
+                self._misses += 1
+                raise
+            self._hits += 1
+            return value
+
+        def get(self, key, default=None):
+            if key in self:
+                self._hits += 1
+                return _Plain.__getitem__(self, key)
+            self._misses += 1
+            return default
+
+    cachetools.LRUCache = LRUCache
+
+    def _write() -> None:
+        folder = os.environ["LOAD_CACHE_COUNTS"]
+        while True:
+            time.sleep(1.0)
+            sites: dict[str, list[int]] = {}
+            for cache in list(_made):
+                s = sites.setdefault(cache._site, [0, 0, 0, 0, 0])
+                s[0] += cache._hits
+                s[1] += cache._misses
+                s[2] += len(cache)
+                s[3] += int(cache.currsize)
+                s[4] += int(cache.maxsize)
+            path = f"{folder}/{os.getpid()}.json"
+            with open(path + ".tmp", "w") as f:
+                json.dump(sites, f)
+            os.replace(path + ".tmp", path)
+
+    threading.Thread(target=_write, name="cache-counts", daemon=True).start()
