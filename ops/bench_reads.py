@@ -114,6 +114,22 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+def timed_get(client: TestClient, url: str, headers: dict[str, str], lat: list[float], cpu: list[float],
+              statuses: set[int], profile: cProfile.Profile | None = None) -> None:
+    """One GET, its wall and CPU milliseconds and status added to the lists (a 5xx printed with its URL)."""
+    if profile:
+        profile.enable()
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = client.get(url, headers=headers)
+    lat.append((time.perf_counter() - t0) * 1000)
+    cpu.append((time.process_time() - c0) * 1000)
+    if profile:
+        profile.disable()
+    statuses.add(r.status_code)
+    if r.status_code >= 500:
+        print(f"  {url}: {r.status_code} {r.text[:200]}")
+
+
 def pg_dsn(dbname: str | None) -> str:
     dsn = os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN") \
         or sys.exit("set LEDGER_POSTGRES_DSN (or LEDGER_POSTGRES_OWNER_DSN)")
@@ -357,18 +373,7 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
             lat, cpus, statuses = [], [], set()
             profile = cProfile.Profile() if args.profile == kind.name else None
             for _ in range(kind.samples or args.samples):
-                url = kind.url(rng)
-                if profile:
-                    profile.enable()
-                t0, c0 = time.perf_counter(), time.process_time()
-                r = client.get(url, headers=headers)
-                lat.append((time.perf_counter() - t0) * 1000)
-                cpus.append((time.process_time() - c0) * 1000)
-                if profile:
-                    profile.disable()
-                statuses.add(r.status_code)
-                if r.status_code >= 500:
-                    print(f"  {url}: {r.status_code} {r.text[:200]}")
+                timed_get(client, kind.url(rng), headers, lat, cpus, statuses, profile)
             print(line(kind.name, role, lat, cpus, kind.target, statuses), flush=True)
             if profile:
                 pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
@@ -423,14 +428,8 @@ def built_downloads(client: TestClient, tokens: dict[str, str], api: str, player
             headers = {"Authorization": f"Bearer {tokens[role]}"}
             lat, cpus, statuses = [], [], set()
             for i in range(samples):
-                url = f"{api}/export/{table}.{fmt}?country={player}&fresh={role}{i}"
-                t0, c0 = time.perf_counter(), time.process_time()
-                r = client.get(url, headers=headers)
-                lat.append((time.perf_counter() - t0) * 1000)
-                cpus.append((time.process_time() - c0) * 1000)
-                statuses.add(r.status_code)
-                if r.status_code >= 500:
-                    print(f"  {url}: {r.status_code} {r.text[:200]}")
+                timed_get(client, f"{api}/export/{table}.{fmt}?country={player}&fresh={role}{i}", headers, lat,
+                          cpus, statuses)
             print(line(f"built {table}.{fmt} ({player})", role, lat, cpus, PAGE_MS, statuses,
                        ", each written afresh"), flush=True)
 
@@ -452,14 +451,8 @@ def live_downloads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: d
         for role in (("gm", "player") if i % 2 == 0 else ("player", "gm")):
             headers = {"Authorization": f"Bearer {tokens[role]}"}
             for table, fmt in DOWNLOADS:
-                lat, cpus, statuses = got.setdefault((f"{table}.{fmt}", role), ([], [], set()))
-                t0, c0 = time.perf_counter(), time.process_time()
-                r = client.get(f"{api}/export/{table}.{fmt}?country={player}", headers=headers)
-                lat.append((time.perf_counter() - t0) * 1000)
-                cpus.append((time.process_time() - c0) * 1000)
-                statuses.add(r.status_code)
-                if r.status_code >= 500:
-                    print(f"  {table}.{fmt}: {r.status_code} {r.text[:200]}")
+                timed_get(client, f"{api}/export/{table}.{fmt}?country={player}", headers,
+                          *got.setdefault((f"{table}.{fmt}", role), ([], [], set())))
         Projector(ledger).catch_up()
     for table, fmt in DOWNLOADS:
         for role in ("gm", "player"):
@@ -499,14 +492,7 @@ def live_reads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: dict[
         for role in (("gm", "player") if i % 2 == 0 else ("player", "gm")):
             headers = {"Authorization": f"Bearer {tokens[role]}"}
             for name, url in urls.items():
-                lat, cpus, statuses = got.setdefault((name, role), ([], [], set()))
-                t0, c0 = time.perf_counter(), time.process_time()
-                r = client.get(url, headers=headers)
-                lat.append((time.perf_counter() - t0) * 1000)
-                cpus.append((time.process_time() - c0) * 1000)
-                statuses.add(r.status_code)
-                if r.status_code >= 500:
-                    print(f"  {url}: {r.status_code} {r.text[:200]}")
+                timed_get(client, url, headers, *got.setdefault((name, role), ([], [], set())))
         Projector(ledger).catch_up()
     for (name, role), (lat, cpus, statuses) in sorted(got.items(), key=lambda kv: (list(urls).index(kv[0][0]),
                                                                                     kv[0][1])):

@@ -20,6 +20,7 @@ from projections import victory as victory_model
 from ledger.economy.sheets import RELEVANT
 from projections.records import Record
 from projections.store import ViewDB
+from projections.turn_groups import TurnGroupsView
 
 
 _dumps = orjson.dumps
@@ -378,4 +379,4 @@ class BudgetView(View):
         empty_table(self.db, cur, self.sheets_table)
 
 
-VIEW_CLASSES: dict[str, type[View]] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView)}
+VIEW_CLASSES: dict[str, Any] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView, TurnGroupsView)}

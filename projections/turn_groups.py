@@ -1,0 +1,131 @@
+"""The turns list's summary as a stored view: per campaign, turn and visibility, the first and last position
+and how many events.
+
+The web turn page lists the turns with events the caller may see
+(``projections.head.Reader.turns``). Grouping the campaign's whole timeline in
+SQL for it cost PostgreSQL 70-150 ms on a 300,000-event campaign at a
+process's first page (an index did not help); this view keeps the groups
+instead, a few thousand rows for that campaign, updated once per page of the
+runner with one statement (a row per group the page touched, not per event).
+
+Events without a turn (the campaign's creation, its scenario, tokens before the
+first turn) count in one row per campaign (turn ``NO_TURN``), so the largest
+``last_position`` of a campaign's rows is the position the view reached there:
+the reader adds the events after it from the timeline or the store. Rows and
+tracking position are written in the batch's transaction (projections.store),
+exactly-once like the other views; events never change, so a group only grows.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ledger.store.roles import have_tables
+from projections.records import Record
+from projections.store import ViewDB
+
+NAME = "turn_groups"
+TABLE = "proj_turn_groups"
+#: The turn of the row that counts a campaign's events without one (a turn is 1 or more).
+NO_TURN = -1
+_PUBLIC = {"scope": "public"}
+#: A visibility as the timeline view stores it (``projections.views.TimelineView``): the groups merge with its rows.
+PUBLIC_TEXT = orjson.dumps(_PUBLIC).decode()
+
+
+def create_tables(db: ViewDB) -> None:
+    big = "bigint" if db.postgres else "INTEGER"
+    with db.transaction() as cur:
+        if db.postgres:
+            if have_tables(cur, db.schema, (TABLE,)):
+                return  # the service role may not run CREATE TABLE: ``ledger migrate`` made it
+            cur.execute("SELECT pg_advisory_xact_lock(724311)")
+        cur.execute(f"CREATE TABLE IF NOT EXISTS {db.t(TABLE)} (campaign text NOT NULL, turn integer NOT NULL, "
+                    f"visibility text NOT NULL, first_position {big} NOT NULL, last_position {big} NOT NULL, "
+                    f"events {big} NOT NULL, PRIMARY KEY (campaign, turn, visibility))")
+
+
+def stored(db: ViewDB, cur: Any, campaign: str) -> tuple[int, dict[tuple[int, str], list[Any]]]:
+    """(reached, groups): the position the view reached in the campaign, and (turn, visibility text) ->
+    [visibility, first, last, count] of its events with a turn, in one statement (one snapshot)."""
+    ph = db.ph
+    cur.execute(f"SELECT turn, visibility, first_position, last_position, events FROM {db.t(TABLE)} "
+                f"WHERE campaign = {ph}", (campaign,))
+    reached, groups, decoded = 0, {}, {}
+    for row in cur.fetchall():
+        last = int(row["last_position"])
+        reached = max(reached, last)
+        turn, text = int(row["turn"]), row["visibility"]
+        if turn == NO_TURN:
+            continue
+        vis = decoded.get(text)
+        if vis is None:
+            vis = decoded[text] = orjson.loads(text)  # a handful of distinct ones
+        groups[(turn, text)] = [vis, int(row["first_position"]), last, int(row["events"])]
+    return reached, groups
+
+
+def as_of(reached: int, groups: dict[tuple[int, str], list[Any]], head: int
+          ) -> tuple[int, dict[tuple[int, str], list[Any]]]:
+    """``stored``'s answer up to ``head`` when the view may have gone past it (the runner moved on after the
+    caller read the head): the groups of the turns before the first one with an event after ``head``, and the
+    position before that turn's first event (a turn's events are contiguous); the caller groups the rest."""
+    late = [turn for (turn, _), (_, _, last, _) in groups.items() if last > head]
+    if reached <= head or not late:
+        return min(reached, head), groups
+    first = min(late)
+    bound = min(v[1] for (turn, _), v in groups.items() if turn >= first) - 1
+    return bound, {k: v for k, v in groups.items() if k[0] < first}
+
+
+class TurnGroupsView:
+    """Runs beside the views of ``projections.views`` (the same protocol: handle, flush, committed, forget,
+    reset); it keeps no document, so it needs none of ``View``'s."""
+
+    name = NAME
+    reads: frozenset[str] | None = None  # every event's turn and visibility (envelope fields)
+    ruling_reads: frozenset[str] | None = frozenset()
+
+    def __init__(self, db: ViewDB):
+        self.db = db
+        create_tables(db)
+        # (campaign, turn, visibility text) -> [first, last, count] of this page's events, not yet committed.
+        self.groups: dict[tuple[str, int, str], list[int]] = {}
+
+    def handle(self, cur: Any, r: Record) -> None:
+        data = r.data
+        context = data.get("context")
+        turn = context.get("turn") if context else None
+        if turn is None:
+            key = (r.campaign, NO_TURN, "")
+        else:
+            vis = data.get("visibility")
+            key = (r.campaign, turn, PUBLIC_TEXT if not vis or vis == _PUBLIC else orjson.dumps(vis).decode())
+        found = self.groups.get(key)
+        if found is None:
+            self.groups[key] = [r.position, r.position, 1]
+        else:
+            found[1] = r.position  # the log gives a campaign's events in order
+            found[2] += 1
+
+    def flush(self, cur: Any) -> None:
+        if not self.groups:
+            return
+        ph = ", ".join([self.db.ph] * 6)
+        cur.executemany(
+            f"INSERT INTO {self.db.t(TABLE)} AS g (campaign, turn, visibility, first_position, last_position, "
+            f"events) VALUES ({ph}) ON CONFLICT (campaign, turn, visibility) DO UPDATE SET "
+            "last_position = excluded.last_position, events = g.events + excluded.events",
+            [(*key, *value) for key, value in sorted(self.groups.items())])
+
+    def committed(self) -> None:
+        self.groups.clear()
+
+    def forget(self) -> None:
+        self.groups.clear()
+
+    def reset(self, cur: Any) -> None:
+        cur.execute(f"DELETE FROM {self.db.t(TABLE)}")  # a few rows per turn: no TRUNCATE needed
+        self.forget()
