@@ -50,20 +50,27 @@ def create_tables(db: ViewDB) -> None:
 def stored(db: ViewDB, cur: Any, campaign: str) -> tuple[int, dict[tuple[int, str], list[Any]]]:
     """(reached, groups): the position the view reached in the campaign, and (turn, visibility text) ->
     [visibility, first, last, count] of its events with a turn, in one statement (one snapshot)."""
-    ph = db.ph
     cur.execute(f"SELECT turn, visibility, first_position, last_position, events FROM {db.t(TABLE)} "
-                f"WHERE campaign = {ph}", (campaign,))
+                f"WHERE campaign = {db.ph}", (campaign,))
+    if db.postgres:  # plain tuples, not a dict per row (SQLite's rows are read by index as they are)
+        from psycopg.rows import tuple_row
+
+        dict_rows, cur.row_factory = cur.row_factory, tuple_row
+        try:
+            rows = cur.fetchall()
+        finally:
+            cur.row_factory = dict_rows
+    else:
+        rows = cur.fetchall()
     reached, groups, decoded = 0, {}, {}
-    for row in cur.fetchall():
-        last = int(row["last_position"])
+    for turn, text, first, last, count in rows:
         reached = max(reached, last)
-        turn, text = int(row["turn"]), row["visibility"]
         if turn == NO_TURN:
             continue
         vis = decoded.get(text)
         if vis is None:
             vis = decoded[text] = orjson.loads(text)  # a handful of distinct ones
-        groups[(turn, text)] = [vis, int(row["first_position"]), last, int(row["events"])]
+        groups[(turn, text)] = [vis, first, last, count]
     return reached, groups
 
 
@@ -77,7 +84,7 @@ def as_of(reached: int, groups: dict[tuple[int, str], list[Any]], head: int
         return min(reached, head), groups
     first = min(late)
     bound = min(v[1] for (turn, _), v in groups.items() if turn >= first) - 1
-    return bound, {k: v for k, v in groups.items() if k[0] < first}
+    return min(bound, head), {k: v for k, v in groups.items() if k[0] < first}
 
 
 class TurnGroupsView:
