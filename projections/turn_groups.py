@@ -33,6 +33,7 @@ NO_TURN = -1
 _PUBLIC = {"scope": "public"}
 #: A visibility as the timeline view stores it (``projections.views.TimelineView``): the groups merge with its rows.
 PUBLIC_TEXT = orjson.dumps(_PUBLIC).decode()
+_NO_RUN = (object(), object(), None, None)  # equal to no event's turn and visibility
 
 
 def create_tables(db: ViewDB) -> None:
@@ -100,22 +101,29 @@ class TurnGroupsView:
         create_tables(db)
         # (campaign, turn, visibility text) -> [first, last, count] of this page's events, not yet committed.
         self.groups: dict[tuple[str, int, str], list[int]] = {}
+        self._last: tuple[Any, ...] = _NO_RUN  # the last event's turn, visibility, campaign and group
 
     def handle(self, cur: Any, r: Record) -> None:
         data = r.data
         context = data.get("context")
         turn = context.get("turn") if context else None
+        vis = data.get("visibility")
+        last = self._last  # most events are in the group of the one before (a run): no key built for them
+        if turn == last[0] and vis == last[1] and r.campaign == last[2]:
+            found = last[3]
+            found[1] = r.position  # the log gives a campaign's events in order
+            found[2] += 1
+            return
         if turn is None:
             key = (r.campaign, NO_TURN, "")
         else:
-            vis = data.get("visibility")
             key = (r.campaign, turn, PUBLIC_TEXT if not vis or vis == _PUBLIC else orjson.dumps(vis).decode())
         found = self.groups.get(key)
         if found is None:
-            self.groups[key] = [r.position, r.position, 1]
-        else:
-            found[1] = r.position  # the log gives a campaign's events in order
-            found[2] += 1
+            found = self.groups[key] = [r.position, r.position, 0]
+        found[1] = r.position
+        found[2] += 1
+        self._last = (turn, vis, r.campaign, found)
 
     def flush(self, cur: Any) -> None:
         if not self.groups:
@@ -129,9 +137,10 @@ class TurnGroupsView:
 
     def committed(self) -> None:
         self.groups.clear()
+        self._last = _NO_RUN
 
     def forget(self) -> None:
-        self.groups.clear()
+        self.committed()
 
     def reset(self, cur: Any) -> None:
         cur.execute(f"DELETE FROM {self.db.t(TABLE)}")  # a few rows per turn: no TRUNCATE needed
