@@ -1,7 +1,8 @@
 """The turn page's list of turns from the stored per-turn groups (``projections.turn_groups``) equals the turns
 grouped from the events each caller may see, on both stores: a game master, players, an observer; hidden
 events, a reveal and a correction; the view behind the head, past it, failing midway, and added to an older
-database and caught up from the log."""
+database and caught up from the log. A place's history from the hidden places it stores equals the events that
+touched the place each caller may see."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ledger.domain.commands import ChangeControl, RecordCorrection, RevealEvent
 from ops.generate_campaign import generate
 from projections import turn_groups
 from projections.head import Reader
+from projections import timeline
 from projections.read import records
 from projections.runner import Projector
 
@@ -52,6 +54,8 @@ def campaign_with_secrets(ledger):
     ledger.submit(cid, RevealEvent, position=shown, reason="the turn is over", actor=GM)
     ledger.submit(cid, RecordCorrection, corrects=shown, reason="the wrong province", actor=GM,
                   replacement={"province": "Normandie"})
+    ledger.submit(cid, ChangeControl, province="Caux", controller="FRA", actor=GM,
+                  visibility={"scope": "countries", "countries": ["FRA"]}, context={"where": "Manche"})
     return ledger.campaign(cid)
 
 
@@ -140,3 +144,28 @@ def test_an_older_database_gets_the_table_and_the_runner_catches_the_view_up_fro
     for actor in EVERYONE:
         assert Reader(ledger, upgraded.db).turns(state.id, actor, state) == \
             turns_of_the_events(ledger, state.id, actor, state)
+
+
+def history_of_the_events(ledger, cid, actor, state, place):
+    revealed = frozenset(state.revealed)
+    return [r.position for r in reversed(records(ledger, cid, 0, state.version))
+            if place in timeline.places(r) and can_see(actor, r, revealed)]
+
+
+@pytest.mark.parametrize("behind", [False, True])
+def test_a_places_history_from_the_stored_hidden_places_equals_the_events_there_each_caller_may_see(ledger, behind):
+    state = campaign_with_secrets(ledger)
+    projector = Projector(ledger)
+    projector.catch_up()
+    with projector.db.reading() as cur:
+        reached, hidden = turn_groups.hidden_places(projector.db, cur, str(state.id), state.version)
+    assert reached == state.version and {"Picardie", "Kent", "Caux", "Manche"} <= {p for p, _, _ in hidden}
+    if behind:  # the view reached only part of the log: the rest from the timeline's rows
+        with projector.db.transaction() as cur:
+            cur.execute(f"DELETE FROM {projector.db.t(turn_groups.TABLE)} WHERE turn >= ?".replace(
+                "?", projector.db.ph), (state.turn,))
+    for actor in EVERYONE:
+        reader = Reader(ledger, projector.db)
+        for place in ("Picardie", "Kent", "Caux", "Manche"):
+            got = [row["position"] for row in reader.place_history(state.id, actor, state, place, state.version)]
+            assert got == history_of_the_events(ledger, state.id, actor, state, place), (actor.role, place)

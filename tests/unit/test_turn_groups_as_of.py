@@ -27,7 +27,7 @@ def campaign(draw_turns: list[tuple[int, list[int]]]) -> list[Record]:
 def grouped(records: list[Record]) -> tuple[int, dict]:
     """(reached, groups) as ``stored`` reads them back, from the view's own handling of the records."""
     view = turn_groups.TurnGroupsView.__new__(turn_groups.TurnGroupsView)
-    view.groups, view._last = {}, turn_groups._NO_RUN
+    view.groups, view._last, view.hidden = {}, turn_groups._NO_RUN, []
     for r in records:
         view.handle(None, r)
     reached = max((last for first, last, n in view.groups.values()), default=0)
