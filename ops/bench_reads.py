@@ -22,7 +22,8 @@ p95 ≤ 100 ms, JSON reads p95 ≤ 50 ms) and PASS or MISS:
   after a deploy or a restart, or on a worker that has not served this
   campaign or audience yet; besides the kinds above, the turn page at a
   public treasury entry of another country than the player's, and the
-  entries and victory downloads;
+  entries and victory downloads; each line also gives the start-up's p50
+  (the lifespan, whose warm-up takes one-off costs off the first request);
 - live reads (``live ...``, ``--live-rounds``): the game master appends an
   event both roles may see (a treasury entry of the player's country, a
   marker, in turn), then each role reads the turn page at the new event, the
@@ -173,7 +174,9 @@ def first_read(spec: dict) -> None:
     """The child of ``--first-read``: a new process starts the app as a server does (its lifespan: a new Ledger,
     nothing cached) and times its first request; prints ``{"ms", "cpu", "status"}`` as JSON."""
     settings = Settings(**spec["settings"])
+    t0 = time.perf_counter()
     with TestClient(create_app(settings)) as client:
+        start = (time.perf_counter() - t0) * 1000  # the lifespan's warm-up (api/warmup.py): not the request's
         logging.getLogger("ledger.access").disabled = True
         profile = cProfile.Profile() if spec.get("profile") else None
         if profile:
@@ -183,7 +186,8 @@ def first_read(spec: dict) -> None:
         ms, cms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         if profile:
             pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(45)
-    print(orjson.dumps({"ms": ms, "cpu": cms, "status": r.status_code, "text": r.text[:200]}).decode())
+    print(orjson.dumps({"ms": ms, "cpu": cms, "status": r.status_code, "text": r.text[:200],
+                        "start": start}).decode())
 
 
 def profile_worker_threads(profile: cProfile.Profile) -> None:
@@ -354,16 +358,18 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
         if args.only and kind.name not in args.only:
             continue
         for role in kind.roles:
-            lat, cpus, statuses = [], [], set()
+            lat, cpus, statuses, starts = [], [], set(), []
             for _ in range(args.first_samples):
                 found = in_fresh_process(settings, tokens[role], kind.url(rng),
                                          profile=args.profile == f"first {kind.name}")
                 lat.append(found["ms"])
                 cpus.append(found["cpu"])
+                starts.append(found["start"])
                 statuses.add(found["status"])
                 if found["status"] >= 500:
                     print(f"  {found['status']} {found['text']}")
-            print(line(f"first {kind.name}", role, lat, cpus, kind.target, statuses, ", fresh processes"), flush=True)
+            print(line(f"first {kind.name}", role, lat, cpus, kind.target, statuses,
+                       f", fresh processes, start-up p50 {statistics.median(starts):.0f} ms"), flush=True)
 
     for kind in kinds:
         if args.only and kind.name not in args.only:
