@@ -22,7 +22,8 @@ p95 ≤ 100 ms, JSON reads p95 ≤ 50 ms) and PASS or MISS:
   after a deploy or a restart, or on a worker that has not served this
   campaign or audience yet; besides the kinds above, the turn page at a
   public treasury entry of another country than the player's, and the
-  entries and victory downloads;
+  entries and victory downloads; each line also gives the start-up's p50
+  (the lifespan, whose warm-up takes one-off costs off the first request);
 - live reads (``live ...``, ``--live-rounds``): the game master appends an
   event both roles may see (a treasury entry of the player's country, a
   marker, in turn), then each role reads the turn page at the new event, the
@@ -114,6 +115,22 @@ def pct(xs: list[float], q: float) -> float:
     return xs[min(len(xs) - 1, int(q * len(xs)))]
 
 
+def timed_get(client: TestClient, url: str, headers: dict[str, str], lat: list[float], cpu: list[float],
+              statuses: set[int], profile: cProfile.Profile | None = None) -> None:
+    """One GET, its wall and CPU milliseconds and status added to the lists (a 5xx printed with its URL)."""
+    if profile:
+        profile.enable()
+    t0, c0 = time.perf_counter(), time.process_time()
+    r = client.get(url, headers=headers)
+    lat.append((time.perf_counter() - t0) * 1000)
+    cpu.append((time.process_time() - c0) * 1000)
+    if profile:
+        profile.disable()
+    statuses.add(r.status_code)
+    if r.status_code >= 500:
+        print(f"  {url}: {r.status_code} {r.text[:200]}")
+
+
 def pg_dsn(dbname: str | None) -> str:
     dsn = os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN") \
         or sys.exit("set LEDGER_POSTGRES_DSN (or LEDGER_POSTGRES_OWNER_DSN)")
@@ -157,7 +174,9 @@ def first_read(spec: dict) -> None:
     """The child of ``--first-read``: a new process starts the app as a server does (its lifespan: a new Ledger,
     nothing cached) and times its first request; prints ``{"ms", "cpu", "status"}`` as JSON."""
     settings = Settings(**spec["settings"])
+    t0 = time.perf_counter()
     with TestClient(create_app(settings)) as client:
+        start = (time.perf_counter() - t0) * 1000  # the lifespan's warm-up (api/warmup.py): not the request's
         logging.getLogger("ledger.access").disabled = True
         profile = cProfile.Profile() if spec.get("profile") else None
         if profile:
@@ -167,7 +186,8 @@ def first_read(spec: dict) -> None:
         ms, cms = (time.perf_counter() - t0) * 1000, (time.process_time() - c0) * 1000
         if profile:
             pstats.Stats(profile, stream=sys.stderr).sort_stats("cumulative").print_stats(45)
-    print(orjson.dumps({"ms": ms, "cpu": cms, "status": r.status_code, "text": r.text[:200]}).decode())
+    print(orjson.dumps({"ms": ms, "cpu": cms, "status": r.status_code, "text": r.text[:200],
+                        "start": start}).decode())
 
 
 def profile_worker_threads(profile: cProfile.Profile) -> None:
@@ -338,16 +358,18 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
         if args.only and kind.name not in args.only:
             continue
         for role in kind.roles:
-            lat, cpus, statuses = [], [], set()
+            lat, cpus, statuses, starts = [], [], set(), []
             for _ in range(args.first_samples):
                 found = in_fresh_process(settings, tokens[role], kind.url(rng),
                                          profile=args.profile == f"first {kind.name}")
                 lat.append(found["ms"])
                 cpus.append(found["cpu"])
+                starts.append(found["start"])
                 statuses.add(found["status"])
                 if found["status"] >= 500:
                     print(f"  {found['status']} {found['text']}")
-            print(line(f"first {kind.name}", role, lat, cpus, kind.target, statuses, ", fresh processes"), flush=True)
+            print(line(f"first {kind.name}", role, lat, cpus, kind.target, statuses,
+                       f", fresh processes, start-up p50 {statistics.median(starts):.0f} ms"), flush=True)
 
     for kind in kinds:
         if args.only and kind.name not in args.only:
@@ -357,18 +379,7 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
             lat, cpus, statuses = [], [], set()
             profile = cProfile.Profile() if args.profile == kind.name else None
             for _ in range(kind.samples or args.samples):
-                url = kind.url(rng)
-                if profile:
-                    profile.enable()
-                t0, c0 = time.perf_counter(), time.process_time()
-                r = client.get(url, headers=headers)
-                lat.append((time.perf_counter() - t0) * 1000)
-                cpus.append((time.process_time() - c0) * 1000)
-                if profile:
-                    profile.disable()
-                statuses.add(r.status_code)
-                if r.status_code >= 500:
-                    print(f"  {url}: {r.status_code} {r.text[:200]}")
+                timed_get(client, kind.url(rng), headers, lat, cpus, statuses, profile)
             print(line(kind.name, role, lat, cpus, kind.target, statuses), flush=True)
             if profile:
                 pstats.Stats(profile).sort_stats("cumulative").print_stats(30)
@@ -423,14 +434,8 @@ def built_downloads(client: TestClient, tokens: dict[str, str], api: str, player
             headers = {"Authorization": f"Bearer {tokens[role]}"}
             lat, cpus, statuses = [], [], set()
             for i in range(samples):
-                url = f"{api}/export/{table}.{fmt}?country={player}&fresh={role}{i}"
-                t0, c0 = time.perf_counter(), time.process_time()
-                r = client.get(url, headers=headers)
-                lat.append((time.perf_counter() - t0) * 1000)
-                cpus.append((time.process_time() - c0) * 1000)
-                statuses.add(r.status_code)
-                if r.status_code >= 500:
-                    print(f"  {url}: {r.status_code} {r.text[:200]}")
+                timed_get(client, f"{api}/export/{table}.{fmt}?country={player}&fresh={role}{i}", headers, lat,
+                          cpus, statuses)
             print(line(f"built {table}.{fmt} ({player})", role, lat, cpus, PAGE_MS, statuses,
                        ", each written afresh"), flush=True)
 
@@ -452,14 +457,8 @@ def live_downloads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: d
         for role in (("gm", "player") if i % 2 == 0 else ("player", "gm")):
             headers = {"Authorization": f"Bearer {tokens[role]}"}
             for table, fmt in DOWNLOADS:
-                lat, cpus, statuses = got.setdefault((f"{table}.{fmt}", role), ([], [], set()))
-                t0, c0 = time.perf_counter(), time.process_time()
-                r = client.get(f"{api}/export/{table}.{fmt}?country={player}", headers=headers)
-                lat.append((time.perf_counter() - t0) * 1000)
-                cpus.append((time.process_time() - c0) * 1000)
-                statuses.add(r.status_code)
-                if r.status_code >= 500:
-                    print(f"  {table}.{fmt}: {r.status_code} {r.text[:200]}")
+                timed_get(client, f"{api}/export/{table}.{fmt}?country={player}", headers,
+                          *got.setdefault((f"{table}.{fmt}", role), ([], [], set())))
         Projector(ledger).catch_up()
     for table, fmt in DOWNLOADS:
         for role in ("gm", "player"):
@@ -499,14 +498,7 @@ def live_reads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: dict[
         for role in (("gm", "player") if i % 2 == 0 else ("player", "gm")):
             headers = {"Authorization": f"Bearer {tokens[role]}"}
             for name, url in urls.items():
-                lat, cpus, statuses = got.setdefault((name, role), ([], [], set()))
-                t0, c0 = time.perf_counter(), time.process_time()
-                r = client.get(url, headers=headers)
-                lat.append((time.perf_counter() - t0) * 1000)
-                cpus.append((time.process_time() - c0) * 1000)
-                statuses.add(r.status_code)
-                if r.status_code >= 500:
-                    print(f"  {url}: {r.status_code} {r.text[:200]}")
+                timed_get(client, url, headers, *got.setdefault((name, role), ([], [], set())))
         Projector(ledger).catch_up()
     for (name, role), (lat, cpus, statuses) in sorted(got.items(), key=lambda kv: (list(urls).index(kv[0][0]),
                                                                                     kv[0][1])):

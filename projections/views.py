@@ -20,6 +20,7 @@ from projections import victory as victory_model
 from ledger.economy.sheets import RELEVANT
 from projections.records import Record
 from projections.store import POSITION_ONLY, ViewDB
+from projections.turn_groups import TurnGroupsView
 
 
 _dumps = orjson.dumps
@@ -469,5 +470,5 @@ class PublicBudgetView(View):
         empty_table(self.db, cur, self.db.t(budget_public.TABLE))
 
 
-VIEW_CLASSES: dict[str, type[View]] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView,
-                                                           PublicBudgetView)}
+VIEW_CLASSES: dict[str, Any] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView,
+                                                           PublicBudgetView, TurnGroupsView)}

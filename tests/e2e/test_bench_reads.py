@@ -31,7 +31,7 @@ DOWNLOADS = ["ers.csv", "ers.xlsx", "ers.json", "ers.parquet", "ers-wide.csv", "
 def test_the_read_benchmark_prints_every_page_for_a_game_master_and_a_player(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
     done = subprocess.run([sys.executable, str(ROOT / "ops/bench_reads.py"), "--short"], env=env, cwd=tmp_path,
-                          capture_output=True, text=True, timeout=240)
+                          capture_output=True, text=True, timeout=480)  # 22 fresh processes: minutes on a loaded machine
     out = done.stdout
     assert done.returncode == 0, out + done.stderr[-3000:]
     assert re.search(r"^views caught up in [\d.]+ s$", out, re.M), out
@@ -44,8 +44,8 @@ def test_the_read_benchmark_prints_every_page_for_a_game_master_and_a_player(tmp
                        r".*target p95 <= +\d+ ms +(PASS|MISS)")
             [found] = re.findall(pattern, out, re.M) or [None]
             assert found, f"no line for {kind} / {role}:\n{out}"
-    assert re.search(r"^first export ERS csv \(FRA\) +player .*\(n=1, fresh processes, statuses \[200\]\)$",
-                     out, re.M), out
+    assert re.search(r"^first export ERS csv \(FRA\) +player .*\(n=1, fresh processes, start-up p50 \d+ ms, "
+                     r"statuses \[200\]\)$", out, re.M), out
     assert re.search(r"^live ERS page +player .*\(n=2, each after an append, statuses \[200\]\)$", out, re.M), out
     assert re.search(r"^built ers.xlsx \(FRA\) +player .*\(n=2, each written afresh, statuses \[200\]\)$",
                      out, re.M), out

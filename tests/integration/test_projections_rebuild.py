@@ -96,7 +96,8 @@ def view_tables(db) -> dict[str, list[tuple]]:
     tables = {"proj_docs": "view, campaign", "proj_checkpoints": "view, campaign, position",
               "proj_timeline": "campaign, position", "proj_places": "campaign, place, position",
               "proj_awards": "campaign, position, effect", "proj_budget": "campaign, country, turn, seq",
-              "proj_budget_sheets": "campaign, country, turn", "proj_budget_public": "campaign, country, turn"}
+              "proj_budget_sheets": "campaign, country, turn", "proj_budget_public": "campaign, country, turn",
+              "proj_turn_groups": "campaign, turn, visibility", "proj_hidden_places": "campaign, position, place"}
     out = {}
     with db.reading() as cur:
         for table, key in tables.items():
