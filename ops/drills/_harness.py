@@ -35,7 +35,9 @@ ADMIN = "drill-admin-" + uuid.uuid4().hex
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
 VIEW_TABLES = {"proj_docs": "view, campaign", "proj_checkpoints": "view, campaign, position",
                "proj_timeline": "campaign, position", "proj_awards": "campaign, position, effect",
-               "proj_places": "campaign, place, position"}
+               "proj_places": "campaign, place, position", "proj_budget": "campaign, country, turn, seq",
+               "proj_budget_sheets": "campaign, country, turn", "proj_budget_public": "campaign, country, turn",
+               "proj_turn_groups": "campaign, turn, visibility", "proj_hidden_places": "campaign, position, place"}
 
 
 def parser(doc: str) -> argparse.ArgumentParser:
