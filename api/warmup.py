@@ -17,6 +17,7 @@ after a deploy or a restart, the first page of a campaign loaded here costs its 
 
 from __future__ import annotations
 
+import logging
 import time
 from typing import Any
 
@@ -64,7 +65,8 @@ def heads(ledger: Any, seconds: float) -> int:
             break
         try:
             ledger.campaign(cid)
-        except Exception:  # noqa: BLE001 - a start must not fail on one campaign
+        except Exception as exc:  # noqa: BLE001 - a start must not fail on one campaign; its routes say why
+            logging.getLogger("ledger").warning("warm-up: campaign %s not loaded: %s", cid, exc)
             continue
         loaded += 1
     return loaded
