@@ -6,7 +6,7 @@
 Creates a fresh schema, generates a campaign through the real application
 (ops/generate_campaign.py, seed 1), then measures
 (a) a raw psycopg read of every event row plus orjson decoding,
-(b) a full rebuild of every view (map, victory, timeline, budget) in this
+(b) a full rebuild of every view (map, victory, timeline, budget, the public sheets, the turn groups) in this
 process, (b') the same with the views split over two processes (``ledger
 rebuild --jobs 2``: one reads the log and hands each page to the other), each
 beside the CPU of the server's processes serving it, and prints the rates and (b)/(a) (target ≥ 0.50), the peak RSS of this
@@ -43,6 +43,7 @@ from ledger.config import Settings  # noqa: E402
 from ops.generate_campaign import generate  # noqa: E402
 from projections import replay  # noqa: E402
 from projections.runner import Projector  # noqa: E402
+from projections.views import VIEW_CLASSES  # noqa: E402
 
 
 #: Figures before this work, printed beside the new ones: at 20,001 events on an idle machine (stop 20's note,
@@ -176,7 +177,7 @@ def main() -> None:
         print(f"(a') the same read with binary results (how the runner reads its pages): "
               f"{statistics.median(raws_binary):,.0f} events/s  [{runs(raws_binary)}]; (b)/(a') = "
               f"{rebuild_rate / statistics.median(raws_binary):.2f}  (for comparison: the target is against (a))")
-        print(f"(b) full rebuild (map, victory, timeline, budget): {done} events: {rebuild_rate:,.0f} events/s  "
+        print(f"(b) full rebuild ({', '.join(VIEW_CLASSES)}): {done} events: {rebuild_rate:,.0f} events/s  "
               f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s, the server's {_median(srv_rebuild)}  "
               f"(baseline {BASELINE['rebuild']}, CPU {BASELINE['cpu']}{was('rebuild')}"
               f"{', CPU ' + last['cpu'] if last else ''})")
@@ -221,7 +222,7 @@ def _shares(ledger: Ledger) -> str:
 
 def _stages(ledger: Ledger) -> str:
     """The CPU seconds of each stage of a rebuild's main thread, in memory: the events decoded and handed to the
-    views (``Projector._apply``: each view alone, then all four), their rows formatted for the writer
+    views (``Projector._apply``: each view alone, then all of them), their rows formatted for the writer
     (``View.flush`` into ``DeferredWrites``), and orjson decoding every event for comparison. The views start
     empty: their tables are emptied in a transaction that is rolled back, so nothing is written or kept."""
     from projections.store import DeferredWrites
@@ -252,7 +253,7 @@ def _stages(ledger: Ledger) -> str:
                     v.committed()
                 formatted += time.process_time() - c1
                 applied += c1 - c0
-            out.append(f"{'all four' if names is None else names[0]} {applied:.2f} s applied + {formatted:.2f} s "
+            out.append(f"{'all views' if names is None else names[0]} {applied:.2f} s applied + {formatted:.2f} s "
                        "formatted")
     return "; ".join(out) + f"; orjson decoding every event {decode:.2f} s"
 

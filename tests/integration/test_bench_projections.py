@@ -38,7 +38,7 @@ def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline
                     r"each view rebuilt alone .*: map [\d.]+ s CPU / [\d.]+ s wall; victory .*; timeline .*; "
                     r"budget [\d.]+ s CPU / [\d.]+ s wall  \(baseline ",
                     r"CPU by stage in memory .*: map [\d.]+ s applied \+ [\d.]+ s formatted; victory .*; timeline .*; "
-                    r"budget .*; all four [\d.]+ s applied \+ [\d.]+ s formatted; orjson decoding every event [\d.]+ s",
+                    r"budget .*; all views [\d.]+ s applied \+ [\d.]+ s formatted; orjson decoding every event [\d.]+ s",
                     r"profile of one rebuild \(CPU time\) in .*rebuild.prof; its top 25 by own time",
                     r"load average [\d.]+"):
         assert re.search(pattern, out), (pattern, out)
