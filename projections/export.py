@@ -644,7 +644,7 @@ def _table_sheet(book: xlsx.Workbook, title: str, table: str, rows: Iterable[Map
     names = list(cols)
     converted = [(i, kind) for i, kind in enumerate(cols.values()) if kind in ("ints", "texts", "number")]
     for r in rows:
-        values = [r.get(name) for name in names]
+        values = list(map(r.get, names))
         for i, kind in converted:  # lists and exact numbers; the rest as they are (``_plain_cell``)
             values[i] = _plain_cell(values[i], kind)
         ws.append(values)
