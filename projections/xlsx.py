@@ -57,6 +57,9 @@ _PANES = {  # freeze_panes -> the sheet view's pane and selections
           '<selection pane="topRight" /><selection pane="bottomLeft" />'
           '<selection pane="bottomRight" activeCell="A1" sqref="A1" />',
 }
+
+
+@functools.lru_cache(maxsize=1 << 15)  # the same shapes again in the next download of the same sheets
 def _shape(w: int, h: int, i: int, r: int, c: int) -> str:
     """A comment's VML shape, as openpyxl writes it, in one f-string (an ERS workbook has ~10,000 comments)."""
     return (f'<ns1:shape type="#_x0000_t202" style="position:absolute; margin-left:59.25pt;margin-top:1.5pt;'
@@ -91,6 +94,11 @@ def _t(text: str) -> str:
     stripped = text.strip()
     space = ' xml:space="preserve"' if stripped and stripped != text else ""
     return f"<t{space}>{escape(text)}</t>"
+
+
+@functools.lru_cache(maxsize=1 << 15)  # a derived line's comment is the same text in every turn's cell
+def _comment(ref: str, text: str) -> str:
+    return f'<comment ref="{ref}" authorId="0" shapeId="0"><text>{_t(text)}</text></comment>'
 
 
 _LETTERS: list[str] = []
@@ -375,8 +383,8 @@ class Worksheet:
 
     def comments_xml(self) -> str:
         return (f'<comments xmlns="{_MAIN}"><authors><author>ledger</author></authors><commentList>'
-                + "".join(f'<comment ref="{ref}" authorId="0" shapeId="0"><text>{_t(text)}</text></comment>'
-                          for ref, _, _, text, _, _ in self.comments) + "</commentList></comments>")
+                + "".join([_comment(ref, text) for ref, _, _, text, _, _ in self.comments])
+                + "</commentList></comments>")
 
     def vml(self) -> str:
         return ('<xml xmlns:ns0="urn:schemas-microsoft-com:office:office" xmlns:ns1="urn:schemas-microsoft-com:vml" '
