@@ -351,7 +351,10 @@ def victory_rows(history: History, country: str | None = None, turns: tuple[int,
     wanted = _turns(history, turns)
     for c in _countries(history, country):
         awards = [a for a in history.awards if a["country"] == c]
-        fetch_hashes(history.hashes, [a["position"] for a in awards])  # this country's only, in one read
+        # Each award carries its event's hash (the victory view stores it); those that do not (an older view's
+        # rows): this country's only, read in one go.
+        known = {a["position"]: a["hash"] for a in awards if a.get("hash")}
+        fetch_hashes(history.hashes, [a["position"] for a in awards if a["position"] not in known])
         by_turn: dict[int, list[dict[str, Any]]] = {}
         for a in awards:
             by_turn.setdefault(a["turn"] or 0, []).append(a)
@@ -364,7 +367,7 @@ def victory_rows(history: History, country: str | None = None, turns: tuple[int,
                 positions = sorted({a["position"] for a in by_turn.get(t, [])})
                 yield {"campaign": history.campaign, "country": c, "turn": t, "points": plain(points),
                        "total": plain(total), "positions": positions,
-                       "hashes": [history.hashes.get(p, "") for p in positions]}
+                       "hashes": [known.get(p) or history.hashes.get(p, "") for p in positions]}
 
 
 def rows(history: History, table: str, country: str | None = None, turns: tuple[int, int] | None = None,
