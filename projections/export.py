@@ -43,6 +43,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import operator
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
@@ -259,6 +260,7 @@ def _visible_to(visibility: Mapping[str, Any]) -> str:
     return "game masters" if scope == "gm" else "everyone"
 
 
+@functools.lru_cache(maxsize=1024)  # a few dozen lines, named by every one of thousands of entries
 def _title(code: str | None) -> str:
     try:
         return ers_definition().get(code).name if code else ""
@@ -646,10 +648,16 @@ def _table_sheet(book: xlsx.Workbook, title: str, table: str, rows: Iterable[Map
     ws.append(list(cols), "bold")
     names = list(cols)
     converted = [(i, kind) for i, kind in enumerate(cols.values()) if kind in ("ints", "texts", "number")]
+    every = operator.itemgetter(*names)  # a row with every column (an entries row): its values in one C call
     for r in rows:
-        values = list(map(r.get, names))
-        for i, kind in converted:  # lists and exact numbers; the rest as they are (``_plain_cell``)
-            values[i] = _plain_cell(values[i], kind)
+        try:
+            values = every(r)
+        except KeyError:
+            values = tuple(map(r.get, names))
+        if converted:  # lists and exact numbers; the rest as they are (``_plain_cell``)
+            values = list(values)
+            for i, kind in converted:
+                values[i] = _plain_cell(values[i], kind)
         ws.append(values)
 
 
