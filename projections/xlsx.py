@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import struct
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -102,12 +103,15 @@ def _comment(ref: str, text: str) -> str:
 
 
 _LETTERS: list[str] = []
+_LETTERS_LOCK = threading.Lock()  # the routes run in a thread pool: two appends of one letter would shift the rest
 
 
 def _letters(n: int) -> list[str]:
     """The column letters A, B, ... of the first ``n`` columns (at least)."""
-    while len(_LETTERS) < n:
-        _LETTERS.append(get_column_letter(len(_LETTERS) + 1))
+    if len(_LETTERS) < n:
+        with _LETTERS_LOCK:
+            while len(_LETTERS) < n:
+                _LETTERS.append(get_column_letter(len(_LETTERS) + 1))
     return _LETTERS
 
 
