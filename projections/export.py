@@ -43,6 +43,7 @@ from __future__ import annotations
 import csv
 import functools
 import io
+import operator
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from fractions import Fraction
@@ -259,6 +260,7 @@ def _visible_to(visibility: Mapping[str, Any]) -> str:
     return "game masters" if scope == "gm" else "everyone"
 
 
+@functools.lru_cache(maxsize=1024)  # a few dozen lines, named by every one of thousands of entries
 def _title(code: str | None) -> str:
     try:
         return ers_definition().get(code).name if code else ""
@@ -351,7 +353,10 @@ def victory_rows(history: History, country: str | None = None, turns: tuple[int,
     wanted = _turns(history, turns)
     for c in _countries(history, country):
         awards = [a for a in history.awards if a["country"] == c]
-        fetch_hashes(history.hashes, [a["position"] for a in awards])  # this country's only, in one read
+        # Each award carries its event's hash (the victory view stores it); those that do not (an older view's
+        # rows): this country's only, read in one go.
+        known = {a["position"]: a["hash"] for a in awards if a.get("hash")}
+        fetch_hashes(history.hashes, [a["position"] for a in awards if a["position"] not in known])
         by_turn: dict[int, list[dict[str, Any]]] = {}
         for a in awards:
             by_turn.setdefault(a["turn"] or 0, []).append(a)
@@ -364,7 +369,7 @@ def victory_rows(history: History, country: str | None = None, turns: tuple[int,
                 positions = sorted({a["position"] for a in by_turn.get(t, [])})
                 yield {"campaign": history.campaign, "country": c, "turn": t, "points": plain(points),
                        "total": plain(total), "positions": positions,
-                       "hashes": [history.hashes.get(p, "") for p in positions]}
+                       "hashes": [known.get(p) or history.hashes.get(p, "") for p in positions]}
 
 
 def rows(history: History, table: str, country: str | None = None, turns: tuple[int, int] | None = None,
@@ -643,10 +648,16 @@ def _table_sheet(book: xlsx.Workbook, title: str, table: str, rows: Iterable[Map
     ws.append(list(cols), "bold")
     names = list(cols)
     converted = [(i, kind) for i, kind in enumerate(cols.values()) if kind in ("ints", "texts", "number")]
+    every = operator.itemgetter(*names)  # a row with every column (an entries row): its values in one C call
     for r in rows:
-        values = [r.get(name) for name in names]
-        for i, kind in converted:  # lists and exact numbers; the rest as they are (``_plain_cell``)
-            values[i] = _plain_cell(values[i], kind)
+        try:
+            values = every(r)
+        except KeyError:
+            values = tuple(map(r.get, names))
+        if converted:  # lists and exact numbers; the rest as they are (``_plain_cell``)
+            values = list(values)
+            for i, kind in converted:
+                values[i] = _plain_cell(values[i], kind)
         ws.append(values)
 
 
@@ -684,8 +695,42 @@ def cell_comment(cell: Any, events: Mapping[int, Mapping[str, Any]]) -> str | No
         more = len(cell.events) - COMMENT_EVENTS
         return "\n".join(["From:", *shown, *([f"and {more} more: see the entries sheet"] if more > 0 else [])])
     if cell.kind == "derived" and cell.formula:
-        return f"Worked out as {_formula_words(cell.formula)}"
+        return _worked_out(cell.formula)
     return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _worked_out(formula: str) -> str:
+    return f"Worked out as {_formula_words(formula)}"
+
+
+#: ``cell_comment`` of an entered amount, by campaign and the positions it lists: the events there never change,
+#: and an audience's cell names only events it may see (a hidden entry's country's sheets are computed from what
+#: the audience sees), so the same positions read the same. An ERS workbook has ~4,000 such comments per country.
+_SAID: LRUCache[tuple[Any, ...], str] = LRUCache(1 << 16)
+
+
+def _comments(campaign: str, cells: list[Any], events: Mapping[int, Mapping[str, Any]]
+              ) -> list[tuple[int, str, int, int]]:
+    """A worksheet row's comments (column, text, width, height) for its cells from the third column on."""
+    said = []
+    for i, cell in enumerate(cells, 2):
+        if cell is None:
+            continue
+        if cell.events:
+            key = (campaign, cell.events)
+            with _LINES_LOCK:
+                text = _SAID.get(key)
+            if text is None:
+                text = cell_comment(cell, events)
+                with _LINES_LOCK:
+                    _SAID[key] = text
+        elif cell.kind == "derived" and cell.formula:
+            text = _worked_out(cell.formula)
+        else:
+            continue
+        said.append((i, text, 420, min(60 + 18 * text.count("\n"), 480)))
+    return said
 
 
 def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:
@@ -704,20 +749,15 @@ def to_xlsx(history: History, country: str | None = None, turns: tuple[int, int]
         ws.append([f"{history.campaign} · {c} · Economic Record Sheet"], "title")
         ws.append(["line", "title", *[f"turn {t}" for t in wanted]], "bold")
         errors = [f"turn {t}: {s.error['message']}" for t, s in sheets.items() if s and s.cells is None and s.error]
+        maps = [s.cells if s is not None and s.cells is not None else {} for s in sheets.values()]
         letter = None
         for d in defn.lines:
             if d.sheet != letter:
                 letter = d.sheet
                 ws.append([SHEET_TITLES.get(letter, f"Sheet {letter}"), *[None] * (width - 1)], "band")
-            cells = [sheets[t].cells.get(d.code) if sheets[t] is not None and sheets[t].cells is not None else None
-                     for t in wanted]
-            said = []
-            for i, cell in enumerate(cells, 2):
-                text = cell_comment(cell, events) if cell is not None else None
-                if text:
-                    said.append((i, text, 420, min(60 + 18 * text.count("\n"), 480)))
+            cells = [m.get(d.code) for m in maps]
             ws.append([d.code, d.name, *[cell.value if cell is not None else None for cell in cells]],
-                      derived if d.kind == "derived" else None, said)
+                      derived if d.kind == "derived" else None, _comments(history.campaign, cells, events))
         for message in errors:
             ws.append([])
             ws.append(["cannot be worked out", message])

@@ -444,7 +444,8 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
         cur.execute(db.sql("SELECT doc FROM {proj_docs} WHERE view = ? AND campaign = ?"),
                     (victory_model.NAME, cid_text))
         raw = bytes(cur.fetchone()["doc"])
-        cur.execute(db.sql("SELECT position, effect, country, turn, points, reason FROM {proj_awards} "
+        hash_of = "hash" if db.award_hashes else "NULL AS hash"  # an older release's table: none stored
+        cur.execute(db.sql(f"SELECT position, effect, country, turn, points, reason, {hash_of} FROM {{proj_awards}} "
                            "WHERE campaign = ? ORDER BY position, effect"), (cid_text,))
         rows = cur.fetchall()
         if _stored_positions(cur, db, cid) != (position, position):  # the runner wrote meanwhile: torn
@@ -462,7 +463,8 @@ def seeded(ledger: Any, db: Any, cid: UUID, state: Any, audience: Audience | Non
     # The view's own bookkeeping (the corrections it folds) is no part of the history's document.
     doc = {k: stored[k] for k in victory_model.empty() if k in stored}
     awards = [{"position": int(r["position"]), "effect": int(r["effect"]), "country": r["country"],
-               "turn": r["turn"], "points": _points(r["points"]), "reason": r["reason"]} for r in rows]
+               "turn": r["turn"], "points": _points(r["points"]), "reason": r["reason"], "hash": r["hash"]}
+              for r in rows]
     named = {a["position"] for a in awards} | {e["position"] for e in doc["stability_log"]} \
         | {e["position"] for e in doc["inflation_log"]}
     source = _Stored(ledger, db, cid, position, named, audience, hashes, relevant, getattr(state, "treasury", None))

@@ -115,6 +115,8 @@ class ViewDB:
         self.schema = self.datastore.schema if self.postgres else None
         self.events_table = recorder.events_table_name
         self._lz4: bool | None = None  # whether the server compresses with lz4 (``batch_settings``)
+        #: Whether the awards' table has the ``hash`` column (``create_tables`` adds it where it may).
+        self.award_hashes = True
         self.create_tables()
 
     def t(self, name: str) -> str:
@@ -169,7 +171,7 @@ class ViewDB:
             "visibility text NOT NULL, PRIMARY KEY (campaign, position))",
             f"CREATE TABLE IF NOT EXISTS {{proj_awards}} (campaign text NOT NULL, position {big} NOT NULL, "
             "effect integer NOT NULL, country text NOT NULL, turn integer, points text NOT NULL, "
-            "reason text NOT NULL, PRIMARY KEY (campaign, position, effect))",
+            "reason text NOT NULL, hash text, PRIMARY KEY (campaign, position, effect))",
             # The places an event touched (projections.timeline.places), written with its timeline row: a
             # place's history is an index range, not a scan of the campaign's events.
             f"CREATE TABLE IF NOT EXISTS {{proj_places}} (campaign text NOT NULL, place text NOT NULL, "
@@ -186,14 +188,45 @@ class ViewDB:
                                 "WHERE t.schemaname = %s AND t.tablename = 'proj_timeline'",
                                 (list(TIMELINE_INDEXES), self.schema))
                     row = cur.fetchone()
-                    # Tables of an older release get the indexes from their owner (``ledger migrate``); the
-                    # service role may not create them, and its reads answer the same without (a scan).
-                    if int(row["n"]) == len(TIMELINE_INDEXES) or not row["mine"]:
+                    self.award_hashes = self._award_hashes(cur)
+                    # Tables of an older release get the indexes and columns from their owner (``ledger
+                    # migrate``); the service role may not create them, and its reads answer the same without
+                    # (a scan; the awards' hashes read from the events).
+                    if (int(row["n"]) == len(TIMELINE_INDEXES) and self.award_hashes) or not row["mine"]:
                         return
                 # Several processes may start at once: serialise the CREATEs.
                 cur.execute("SELECT pg_advisory_xact_lock(724311)")
             for s in statements:
                 cur.execute(self.sql(s))
+            self._add_award_hashes(cur)
+
+    def _award_hashes(self, cur: Any) -> bool:
+        """Whether the awards' table has its ``hash`` column (an older release's has not)."""
+        if self.postgres:
+            cur.execute("SELECT 1 FROM information_schema.columns WHERE table_schema = %s "
+                        "AND table_name = 'proj_awards' AND column_name = 'hash'", (self.schema,))
+            return cur.fetchone() is not None
+        cur.execute("PRAGMA table_info(proj_awards)")
+        return any(r["name"] == "hash" for r in cur.fetchall())
+
+    def _add_award_hashes(self, cur: Any) -> None:
+        """An older release's awards' table gets the ``hash`` column, filled from the events (a few thousand
+        awards on a 300,000-event campaign): a victory export then reads its hashes with the awards, not out of
+        each award's stored event (PostgreSQL parsed ~500 events' JSON per country: ~120 ms of a first
+        victory.csv). The victory view writes it with every award from then on."""
+        if self._award_hashes(cur):
+            self.award_hashes = True
+            return
+        cur.execute(self.sql("ALTER TABLE {proj_awards} ADD COLUMN hash text"))
+        if self.postgres:
+            cur.execute(self.sql("UPDATE {proj_awards} AS a SET hash = convert_from(e.state, 'UTF8')::json->>'hash' "
+                                 "FROM {events} AS e WHERE a.hash IS NULL AND e.originator_id = a.campaign::uuid "
+                                 "AND e.originator_version = a.position"))
+        else:
+            cur.execute(self.sql("UPDATE {proj_awards} SET hash = (SELECT json_extract(CAST(e.state AS TEXT), "
+                                 "'$.hash') FROM {events} AS e WHERE e.originator_id = replace(campaign, '-', '') "
+                                 "AND e.originator_version = position) WHERE hash IS NULL"))
+        self.award_hashes = True
 
     # -- tracking ------------------------------------------------------------------
 

@@ -77,7 +77,8 @@ def apply(doc: dict[str, Any], r: Record) -> list[dict[str, Any]]:
                 key = str(doc["turn"] or 0)
                 per_turn[key] = plain(num(per_turn.get(key, 0)) + points)
                 awards.append({"effect": i, "country": country, "turn": doc["turn"], "points": plain(points),
-                               "reason": f"{d['procedure']}: {d['ruling'].get('title', '')}".strip(": ")})
+                               "reason": f"{d['procedure']}: {d['ruling'].get('title', '')}".strip(": "),
+                               "hash": d.get("hash")})  # its event's: the victory export's lineage
             elif kind == "stability_changed" and country:
                 before = doc["stability"].get(country, 0)
                 after = max(-3, min(3, before + int(num(e.get("amount")))))

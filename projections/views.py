@@ -261,7 +261,8 @@ class VictoryView(View):
 
     @staticmethod
     def _row(campaign: str, position: int, a: dict[str, Any]) -> tuple:
-        return (campaign, position, a["effect"], a["country"], a["turn"], str(a["points"]), a["reason"])
+        return (campaign, position, a["effect"], a["country"], a["turn"], str(a["points"]), a["reason"],
+                a.get("hash"))
 
     def refolded(self, campaign: str, awards: corrections.Awards) -> None:
         self.rows = [row for row in self.rows if row[0] != campaign] + [
@@ -272,8 +273,11 @@ class VictoryView(View):
         if self.cleared:
             cur.executemany(self.db.sql("DELETE FROM {proj_awards} WHERE campaign = ?"),
                             [(c,) for c in sorted(self.cleared)])
-        insert_rows(self.db, cur, self.db.t("proj_awards"),
-                    ("campaign", "position", "effect", "country", "turn", "points", "reason"), self.rows)
+        columns = ("campaign", "position", "effect", "country", "turn", "points", "reason", "hash")
+        if self.db.award_hashes:
+            insert_rows(self.db, cur, self.db.t("proj_awards"), columns, self.rows)
+        else:  # an older release's table, not migrated yet (store.ViewDB._add_award_hashes)
+            insert_rows(self.db, cur, self.db.t("proj_awards"), columns[:-1], [r[:-1] for r in self.rows])
 
     def committed(self) -> None:
         self.cleared.clear()

@@ -14,8 +14,10 @@ One deliberate difference: openpyxl stores a text that starts with ``=`` as a fo
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
+import threading
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
@@ -56,6 +58,9 @@ _PANES = {  # freeze_panes -> the sheet view's pane and selections
           '<selection pane="topRight" /><selection pane="bottomLeft" />'
           '<selection pane="bottomRight" activeCell="A1" sqref="A1" />',
 }
+
+
+@functools.lru_cache(maxsize=1 << 15)  # the same shapes again in the next download of the same sheets
 def _shape(w: int, h: int, i: int, r: int, c: int) -> str:
     """A comment's VML shape, as openpyxl writes it, in one f-string (an ERS workbook has ~10,000 comments)."""
     return (f'<ns1:shape type="#_x0000_t202" style="position:absolute; margin-left:59.25pt;margin-top:1.5pt;'
@@ -92,14 +97,99 @@ def _t(text: str) -> str:
     return f"<t{space}>{escape(text)}</t>"
 
 
+@functools.lru_cache(maxsize=1 << 15)  # a derived line's comment is the same text in every turn's cell
+def _comment(ref: str, text: str) -> str:
+    return f'<comment ref="{ref}" authorId="0" shapeId="0"><text>{_t(text)}</text></comment>'
+
+
+_LETTERS: list[str] = []
+_LETTERS_LOCK = threading.Lock()  # the routes run in a thread pool: two appends of one letter would shift the rest
+
+
+def _letters(n: int) -> list[str]:
+    """The column letters A, B, ... of the first ``n`` columns (at least)."""
+    if len(_LETTERS) < n:
+        with _LETTERS_LOCK:
+            while len(_LETTERS) < n:
+                _LETTERS.append(get_column_letter(len(_LETTERS) + 1))
+    return _LETTERS
+
+
+# Why the caches below: a download written again (another audience's, another URL's, the next one after an append:
+# a country's entries keep their rows, most ERS lines their cells) takes each row's XML from here. The entries sheet
+# of one country's workbook on the 300,000-event campaign is ~8,300 rows (~6 MB of XML), its ERS sheet 95 rows of
+# ~300 cells and ~11,500 comments: a third of the workbook's CPU to write. ``lru_cache`` is C: a hit costs the
+# key's hash. Bounded by count: a table row is under a kilobyte, an ERS row ~15 kB.
+@functools.lru_cache(maxsize=1 << 16)
+def _tail(value: str) -> str:
+    """What follows ``<c r="..." s="..."`` for a text value, as openpyxl writes it."""
+    text = value[:32767]
+    if _PLAIN.search(text) is None and text and text.strip() is text and text not in ERROR_CODES:
+        return f' t="inlineStr"><is><t>{text}</t></is></c>'  # most texts: nothing of the checks below
+    if ILLEGAL_CHARACTERS_RE.search(text):
+        raise IllegalCharacterError(f"{text} cannot be used in worksheets.")
+    if text == "":
+        return ' t="inlineStr" />'
+    if text in ERROR_CODES:
+        return f' t="e"><v>{text}</v></c>'
+    return f' t="inlineStr"><is>{_t(text)}</is></c>'  # "=..." too: a text, never a formula (the module's note)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _plain_row(r: str, values: tuple[Any, ...], kinds: tuple[type, ...]) -> str:
+    """A row without styles or comments (``kinds``: its values' types, in the key: 1 and True are one key)."""
+    out = [f'<row r="{r}">']
+    for letter, v, t in zip(_letters(len(values)), values, kinds):
+        if t is str:
+            out.append(f'<c r="{letter}{r}"{_tail(v)}')
+        elif v is None:
+            continue
+        elif t is int or t is float:
+            out.append(f'<c r="{letter}{r}" t="n"><v>{"%.16g" % v}</v></c>')
+        elif t is bool:
+            out.append(f'<c r="{letter}{r}" t="b"><v>{int(v)}</v></c>')
+        else:
+            raise ValueError(f"Cannot convert {v!r} to Excel")
+    out.append("</row>")
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=4096)
+def _styled_row(r: str, values: tuple[Any, ...], kinds: tuple[type, ...], ss: tuple[str, ...],
+                comments: tuple[tuple[int, str, int, int], ...]) -> tuple[str, tuple[Any, ...]]:
+    """A row with styles (``ss``: each cell's `` s="N"`` in its workbook) or comments: its XML and its comments
+    as the worksheet keeps them (ref, row and column from 0, text, width, height)."""
+    letters = _letters(len(values))
+    said = {i: (text, w, h) for i, text, w, h in comments}
+    out, notes = [f'<row r="{r}">'], []
+    for i, (v, t) in enumerate(zip(values, kinds)):
+        s = ss[i]
+        if i in said:
+            text, w, h = said[i]
+            notes.append((letters[i] + r, int(r) - 1, i, text, w, h))
+        if v is None:
+            if s or i in said:
+                out.append(f'<c r="{letters[i]}{r}"{s} t="n" />')
+            continue
+        if t is str:
+            out.append(f'<c r="{letters[i]}{r}"{s}{_tail(v)}')
+        elif t is bool:
+            out.append(f'<c r="{letters[i]}{r}"{s} t="b"><v>{int(v)}</v></c>')
+        elif t is int or t is float:
+            out.append(f'<c r="{letters[i]}{r}"{s} t="n"><v>{"%.16g" % v}</v></c>')
+        else:
+            raise ValueError(f"Cannot convert {v!r} to Excel")
+    out.append("</row>")
+    return "".join(out), tuple(notes)
+
+
 class Workbook:
     def __init__(self) -> None:
         self.sheets: list[Worksheet] = []
         self.fonts: list[str] = [_FONT0]
         self.fills: list[str] = []  # after the two every workbook has
         self.xfs: dict[str, str] = {}  # style name -> its cell format's number, as text
-        self._letters: list[str] = []
-        self._texts: dict[str, str] = {}  # a text -> its cell's type and content, worked out once
+        self._attrs: dict[str | None, str] = {None: ""}  # a style's name -> `` s="N"``
 
     def sheet(self, title: str, freeze: str | None = None) -> Worksheet:
         ws = Worksheet(self, title, freeze)
@@ -108,42 +198,23 @@ class Workbook:
 
     def style(self, name: str | None) -> str:
         """`` s="N"`` of a style (numbered when first written), or "" for none."""
-        if name is None:
-            return ""
-        found = self.xfs.get(name)
+        found = self._attrs.get(name)
         if found is None:
-            font, fill = STYLES[name]
+            font, fill = STYLES[name]  # type: ignore[index]
             if font not in self.fonts:
                 self.fonts.append(font)
             if fill is not None and fill not in self.fills:
                 self.fills.append(fill)
-            found = self.xfs[name] = str(len(self.xfs) + 1)
-        return f' s="{found}"'
+            self.xfs[name] = str(len(self.xfs) + 1)  # type: ignore[index]
+            found = self._attrs[name] = f' s="{self.xfs[name]}"'  # type: ignore[index]
+        return found
 
     def letters(self, n: int) -> list[str]:
-        while len(self._letters) < n:
-            self._letters.append(get_column_letter(len(self._letters) + 1))
-        return self._letters
+        return _letters(n)
 
     def text(self, value: str) -> str:
         """What follows ``<c r="..." s="..."`` for a text value, as openpyxl writes it."""
-        found = self._texts.get(value)
-        if found is None:
-            text = value[:32767]
-            if _PLAIN.search(text) is None and text and text.strip() is text and text not in ERROR_CODES:
-                # Most texts (an entry's hash, time, reason: one each per row) need nothing of the checks below.
-                found = self._texts[value] = f' t="inlineStr"><is><t>{text}</t></is></c>'
-                return found
-            if ILLEGAL_CHARACTERS_RE.search(text):
-                raise IllegalCharacterError(f"{text} cannot be used in worksheets.")
-            if text == "":
-                found = ' t="inlineStr" />'
-            elif text in ERROR_CODES:
-                found = f' t="e"><v>{text}</v></c>'
-            else:  # "=..." too: a text, never a formula (see the module's note)
-                found = f' t="inlineStr"><is>{_t(text)}</is></c>'
-            self._texts[value] = found
-        return found
+        return _tail(value)
 
     def _styles_xml(self) -> str:
         fonts = "".join(self.fonts)
@@ -268,59 +339,35 @@ class Worksheet:
         if not values:
             return
         r = str(self.row)
-        letters, book = self.book.letters(len(values)), self.book
         if styles is None and not comments:  # a table's row: the tight loop (an entries sheet has ~100,000 cells)
-            self._plain(r, letters, values)
+            self._plain(r, values)
             return
-        said = {i: (text, w, h) for i, text, w, h in comments}
-        one = book.style(styles) if isinstance(styles, str) else None
-        out = [f'<row r="{r}">']
-        for i, v in enumerate(values):
-            s = one if one is not None else (book.style(styles[i]) if styles is not None else "")
-            ref = letters[i] + r
-            if i in said:
-                text, w, h = said[i]
-                self.comments.append((ref, self.row - 1, i, text, w, h))
-            if v is None:
-                if s or i in said:
-                    out.append(f'<c r="{ref}"{s} t="n" />')
-                continue
-            t = type(v)
-            if t is str:
-                out.append(f'<c r="{ref}"{s}{book.text(v)}')
-            elif t is bool:
-                out.append(f'<c r="{ref}"{s} t="b"><v>{int(v)}</v></c>')
-            elif t is int or t is float:
-                out.append(f'<c r="{ref}"{s} t="n"><v>{"%.16g" % v}</v></c>')
-            else:
-                raise ValueError(f"Cannot convert {v!r} to Excel")
-        self._close(out, len(values))
+        book = self.book
+        ss = (book.style(styles),) * len(values) if styles is None or isinstance(styles, str) \
+            else tuple(map(book.style, styles))  # each style numbered when first named, as before
+        values = tuple(values)
+        try:
+            self._put(_styled_row(r, values, tuple(map(type, values)), ss, tuple(comments)), len(values))
+        except TypeError:  # a value that is no key (a list): no cell either
+            raise ValueError(f"Cannot convert {values!r} to Excel") from None
 
-    def _plain(self, r: str, letters: list[str], values: Sequence[Any]) -> None:
+    def _plain(self, r: str, values: Sequence[Any]) -> None:
         """``append`` of a row without styles or comments."""
-        texts, text = self.book._texts, self.book.text
-        out = [f'<row r="{r}">']
-        for letter, v in zip(letters, values):
-            t = type(v)
-            if t is str:
-                out.append(f'<c r="{letter}{r}"{texts.get(v) or text(v)}')
-            elif v is None:
-                continue
-            elif t is int or t is float:
-                out.append(f'<c r="{letter}{r}" t="n"><v>{"%.16g" % v}</v></c>')
-            elif t is bool:
-                out.append(f'<c r="{letter}{r}" t="b"><v>{int(v)}</v></c>')
-            else:
-                raise ValueError(f"Cannot convert {v!r} to Excel")
-        self._close(out, len(values))
+        values = tuple(values)
+        try:
+            self._put((_plain_row(r, values, tuple(map(type, values))), ()), len(values))
+        except TypeError:  # a value that is no key (a list): no cell either
+            raise ValueError(f"Cannot convert {values!r} to Excel") from None
 
-    def _close(self, out: list[str], width: int) -> None:
-        """The row whose ``<row>`` and cells ``out`` holds, written: the sheet's extent follows it."""
-        out.append("</row>")
-        self.rows.append("".join(out))
+    def _put(self, row: tuple[str, tuple[Any, ...]], width: int) -> None:
+        """A row's XML and comments written: the sheet's extent follows it."""
+        self.rows.append(row[0])
+        if row[1]:
+            self.comments.extend(row[1])
         if not self.first_row:
             self.first_row = self.row
-        self.width = max(self.width, width)
+        if width > self.width:
+            self.width = width
 
     def column_width(self, column: int, width: float) -> None:
         self.widths[column] = width
@@ -340,8 +387,8 @@ class Worksheet:
 
     def comments_xml(self) -> str:
         return (f'<comments xmlns="{_MAIN}"><authors><author>ledger</author></authors><commentList>'
-                + "".join(f'<comment ref="{ref}" authorId="0" shapeId="0"><text>{_t(text)}</text></comment>'
-                          for ref, _, _, text, _, _ in self.comments) + "</commentList></comments>")
+                + "".join([_comment(ref, text) for ref, _, _, text, _, _ in self.comments])
+                + "</commentList></comments>")
 
     def vml(self) -> str:
         return ('<xml xmlns:ns0="urn:schemas-microsoft-com:office:office" xmlns:ns1="urn:schemas-microsoft-com:vml" '

@@ -361,9 +361,9 @@ def test_one_countrys_entries_read_by_position_are_those_of_the_whole_entry_log(
 
 
 def test_one_countrys_victory_and_stability_read_the_hashes_of_that_countrys_events_only(ledger):
-    """A first victory or stability table of one country reads the hashes of the events its rows name, in one
-    read, not those of every country's awards and track changes: the same CSV as the history gathered from the
-    events, for every country."""
+    """A first victory table of one country reads no event: its awards' hashes are stored with them; a stability
+    table reads the hashes of the events its rows name, in one read, not those of every country's awards and
+    track changes: the same CSV as the history gathered from the events, for every country."""
     from projections.head import Reader
     from projections.runner import Projector
     from projections.store import ViewDB
@@ -378,8 +378,9 @@ def test_one_countrys_victory_and_stability_read_the_hashes_of_that_countrys_eve
     assert not isinstance(fast.hashes, dict), "read from the store, not gathered"
     assert export.encode("victory", "csv", export.rows(fast, "victory", "FRA")) == \
         export.encode("victory", "csv", export.rows(plain, "victory", "FRA"))
-    # France's awards only: the battles England won named in England's rows and the stability track only.
-    assert len(fast.hashes) == len({a["position"] for a in plain.awards if a["country"] == "FRA"}) < len(named)
+    # The awards carry their events' hashes (the victory view stores them): none read out of the events.
+    assert len(fast.hashes) == 0 < len({a["position"] for a in plain.awards if a["country"] == "FRA"}) < len(named)
+    assert [a["hash"] for a in fast.awards] == [plain.hashes[a["position"]] for a in plain.awards]
     for country in state.countries:
         for table in ("victory", "stability", "inflation"):
             assert export.encode(table, "csv", export.rows(fast, table, country)) == \
@@ -422,3 +423,41 @@ def test_an_ers_export_of_a_turn_range_reads_those_turns_sheets_only(ledger):
     assert b"after the views" not in export.ers_csv(live, "ENG", last)
     assert export.ers_csv(live, "FRA", last) == export.ers_csv(plain, "FRA", last)
     assert export.ers_csv(live, "FRA", (2, 3)) == export.ers_csv(plain, "FRA", (2, 3))
+
+
+def test_an_older_releases_awards_table_gets_each_awards_hash_from_its_event(ledger):
+    """Migrating a store whose awards' rows were written without their events' hashes (the release before)
+    fills them from the events; the victory view writes them with every award after; the victory export reads
+    none out of the events and is the one gathered from them. Before the migration (the service role of a store
+    not migrated yet) the same export reads them from the events."""
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "older", 400, seed=8, turn_size=70)
+    [state] = ledger.campaigns()
+    Projector(ledger).catch_up()
+    db = ViewDB(ledger.recorder)
+    with db.transaction() as cur:
+        cur.execute(db.sql("ALTER TABLE {proj_awards} DROP COLUMN hash"))
+    older = ViewDB(ledger.recorder)  # the owner migrates at start (``ledger migrate``): the column is back, filled
+    older.award_hashes = False  # as a service role that may not migrate sees such a table
+    state = ledger.campaign(state.id)
+    plain = gather(ledger, state.id, GM)
+    expected = export.encode("victory", "csv", export.rows(plain, "victory", "FRA"))
+    with db.transaction() as cur:
+        cur.execute(db.sql("SELECT position, hash FROM {proj_awards} ORDER BY position"))
+        stored = cur.fetchall()
+    assert stored and all(r["hash"] == plain.hashes[int(r["position"])] for r in stored)
+
+    unmigrated = Reader(ledger, older).history(state.id, GM, state)
+    assert export.encode("victory", "csv", export.rows(unmigrated, "victory", "FRA")) == expected
+    assert len(unmigrated.hashes) > 0, "the hashes read out of the events"
+
+    ledger.submit(state.id, RecordTreasuryEntry, country="FRA", line="A9", amount=1, reason="after", actor=GM)
+    Projector(ledger).catch_up()
+    state = ledger.campaign(state.id)
+    fast = Reader(ledger, ViewDB(ledger.recorder)).history(state.id, GM, state)
+    assert export.encode("victory", "csv", export.rows(fast, "victory", "FRA")) == \
+        export.encode("victory", "csv", export.rows(gather(ledger, state.id, GM), "victory", "FRA"))
+    assert len(fast.hashes) == 0
