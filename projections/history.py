@@ -197,12 +197,24 @@ def _events(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, tup
     key = cid if db.postgres else cid.hex
     table = db.t(db.events_table) if db.postgres else db.events_table
     out: dict[int, tuple[str, bytes]] = {}
-    for i in range(0, len(positions), 500):
-        chunk = positions[i:i + 500]
+    for where, args in _positions_in(db, positions, 500):
         cur.execute(f"SELECT originator_version AS v, topic, state FROM {table} WHERE originator_id = {db.ph} "
-                    f"AND originator_version IN ({', '.join([db.ph] * len(chunk))})", (key, *chunk))
+                    f"AND originator_version {where}", (key, *args))
         out.update({int(r["v"]): (type_of(r["topic"]), bytes(r["state"])) for r in cur.fetchall()})
     return out
+
+
+def _positions_in(db: Any, positions: list[int], size: int) -> Iterator[tuple[str, tuple[Any, ...]]]:
+    """(condition, arguments) on a position column for these positions: PostgreSQL one array (``= ANY``: a
+    statement psycopg parses in no time, where 2,000 placeholders cost it 6 ms each, 80 ms of a first ERS
+    export of 260 turns); SQLite a bounded IN list per statement."""
+    if db.postgres:
+        if positions:
+            yield "= ANY(%s)", (list(positions),)
+        return
+    for i in range(0, len(positions), size):
+        chunk = positions[i:i + size]
+        yield f"IN ({', '.join([db.ph] * len(chunk))})", tuple(chunk)
 
 
 def _hashes(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, str]:
@@ -213,10 +225,9 @@ def _hashes(cur: Any, db: Any, cid: UUID, positions: list[int]) -> dict[int, str
     table = db.t(db.events_table) if db.postgres else db.events_table
     hash_of = "convert_from(state, 'UTF8')::json->>'hash'" if db.postgres else "json_extract(CAST(state AS TEXT), '$.hash')"
     out: dict[int, str] = {}
-    for i in range(0, len(positions), 2000):
-        chunk = positions[i:i + 2000]
+    for where, args in _positions_in(db, positions, 2000):
         cur.execute(f"SELECT originator_version AS v, {hash_of} AS h FROM {table} WHERE originator_id = {db.ph} "
-                    f"AND originator_version IN ({', '.join([db.ph] * len(chunk))})", (key, *chunk))
+                    f"AND originator_version {where}", (key, *args))
         out.update({int(r["v"]): r["h"] or "" for r in cur.fetchall()})
     return out
 
