@@ -25,6 +25,12 @@ correction came (``corrected``: a correction may move an entry between
 countries; those campaigns are read as before). The fold keeps amounts only
 (``compute_sheet(amounts_only=True)``): a rebuild pays about a tenth of the
 game master's budget for it.
+
+Two more readers use what is stored: a turn page's step at another country's
+entry primes that entry's changes with the three stored amounts before its
+turn (``stored_seeds``, ``Reader._public_seeds``), and a player's or an
+observer's ERS export takes from the document which countries' sheets may
+book an entry hidden from them (``Reader._affected_by_hidden``).
 """
 
 from __future__ import annotations
