@@ -25,6 +25,12 @@ correction came (``corrected``: a correction may move an entry between
 countries; those campaigns are read as before). The fold keeps amounts only
 (``compute_sheet(amounts_only=True)``): a rebuild pays about a tenth of the
 game master's budget for it.
+
+Two more readers use what is stored: a turn page's step at another country's
+entry primes that entry's changes with the three stored amounts before its
+turn (``stored_seeds``, ``Reader._public_seeds``), and a player's or an
+observer's ERS export takes from the document which countries' sheets may
+book an entry hidden from them (``Reader._affected_by_hidden``).
 """
 
 from __future__ import annotations
@@ -249,6 +255,42 @@ def write(db: ViewDB, cur: Any, campaign: str, sheets: dict[tuple[str, int], str
         cur.executemany(f"INSERT INTO {db.t(TABLE)} (campaign, country, turn, sheet) VALUES ({ph}, {ph}, {ph}, {ph}) "
                         "ON CONFLICT (campaign, country, turn) DO UPDATE SET sheet = excluded.sheet",
                         [(campaign, c, t, text) for (c, t), text in sorted(sheets.items())])
+
+
+def stored_seeds(db: ViewDB, cur: Any, campaign: str, country: str, turn: int
+                 ) -> tuple[int, dict[str, Any], Memo | None] | None:
+    """(position, document, memo): the memo ``compute(..., since={country: turn})`` primes from, as
+    ``budget_steps.stored_seeds`` but of the sheets as everyone sees them (the stored amounts of the three
+    sheets before ``turn``; None when one is missing or could not be computed), read with ``cur``, and the
+    view's position and document they are of. None when the view has no document for the campaign or moved on
+    between the statements. The caller checks that the document lets its reader use them."""
+    query = db.sql("SELECT position, doc FROM {proj_docs} WHERE view = ? AND campaign = ?")
+    cur.execute(query, (NAME, campaign))
+    row = cur.fetchone()
+    if row is None:
+        return None
+    first, ph = max(1, turn - 3), db.ph
+    cur.execute(f"SELECT turn, sheet FROM {db.t(TABLE)} WHERE campaign = {ph} AND country = {ph} "
+                f"AND turn >= {ph} AND turn < {ph}", (campaign, country, first, turn))
+    amounts = {int(r["turn"]): orjson.loads(r["sheet"])["amounts"] for r in cur.fetchall()}
+    cur.execute(query, (NAME, campaign))
+    again = cur.fetchone()
+    if again is None or int(again["position"]) != int(row["position"]):
+        return None  # the view moved on between the statements: the rows may be of another position
+    complete = sorted(amounts) == list(range(first, turn)) and all(a is not None for a in amounts.values())
+    # (inputs key, token, sheet, lines) as ``budget_steps.stored_seeds``: no inputs key matches None.
+    memo: Memo | None = {(country, t): (None, -t, None, a) for t, a in amounts.items()} if complete else None  # type: ignore[misc]
+    return int(row["position"]), orjson.loads(bytes(row["doc"])), memo
+
+
+def may_use(doc: dict[str, Any], country: str, reader: str | None) -> bool:
+    """Whether the stored sheets of ``country`` (document ``doc``) are those a reader who is not that country's
+    player sees (``reader``: a player's country, None for an observer): no correction, and the reader named in
+    no hidden event of the country's sheets (nor in one every country's sheets read)."""
+    if doc.get("corrected") or reader == country:
+        return False
+    named_in = doc.get("named", {})
+    return reader is None or reader not in (*named_in.get(country, ()), *named_in.get("*", ()))
 
 
 def stored(db: ViewDB, campaign: str, country: str, turn: int, rows: bool = True

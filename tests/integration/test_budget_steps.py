@@ -59,17 +59,31 @@ def entries_of(ledger, state, actor):
 
 @pytest.fixture
 def seeded(monkeypatch):
-    """Counts the steps whose changes came from the budget view's stored sheets."""
-    used = []
-    real = budget_steps.stored_seeds
+    """Counts the steps whose changes came from the budget view's stored sheets, or from the sheets everyone sees
+    (``budget_public``: a player's step at another country's entry); ``public`` lists the latter alone."""
+    used, public = _Used(), []
+    real, real_public = budget_steps.stored_seeds, Reader._public_seeds
 
     def counting(*args):
         found = real(*args)
         used.append(found is not None)
         return found
 
+    def counting_public(self, *args):
+        found = real_public(self, *args)
+        if found is not None:
+            used.append(True)
+            public.append(True)
+        return found
+
     monkeypatch.setattr(budget_steps, "stored_seeds", counting)
+    monkeypatch.setattr(Reader, "_public_seeds", counting_public)
+    used.public = public
     return used
+
+
+class _Used(list):
+    public: list[bool]
 
 
 @pytest.mark.parametrize("actor", [GM, FRANCE], ids=["gm", "player"])
@@ -188,3 +202,61 @@ def test_a_kept_lineage_moved_with_the_view_books_what_the_view_booked_since(led
     with db.reading() as cur:
         assert reader._lineage_moved(state.id, "FRA", kept["FRA"], budget_steps.view_position(db, cur, campaign)) \
             is None
+
+
+OBSERVER = Actor("obs", "observer")
+ENGLAND_ONLY = {"scope": "countries", "countries": ["ENG"]}
+SHOWN_TO_FRANCE = {"scope": "countries", "countries": ["SPA", "FRA"]}
+
+
+def test_a_players_step_at_another_countrys_entry_from_the_sheets_everyone_sees_shows_no_hidden_figure(
+        ledger, generated, seeded):
+    """A player's step at another country's entry, and an observer's, take the three sheets before its turn from
+    the sheets everyone sees (``budget_public``) when the other country's hidden entries are hidden from them:
+    the changes are those of every event they may see, never the game master's (England's secret 500 carried
+    into the treasury); a player shown a hidden entry of that country (France, Spain's) does not take them;
+    after a reveal (the view behind it, then caught up) and a correction the changes stay equal."""
+    from ledger.domain import commands as cmd
+
+    state = generated
+    ledger.open_turn(state.id, actor=GM)
+    turn = ledger.campaign(state.id).turn
+    for country, amount, at, visibility in (("ENG", 500, turn - 2, ENGLAND_ONLY), ("ENG", 7, None, None),
+                                            ("SPA", 300, turn - 1, SHOWN_TO_FRANCE), ("SPA", 5, None, None)):
+        ledger.record_treasury_entry(state.id, country=country, line="A9", amount=amount, reason="subsidy",
+                                     turn=at, actor=GM, **({"visibility": visibility} if visibility else {}))
+    Projector(ledger).catch_up()
+    state = ledger.campaign(state.id)
+    [secret, eng, _, spa] = [r for r in records(ledger, state.id) if r.type == "TreasuryEntryRecorded"][-4:]
+
+    def step(actor, r, state):
+        reader = Reader(ledger, Projector(ledger).db)  # a fresh process's first page
+        found = reader.budget_changes(state.id, actor, state, r, reader.turn_records(state.id, r.turn, state.version))
+        assert found == changes_from_event_1(reader, state, actor, r), (actor.id, r.position)
+        return found
+
+    mine = step(FRANCE, eng, state)
+    assert mine != step(GM, eng, state)  # the game master's carry England's secret 500: France's must not
+    assert seeded.public == [True]
+    step(FRANCE, spa, state)  # France sees one of Spain's hidden entries: not from the sheets everyone sees
+    assert seeded.public == [True]
+    step(OBSERVER, spa, state)
+    assert seeded.public == [True, True]
+
+    # A reveal: while the views are behind it, read as before; once caught up, the sheets everyone sees hold it.
+    ledger.handle(state.id, cmd.RevealEvent(position=secret.position, reason="end of turn"), actor=GM)
+    state = ledger.campaign(state.id)
+    revealed = step(FRANCE, eng, state)
+    assert revealed != mine  # the secret 500 is France's to see now
+    assert seeded.public == [True, True]
+    Projector(ledger).catch_up()
+    assert step(FRANCE, eng, ledger.campaign(state.id)) == revealed
+    assert seeded.public == [True, True, True]
+
+    # A correction may move an entry between countries: every step read as before, equal all the same.
+    ledger.handle(state.id, cmd.RecordCorrection(corrects=spa.position, reason="booked for England",
+                                                 replacement={"country": "ENG", "amount": 21}), actor=GM)
+    Projector(ledger).catch_up()
+    step(FRANCE, eng, ledger.campaign(state.id))
+    step(OBSERVER, spa, ledger.campaign(state.id))
+    assert seeded.public == [True, True, True]

@@ -461,3 +461,54 @@ def test_an_older_releases_awards_table_gets_each_awards_hash_from_its_event(led
     assert export.encode("victory", "csv", export.rows(fast, "victory", "FRA")) == \
         export.encode("victory", "csv", export.rows(gather(ledger, state.id, GM), "victory", "FRA"))
     assert len(fast.hashes) == 0
+
+
+def test_a_players_ers_export_reads_their_countrys_stored_sheets_and_never_anothers_hidden_figures(ledger):
+    """Which countries' sheets a player's or an observer's seeded history computes from what they may see is
+    taken from the sheets everyone sees (``budget_public``'s document: who is named in each country's hidden
+    entries) and the tail after it, not from the country of every hidden entry: France, who sees all of its own
+    hidden entries, reads its stored sheets; every country with an entry hidden from the caller is computed,
+    and each export equals the one gathered from what the caller may see (England's secret never in France's),
+    after an entry of France's hidden from France, one in the tail the views have not reached, and a reveal."""
+    from ledger.domain import commands as cmd
+    from projections.head import Reader
+    from projections.runner import Projector
+    from projections.store import ViewDB
+
+    generate(ledger, "players", 400, seed=12, turn_size=60)
+    [state] = ledger.campaigns()
+    cid = state.id
+    ledger.open_turn(cid, actor=GM)
+    secret = ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=500, reason="secret subsidy",
+                                          actor=GM, visibility={"scope": "countries", "countries": ["ENG"]})
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=40, reason="own secret", actor=GM,
+                                 visibility={"scope": "countries", "countries": ["FRA"]})
+    Projector(ledger).catch_up()
+    observer = Actor("olga", "observer")
+
+    def same(actor, countries=("FRA", "ENG")):
+        state = ledger.campaign(cid)
+        reader = Reader(ledger, ViewDB(ledger.recorder))
+        fast, plain = reader._seeded_history(cid, actor, state), gather(ledger, cid, actor)
+        assert fast is not None
+        for country in countries:
+            assert export.ers_csv(fast, country) == export.ers_csv(plain, country), (actor.id, country)
+        return reader._affected_by_hidden(cid, actor, state)
+
+    affected = same(FRANCE)
+    assert affected is not None and "FRA" not in affected and "ENG" in affected
+    assert same(observer) >= {"FRA", "ENG"}
+    state = ledger.campaign(cid)
+    gm_history, france = gather(ledger, cid, GM), gather(ledger, cid, FRANCE)
+    assert export.ers_csv(gm_history, "ENG") != export.ers_csv(france, "ENG")  # England's 500 is not France's
+
+    # An entry of France's only the game masters see: France's sheets are computed from what France sees.
+    ledger.record_treasury_entry(cid, country="FRA", line="A9", amount=70, reason="gm only", actor=GM,
+                                 visibility={"scope": "gm"})
+    assert "FRA" in same(FRANCE)  # in the tail the views have not reached
+    Projector(ledger).catch_up()
+    assert "FRA" in same(FRANCE)
+    ledger.handle(cid, cmd.RevealEvent(position=secret.events[0]["position"], reason="end of turn"), actor=GM)
+    same(FRANCE)
+    Projector(ledger).catch_up()
+    same(FRANCE)
