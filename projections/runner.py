@@ -405,13 +405,15 @@ class Projector:
         return count
 
     def rebuild(self, progress: Callable[[int], None] | None = None, *, restart: bool = False,
-                jobs: int = 1) -> dict[str, Any]:
+                jobs: int = 1, groups: list[list[str]] | None = None) -> dict[str, Any]:
         """Empty the views and project every event again; resumes an interrupted rebuild.
 
         The reset (rows deleted, tracking at 0, ``rebuilding`` flag) is one
         transaction; the flag is cleared once caught up. Run again after a
         crash, a rebuild continues from the last committed page instead of
         starting over, so it neither loses nor double-counts anything.
+        ``groups`` (with ``jobs``): the views of each process, this one's first (a benchmark comparing splits);
+        by default the measured split (``_balanced``).
         """
         with self.lock, self.db.transaction() as cur:
             current = self.db.positions(cur, self.names, lock=True)
@@ -426,7 +428,7 @@ class Projector:
         for v in self.views:
             v.forget()
         if jobs > 1 and self.db.postgres and len(self.views) > 1:
-            count = self._catch_up_in_processes(jobs, progress)
+            count = self._catch_up_in_processes(jobs, progress, groups)
         else:
             count = self.catch_up(progress, pipelined=True)
         with self.db.transaction() as cur:
@@ -434,7 +436,8 @@ class Projector:
                 cur.execute(self.db.sql("UPDATE {proj_tracking} SET rebuilding = 0 WHERE view = ?"), (v.name,))
         return {"views": self.names, "events": count, "resumed_from": resumed}
 
-    def _catch_up_in_processes(self, jobs: int, progress: Callable[[int], None] | None) -> int:
+    def _catch_up_in_processes(self, jobs: int, progress: Callable[[int], None] | None,
+                               split: list[list[str]] | None = None) -> int:
         """The views split into ``jobs`` groups: this process catches up the heaviest, a process each the others.
 
         Each view has its own tracking row, so the groups never share a write;
@@ -452,7 +455,9 @@ class Projector:
         """
         import multiprocessing
 
-        groups = sorted(_balanced(self.names, jobs), key=lambda g: -sum(_COST.get(n, 1) for n in g))
+        if split is not None and sorted(n for g in split for n in g) != sorted(self.names):
+            raise ValueError(f"groups {split}: each of the views {self.names} in one group")
+        groups = split or _balanced(self.names, jobs)
         ctx = multiprocessing.get_context("spawn")  # no fork: this process holds pools and threads
         done = ctx.Queue()
         pipes = [ctx.Pipe(duplex=False) for _ in groups[1:]]  # (receiving end, sending end) per process
@@ -521,10 +526,11 @@ _COST = {"timeline": 18, "budget": 17, "victory": 15, "map": 10, "budget_public"
 
 
 def _balanced(names: list[str], jobs: int) -> list[list[str]]:
+    """``jobs`` groups of the views, the heaviest first (the process that reads the log takes it)."""
     groups: list[list[str]] = [[] for _ in range(min(jobs, len(names)))]
     for name in sorted(names, key=lambda n: -_COST.get(n, 1)):
         min(groups, key=lambda g: sum(_COST.get(n, 1) for n in g)).append(name)
-    return groups
+    return sorted(groups, key=lambda g: -sum(_COST.get(n, 1) for n in g))
 
 
 def _catch_up_group(settings: dict[str, Any], views: list[str], page: int, done: Any, feed: Any = None) -> None:
