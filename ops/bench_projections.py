@@ -137,6 +137,7 @@ def main() -> None:
         without = Projector(ledger, [n for n in VIEW_CLASSES if n not in left_out], page=5000) if left_out else None
         splits = [[g.split(",") for g in text.split("/")] for text in args.split]
         by_split: list[list[float]] = [[] for _ in splits]
+        cpu_split: list[list[tuple[float, float]]] = [[] for _ in splits]
         ab: list[tuple[float, float, float, float]] = []  # per round: (b) wall, (b) CPU, without wall, CPU
         for _ in range(args.rounds):
             c0 = time.process_time()
@@ -160,12 +161,15 @@ def main() -> None:
             srv_rebuild2.append(server.seconds)
             cpu_rebuild2.append((time.process_time() - c0, _children_cpu() - k0))
             for i, split in enumerate(splits):  # right after (b'), the same load
-                t0 = time.perf_counter()
+                t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
                 projector.rebuild(restart=True, jobs=len(split), groups=split)
                 by_split[i].append(head / (time.perf_counter() - t0))
+                cpu_split[i].append((time.process_time() - c0, _children_cpu() - k0))
             if without is not None:  # right after (b): the same load, the views left out at their head meanwhile
+                _forget(projector)  # one rebuild's caches at a time, as in (b) and (b'): the peak RSS is one's
                 c0, t0 = time.process_time(), time.perf_counter()
                 without.rebuild(restart=True)
+                _forget(without)
                 ab.append((done / rebuilds[-1], cpu_rebuild[-1], time.perf_counter() - t0, time.process_time() - c0))
         raw_rate, rebuild_rate, rebuild2_rate = (statistics.median(x) for x in (raws, rebuilds, rebuilds2))
         shares = _shares(ledger) if args.shares else None
@@ -212,10 +216,11 @@ def main() -> None:
               f"this process {statistics.median(c for c, _ in cpu_rebuild2):.2f} s + the other "
               f"{statistics.median(k for _, k in cpu_rebuild2):.2f} s, the server's {_median(srv_rebuild2)}"
               f"{'  (last ' + last['cpu2'] + ')' if last else ''}")
-        for text, rates in zip(args.split, by_split):
+        for text, rates, cpus in zip(args.split, by_split, cpu_split):
             print(f"(b') with the groups {text}: {statistics.median(rates):,.0f} events/s  [{runs(rates)}]; against "
                   f"(b): {statistics.median(rates) / rebuild_rate:.2f}  (per round: "
-                  f"{', '.join(f'{x / b:.2f}' for b, x in zip(rebuilds, rates))})")
+                  f"{', '.join(f'{x / b:.2f}' for b, x in zip(rebuilds, rates))}); CPU this process "
+                  f"{statistics.median(c for c, _ in cpus):.2f} s + the other {statistics.median(k for _, k in cpus):.2f} s")
         if ab:
             med = [statistics.median(x[i] for x in ab) for i in range(4)]
             print(f"A/B, (b) against a rebuild without {', '.join(left_out)} in the same rounds: wall {med[0]:.2f} s "
@@ -239,6 +244,12 @@ def main() -> None:
         else:
             with psycopg.connect(dsn, autocommit=True) as conn:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+def _forget(projector: Projector) -> None:
+    """Drop a projector's cached documents and budgets (a rebuild forgets them when it starts, not when it ends)."""
+    for v in projector.views:
+        v.forget()
 
 
 def _shares(ledger: Ledger) -> str:
