@@ -526,14 +526,16 @@ _COST = {"timeline": 18, "budget": 17, "victory": 15, "map": 10, "budget_public"
 
 
 #: Measured splits of all six views, the group of the process that reads the log first. Two processes (stop 26, the
-#: 300,000-event campaign, three alternating rounds against the single process, load average 7): the two budget
-#: views in the reading process and the four others in the fed one 1.13, 1.17, 1.19x; the reverse 1.16, 0.97,
-#: 0.99x; ``_COST``'s greedy split (timeline, map and the two small views against budget and victory) 0.97, 0.92,
-#: 0.94x. The weights do not see what two views of a group share: the budget's views read a quarter of the events
-#: (the others' bytes are not even sent to their process), while timeline, map and the turn groups each need every
-#: event decoded, once per process; the budget's sheets (3.4 s of the single process's CPU in memory, its largest
-#: stage) are then alone beside the log's reading, and the other process decodes the log once for four views.
-_SPLITS: dict[int, list[list[str]]] = {2: [["budget", "budget_public"], ["map", "victory", "timeline", "turn_groups"]]}
+#: 300,000-event campaign, against the single process in the same rounds; load average 7-8, so read the CPU beside):
+#: budget, the public sheets and victory in the reading process, map, timeline and the turn groups in the fed one
+#: 1.11, 1.24, 0.95x, CPU 4.2 s + 4.6 s; the two budget views alone in the reading process 1.02, 1.24, 0.93x
+#: (3.6 s + 5.1 s; in another run 1.13, 1.17, 1.19x); ``_COST``'s greedy split (timeline, map and the two small views
+#: against budget and victory) 0.92, 1.17, 0.86x (5.3 s + 3.9 s; in another run 0.97, 0.92, 0.94x). The weights do
+#: not see what the views of a group share: the budget's views and victory read a third of the events (the others'
+#: bytes are not even sent to their process), while timeline, map and the turn groups each need every event
+#: decoded, once per process; the budget's sheets (3.2 s of the single process's CPU in memory, its largest stage)
+#: then sit beside the log's reading, and the other process decodes the log once for three views.
+_SPLITS: dict[int, list[list[str]]] = {2: [["budget", "budget_public", "victory"], ["map", "timeline", "turn_groups"]]}
 
 
 def _balanced(names: list[str], jobs: int) -> list[list[str]]:
