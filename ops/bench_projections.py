@@ -56,10 +56,10 @@ BASELINES = {
               "rss": "594 MB", "state_p95": "15.4 ms", "cpu": "9.68 s",
               "shares": "CPU alone (read + decode included): map 5.2 s, victory 4.9, timeline 6.7, budget 3.5"},
 }
-#: The last stop's final figures at 300,015 events on this machine idle (stop 24, main at 6c7b6e8, bench300k:
-#: /work/bench/final24/projections.txt), printed beside the issue's baseline above.
-LAST = {300_000: {"raw": "87,609 events/s", "rebuild": "41,944 events/s", "ratio": "0.48", "ratio2": "0.93",
-                  "cpu": "6.53 s", "cpu2": "4.05 s + 4.07 s", "rss": "594 MB", "state_p95": "20.1 ms",
+#: The last stop's final figures at 300,015 events on this machine idle (stop 25, main at e236821, bench300k:
+#: /work/bench/final25/projections.txt), printed beside the issue's baseline above.
+LAST = {300_000: {"raw": "79,932 events/s", "rebuild": "34,580 events/s", "ratio": "0.43", "ratio2": "0.97",
+                  "cpu": "7.79 s", "cpu2": "5.79 s + 4.34 s", "rss": "652 MB", "state_p95": "18.5 ms",
                   "stages": "not measured"}}
 
 
