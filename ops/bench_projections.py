@@ -56,10 +56,10 @@ BASELINES = {
               "rss": "594 MB", "state_p95": "15.4 ms", "cpu": "9.68 s",
               "shares": "CPU alone (read + decode included): map 5.2 s, victory 4.9, timeline 6.7, budget 3.5"},
 }
-#: The last stop's final figures at 300,015 events on this machine idle (stop 24, main at 6c7b6e8, bench300k:
-#: /work/bench/final24/projections.txt), printed beside the issue's baseline above.
-LAST = {300_000: {"raw": "87,609 events/s", "rebuild": "41,944 events/s", "ratio": "0.48", "ratio2": "0.93",
-                  "cpu": "6.53 s", "cpu2": "4.05 s + 4.07 s", "rss": "594 MB", "state_p95": "20.1 ms",
+#: The last stop's final figures at 300,015 events on this machine idle (stop 25, main at e236821, bench300k:
+#: /work/bench/final25/projections.txt), printed beside the issue's baseline above.
+LAST = {300_000: {"raw": "79,932 events/s", "rebuild": "34,580 events/s", "ratio": "0.43", "ratio2": "0.97",
+                  "cpu": "7.79 s", "cpu2": "5.79 s + 4.34 s", "rss": "652 MB", "state_p95": "18.5 ms",
                   "stages": "not measured"}}
 
 
@@ -76,6 +76,11 @@ def main() -> None:
                     help="also rebuild each view alone: its CPU and wall time (the share of each view)")
     ap.add_argument("--stages", action="store_true",
                     help="also each view's CPU by stage, in memory (decoded and applied; rows formatted; no writes)")
+    ap.add_argument("--ab", metavar="VIEW,VIEW",
+                    help="also, in each round, a single-process rebuild without these views (the measurement only): "
+                         "their cost is the difference, in the same rounds as (b)")
+    ap.add_argument("--split", metavar="A,B/C,D", action="append", default=[],
+                    help="also, in each round, (b') with these groups of views (this process's first; repeatable)")
     ap.add_argument("--profile", metavar="FILE",
                     help="also profile one single-process rebuild (cProfile, CPU time) into FILE; prints its top")
     args = ap.parse_args()
@@ -125,6 +130,15 @@ def main() -> None:
         cpu_rebuild2: list[tuple[float, float]] = []
         srv_rebuild: list[float | None] = []  # CPU seconds of the server's processes serving the rebuild
         srv_rebuild2: list[float | None] = []
+        left_out = [n for n in (args.ab or "").split(",") if n]
+        unknown = [n for n in left_out if n not in VIEW_CLASSES]
+        if unknown:
+            sys.exit(f"--ab: no view named {', '.join(unknown)} (views: {', '.join(VIEW_CLASSES)})")
+        without = Projector(ledger, [n for n in VIEW_CLASSES if n not in left_out], page=5000) if left_out else None
+        splits = [[g.split(",") for g in text.split("/")] for text in args.split]
+        by_split: list[list[float]] = [[] for _ in splits]
+        cpu_split: list[list[tuple[float, float]]] = [[] for _ in splits]
+        ab: list[tuple[float, float, float, float]] = []  # per round: (b) wall, (b) CPU, without wall, CPU
         for _ in range(args.rounds):
             c0 = time.process_time()
             n, raw = raw_read()
@@ -146,6 +160,17 @@ def main() -> None:
             rebuilds2.append(head / (time.perf_counter() - t0))
             srv_rebuild2.append(server.seconds)
             cpu_rebuild2.append((time.process_time() - c0, _children_cpu() - k0))
+            for i, split in enumerate(splits):  # right after (b'), the same load
+                t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
+                projector.rebuild(restart=True, jobs=len(split), groups=split)
+                by_split[i].append(head / (time.perf_counter() - t0))
+                cpu_split[i].append((time.process_time() - c0, _children_cpu() - k0))
+            if without is not None:  # right after (b): the same load, the views left out at their head meanwhile
+                _forget(projector)  # one rebuild's caches at a time, as in (b) and (b'): the peak RSS is one's
+                c0, t0 = time.process_time(), time.perf_counter()
+                without.rebuild(restart=True)
+                _forget(without)
+                ab.append((done / rebuilds[-1], cpu_rebuild[-1], time.perf_counter() - t0, time.process_time() - c0))
         raw_rate, rebuild_rate, rebuild2_rate = (statistics.median(x) for x in (raws, rebuilds, rebuilds2))
         shares = _shares(ledger) if args.shares else None
         if args.profile:
@@ -191,6 +216,17 @@ def main() -> None:
               f"this process {statistics.median(c for c, _ in cpu_rebuild2):.2f} s + the other "
               f"{statistics.median(k for _, k in cpu_rebuild2):.2f} s, the server's {_median(srv_rebuild2)}"
               f"{'  (last ' + last['cpu2'] + ')' if last else ''}")
+        for text, rates, cpus in zip(args.split, by_split, cpu_split):
+            print(f"(b') with the groups {text}: {statistics.median(rates):,.0f} events/s  [{runs(rates)}]; against "
+                  f"(b): {statistics.median(rates) / rebuild_rate:.2f}  (per round: "
+                  f"{', '.join(f'{x / b:.2f}' for b, x in zip(rebuilds, rates))}); CPU this process "
+                  f"{statistics.median(c for c, _ in cpus):.2f} s + the other {statistics.median(k for _, k in cpus):.2f} s")
+        if ab:
+            med = [statistics.median(x[i] for x in ab) for i in range(4)]
+            print(f"A/B, (b) against a rebuild without {', '.join(left_out)} in the same rounds: wall {med[0]:.2f} s "
+                  f"against {med[2]:.2f} s ({med[0] - med[2]:+.2f} s), CPU {med[1]:.2f} s against {med[3]:.2f} s "
+                  f"({med[1] - med[3]:+.2f} s, {(med[1] - med[3]) / done * 1e6:.1f} us an event); per round (wall, CPU "
+                  f"with / without): {'; '.join(f'{a:.2f}/{c:.2f} s, {b:.2f}/{d:.2f} s' for a, b, c, d in ab)}")
         if shares:
             print(f"each view rebuilt alone (read + decode included): {shares}  (baseline {BASELINE['shares']})")
         if stages:
@@ -210,10 +246,16 @@ def main() -> None:
                 conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
 
 
+def _forget(projector: Projector) -> None:
+    """Drop a projector's cached documents and budgets (a rebuild forgets them when it starts, not when it ends)."""
+    for v in projector.views:
+        v.forget()
+
+
 def _shares(ledger: Ledger) -> str:
     """Each view rebuilt alone in this process: its CPU and wall seconds (the share of each view)."""
     out = []
-    for name in ("map", "victory", "timeline", "budget"):
+    for name in VIEW_CLASSES:
         c0, t0 = time.process_time(), time.perf_counter()
         Projector(ledger, [name], page=5000).rebuild(restart=True)
         out.append(f"{name} {time.process_time() - c0:.1f} s CPU / {time.perf_counter() - t0:.1f} s wall")
@@ -228,7 +270,7 @@ def _stages(ledger: Ledger) -> str:
     from projections.store import DeferredWrites
 
     out = []
-    sets: list[list[str] | None] = [["map"], ["victory"], ["timeline"], ["budget"], None]
+    sets: list[list[str] | None] = [[name] for name in VIEW_CLASSES] + [None]
     with ledger.recorder.datastore.transaction(commit=False) as cur:  # rolled back: the views stay as they are
         decode = 0.0
         for names in sets:

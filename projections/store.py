@@ -105,6 +105,18 @@ class DeferredWrites:
                     copy.write(params)
 
 
+def insert_rows(db: ViewDB, cur: Any, table: str, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """Bulk insert: COPY on PostgreSQL (a rebuild writes rows by the hundred thousand), executemany on SQLite."""
+    if not rows:
+        return
+    if db.postgres:
+        with cur.copy(f"COPY {table} ({', '.join(columns)}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
+    else:
+        cur.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})", rows)
+
+
 class ViewDB:
     """The view tables of one store. ``ph`` is the driver's placeholder."""
 

@@ -32,7 +32,7 @@ import orjson
 from ledger.store.roles import have_tables
 from projections import timeline
 from projections.records import Record
-from projections.store import ViewDB
+from projections.store import ViewDB, insert_rows
 
 NAME = "turn_groups"
 TABLE = "proj_turn_groups"
@@ -157,9 +157,9 @@ class TurnGroupsView:
             self.hidden += [(r.campaign, place, r.position, text) for place in timeline.places(r, context or {})]
 
     def flush(self, cur: Any) -> None:
-        if self.hidden:
-            cur.executemany(f"INSERT INTO {self.db.t(HIDDEN_PLACES)} (campaign, place, position, visibility) "
-                            f"VALUES ({', '.join([self.db.ph] * 4)})", self.hidden)
+        # COPY: a rebuild writes tens of thousands of these (an INSERT each cost the server a statement per row).
+        insert_rows(self.db, cur, self.db.t(HIDDEN_PLACES), ("campaign", "place", "position", "visibility"),
+                    self.hidden)
         if not self.groups:
             return
         ph = ", ".join([self.db.ph] * 6)

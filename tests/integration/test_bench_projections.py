@@ -20,6 +20,8 @@ def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
     env.update(LEDGER_POSTGRES_DSN=PG_DSN, PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, str(ROOT / "ops/bench_projections.py"), "--short", "--shares", "--stages",
+                           "--ab", "turn_groups,budget_public",
+                           "--split", "budget,budget_public/map,timeline,victory,turn_groups",
                            "--profile", str(tmp_path / "rebuild.prof")], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-2000:]
@@ -36,9 +38,16 @@ def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline
                     r"state at N over 20 random N: p50 [\d.]+ ms, p95 [\d.]+ ms  \(target p95 <= 50 ms; baseline ",
                     r"CPU of this process per read p50 [\d.]+ ms, p95 [\d.]+ ms",
                     r"each view rebuilt alone .*: map [\d.]+ s CPU / [\d.]+ s wall; victory .*; timeline .*; "
-                    r"budget [\d.]+ s CPU / [\d.]+ s wall  \(baseline ",
+                    r"budget [\d.]+ s CPU / [\d.]+ s wall; budget_public .*; "
+                    r"turn_groups [\d.]+ s CPU / [\d.]+ s wall  \(baseline ",
+                    r"A/B, \(b\) against a rebuild without turn_groups, budget_public in the same rounds: "
+                    r"wall [\d.]+ s against [\d.]+ s \([+-][\d.]+ s\), "
+                    r"CPU [\d.]+ s against [\d.]+ s \([+-][\d.]+ s, [-\d.]+ us an event\)",
+                    r"\(b'\) with the groups budget,budget_public/map,timeline,victory,turn_groups: [\d,]+ events/s .*"
+                    r"against \(b\): [\d.]+  \(per round: .*\); CPU this process [\d.]+ s \+ the other [\d.]+ s",
                     r"CPU by stage in memory .*: map [\d.]+ s applied \+ [\d.]+ s formatted; victory .*; timeline .*; "
-                    r"budget .*; all views [\d.]+ s applied \+ [\d.]+ s formatted; orjson decoding every event [\d.]+ s",
+                    r"budget .*; budget_public .*; turn_groups .*; all views [\d.]+ s applied \+ [\d.]+ s formatted; "
+                    r"orjson decoding every event [\d.]+ s",
                     r"profile of one rebuild \(CPU time\) in .*rebuild.prof; its top 25 by own time",
                     r"load average [\d.]+"):
         assert re.search(pattern, out), (pattern, out)

@@ -91,6 +91,24 @@ def test_a_rebuild_split_over_processes_equals_one_in_a_single_process(ledger, s
     assert p.positions() == {n: p.db.head() for n in p.names}
 
 
+def test_a_rebuild_over_processes_writes_the_same_rows_whichever_process_holds_which_views(ledger):
+    """The split of the views over the processes is a matter of speed only (``rebuild(groups=...)``, which the
+    benchmark compares): the budget's two views in the process that reads the log, or in the one it feeds, give
+    every row and document of a single-process rebuild; a split that leaves a view out is refused."""
+    generate(ledger, "groups", 400, seed=11, turn_size=80)
+    p = Projector(ledger, page=90)
+    p.rebuild(restart=True)
+    expected = view_tables(p.db)
+    assert expected["proj_budget_public"] and expected["proj_turn_groups"]
+    for groups in ([["budget", "budget_public"], ["map", "timeline", "victory", "turn_groups"]],
+                   [["map", "timeline", "victory", "turn_groups"], ["budget", "budget_public"]]):
+        p.rebuild(restart=True, jobs=2, groups=groups)
+        assert view_tables(p.db) == expected, groups
+    with pytest.raises(ValueError, match="each of the views"):
+        p.rebuild(restart=True, jobs=2, groups=[["map"], ["timeline"]])
+    assert view_tables(p.db) == expected  # refused before anything was reset
+
+
 def view_tables(db) -> dict[str, list[tuple]]:
     """Every row of every view table (documents and checkpoints as their stored bytes), in key order."""
     tables = {"proj_docs": "view, campaign", "proj_checkpoints": "view, campaign, position",
