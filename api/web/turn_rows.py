@@ -13,24 +13,26 @@ from __future__ import annotations
 from typing import Any
 
 from jinja2.filters import do_urlencode
-from markupsafe import Markup, escape
+from markupsafe import Markup
+
+from api.web.html import esc
 
 _MISSING = object()
 
 
 def _text(value: Any) -> str:
     """``{{ value }}``: escaped, "None" for a null, nothing for an undefined (``_MISSING``) value."""
-    return "" if value is _MISSING else str(escape(value))
+    return "" if value is _MISSING else esc(value)
 
 
 def _or_dash(value: Any) -> str:
     """``{{ value or "—" }}``."""
-    return "—" if value is _MISSING or not value else str(escape(value))
+    return "—" if value is _MISSING or not value else esc(value)
 
 
 def steps(v: Any, base: str) -> Markup:
     """The turn's steps, the one shown marked: ``{% for s in v.steps %}`` of the timeline list."""
-    href = str(escape(base))
+    href = esc(base)
     out = []
     for i, s in enumerate(v.steps):
         current = ' class="current" aria-current="step"' if i == v.index else ""
@@ -56,7 +58,7 @@ def provinces(v: Any, slug: Any) -> Markup:
         markers = p.get("markers", _MISSING)
         markers = ", ".join(map(str, markers)) if markers is not _MISSING and markers else ""
         out.append(
-            f'\n  <tr{mark}><td><a href="{place}{escape(do_urlencode(name))}?at={at}">{_text(name)}</a>{sea}</td>\n'
+            f'\n  <tr{mark}><td><a href="{place}{esc(do_urlencode(name))}?at={at}">{_text(name)}</a>{sea}</td>\n'
             f'    <td>{_or_dash(p.get("owner", _MISSING))}</td><td>{_or_dash(p.get("controller", _MISSING))}</td>'
             f'<td>{"—" if fortress is None else _text(fortress)}</td><td>{_or_dash(markers)}</td>\n'
             f'    <td>{"".join(here.get(name, ()))}</td></tr>\n  ')
@@ -74,5 +76,5 @@ def stacks(v: Any) -> Markup:
         leaders = "" if leaders is _MISSING else ", ".join(map(str, leaders))
         out.append(f'\n  <tr{mark}><td>{_text(sid)}</td><td>{_text(st.get("country", _MISSING))}</td>'
                    f'<td>{_text(st.get("location", _MISSING))}</td>\n'
-                   f'    <td>{units}</td><td>{escape(leaders)}</td></tr>\n  ')
+                   f'    <td>{units}</td><td>{esc(leaders)}</td></tr>\n  ')
     return Markup("".join(out))
