@@ -136,11 +136,13 @@ def run(env: dict[str, str], made: list[dict], clients: int, requests: int, seed
           + " ".join(f"{x:.2f}" for x in os.getloadavg()))
     print(f"{'kind':16} {'requests':>8} {'cpu ms/req':>10} {'target':>7} {'baseline':>8}")
     total = n = 0.0
-    for kind in sorted(cpu):
-        xs = cpu[kind]
+    from load import READS
+
+    for kind in sorted(reads or READS):  # every kind of the mix, "-" for one the draw did not come to
+        xs = cpu.get(kind, [])
         total, n = total + sum(xs), n + len(xs)
         base = BASELINE_MS.get(kind)
-        print(f"{kind:16} {len(xs):8} {1000 * sum(xs) / len(xs):10.2f} {TARGET_MS:7.1f} "
+        print(f"{kind:16} {len(xs):8} {f'{1000 * sum(xs) / len(xs):.2f}' if xs else '-':>10} {TARGET_MS:7.1f} "
               f"{base if base is not None else '-':>8}")
     print(f"{'ALL READS':16} {int(n):8} {1000 * total / n:10.2f} {TARGET_MS:7.1f} {'-':>8}")
     if digests:
