@@ -18,14 +18,13 @@ from uuid import UUID
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
-from pydantic import TypeAdapter
 
 from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, LedgerDep
 from api.errors import ERRORS
 from api.routes.checkpoints import campaign_ref
 from api.readpath import ReadsDep, cached
-from api.routes.views import event_public_of
+from api.routes.views import events_json
 from ledger.access import ALL_SEEING, can_see
 from ledger.domain.errors import InvalidInput
 from projections import read
@@ -33,7 +32,6 @@ from projections import read
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["audit"], responses=ERRORS)
 
 PAGE = 500
-EVENTS = TypeAdapter(list[schemas.EventPublic])  # what FastAPI's response_model serializes with
 
 
 @router.get("/events", response_model=list[schemas.EventPublic],
@@ -54,7 +52,7 @@ async def list_events(request: Request, cid: CampaignId, ledger: LedgerDep, acto
                 break
             # Hidden events on the way (a player's page): read on in growing pages, up to PAGE at a time.
             gt, size = page[-1].position, min(2 * size, max(limit, PAGE))
-        return EVENTS.dump_json([event_public_of(r) for r in shown[:limit]], by_alias=True)
+        return events_json(shown[:limit])
 
     return await cached(request, reads, actor, state, render)
 

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
 from uuid import UUID
+
+import orjson
+from pydantic import TypeAdapter
 
 from ledger import positions
 from ledger.application import Appended as AppendedResult
@@ -40,6 +47,35 @@ def event_public_of(r: Record) -> schemas.EventPublic:
         actor=d["actor"], visibility=d["visibility"], payload={k: v for k, v in d.items() if k not in ENVELOPE},
         prev_hash=d["prev_hash"], hash=d["hash"],
     )
+
+
+EVENTS = TypeAdapter(list[schemas.EventPublic])  # what FastAPI's response_model serializes with
+_TIME = TypeAdapter(datetime)
+#: A timestamp as the store writes them (``datetime.isoformat()`` in UTC): pydantic prints it with "Z".
+_UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{6})?(?:\+00:00|Z)")
+
+
+def _timestamp(text: str) -> str:
+    if _UTC.fullmatch(text):
+        return text[:-6] + "Z" if text.endswith("+00:00") else text
+    return _TIME.dump_python(_TIME.validate_python(text), mode="json")  # any other form: pydantic's own
+
+
+def events_json(records: Sequence[Record]) -> bytes:
+    """``EVENTS.dump_json([event_public_of(r) ...], by_alias=True)``, the same bytes, from plain dicts: a page of
+    events built ~50 pydantic models (a third of a ms per 50) only to print what the records hold already. A
+    value orjson does not print as pydantic does (an integer past 64 bits) takes pydantic's way."""
+    rows: list[dict[str, Any]] = []
+    for r in records:
+        d = r.data
+        rows.append({"position": r.position, "type": r.type, "timestamp": _timestamp(d["timestamp"]),
+                     "schema_version": d["schema"], "context": d["context"], "actor": d["actor"],
+                     "visibility": d["visibility"], "payload": {k: v for k, v in d.items() if k not in ENVELOPE},
+                     "prev_hash": d["prev_hash"], "hash": d["hash"]})
+    try:
+        return orjson.dumps(rows)
+    except TypeError:
+        return EVENTS.dump_json([event_public_of(r) for r in records], by_alias=True)
 
 
 def appended(result: AppendedResult) -> schemas.Appended:

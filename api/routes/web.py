@@ -41,7 +41,7 @@ from projections.records import Record
 from api.readpath import REVALIDATE, etag, not_modified, reads_for, reads_of, request_key
 from api.replica import read_ledger
 from api.routes.records import player_dice
-from api.web import ers_cells, jinja, map_forms, ruling_form
+from api.web import ers_cells, jinja, map_forms, ruling_form, turn_rows
 from api.web.ers_view import ers_view
 from api.web.place_view import place_view
 from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
@@ -56,6 +56,8 @@ templates = Jinja2Templates(env=jinja.environment(WEB / "templates"))
 templates.env.filters["line_code"] = words.line_code  # "A15_pct" is "A15 %" to a reader
 # The ERS page's rows, written in Python (api/web/ers_cells.py: Jinja's macros and escapes were most of its render).
 templates.env.globals["ers_row"] = ers_cells.row
+# The turn page's steps, provinces and stacks, likewise (api/web/turn_rows.py).
+templates.env.globals["turn_rows"] = turn_rows
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 
 CSRF_COOKIE = "ledger_csrf"

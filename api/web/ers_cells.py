@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
+from api.web.html import esc
 from projections import words
 
 _MISSING = object()
@@ -21,7 +22,7 @@ _MISSING = object()
 def _text(d: dict[str, Any], key: str) -> str:
     """``{{ d.key }}`` as Jinja writes it: escaped, "None" for a null, nothing for a key the dict lacks."""
     value = d.get(key, _MISSING)
-    return "" if value is _MISSING else str(escape(value))
+    return "" if value is _MISSING else esc(value)
 
 
 def amount(cell: dict[str, Any]) -> Markup:
@@ -32,7 +33,7 @@ def amount(cell: dict[str, Any]) -> Markup:
         ticks = cell.get("ticks", _MISSING)  # a missing key is "not none" to Jinja, and writes nothing
         return Markup(f"{value} ducats" + ("" if ticks is None else f" ({_text(cell, 'ticks')} ticks)"))
     if unit == "modifier":
-        return Markup(escape("%+d" % cell["amount"]))
+        return Markup(esc("%+d" % cell["amount"]))
     return Markup(value)
 
 
@@ -51,10 +52,10 @@ def _source_link(s: str, turn: int, country: str, slug: str) -> str:
     if "[t-" in s:
         code, back = s.split("[")[0], _int(s.split("[t-")[1].rstrip("]"))
         if turn - back >= 1:
-            return (f'<a href="/ui/campaigns/{escape(slug)}/ers/{escape(country)}/{turn - back}#cell-{escape(code)}">'
-                    f"{escape(code)} of turn {turn - back}</a>")
-        return f"{escape(code)} {back} turn{'s' if back > 1 else ''} back (none: before turn 1)"
-    return f'<a href="#cell-{escape(s)}">{escape(words.line_code(s))}</a>'
+            return (f'<a href="/ui/campaigns/{esc(slug)}/ers/{esc(country)}/{turn - back}#cell-{esc(code)}">'
+                    f"{esc(code)} of turn {turn - back}</a>")
+        return f"{esc(code)} {back} turn{'s' if back > 1 else ''} back (none: before turn 1)"
+    return f'<a href="#cell-{esc(s)}">{esc(words.line_code(s))}</a>'
 
 
 def how(cell: dict[str, Any], v: Any, slug: str) -> Markup:
@@ -76,10 +77,10 @@ def how(cell: dict[str, Any], v: Any, slug: str) -> Markup:
 
 def events(cell: dict[str, Any], v: Any, slug: str) -> Markup:
     out = []
-    place = escape(slug)
+    place = esc(slug)
     for p in cell.get("events") or ():
         e = v.events.get(p)
-        at = escape(p)
+        at = esc(p)
         out.append(f'\n<div class="ev" data-position="{at}">')
         if e and e.get("turn"):
             out.append(f'<a href="/ui/campaigns/{place}/turns/{_text(e, "turn")}?position={at}">#{at}</a>')
@@ -89,11 +90,11 @@ def events(cell: dict[str, Any], v: Any, slug: str) -> Markup:
             out.append(' <span class="dim">(not shown)</span>')
         elif e.get("what") == "entry":
             when = f", {_text(e, 'time')}" if e.get("time") else ""
-            out.append(f' {escape("%+d" % e["amount"])} · {_text(e, "reason")} '
+            out.append(f' {esc("%+d" % e["amount"])} · {_text(e, "reason")} '
                        f'<span class="dim">({_text(e, "actor")}{when})</span>')
         elif e.get("what") == "correction":
             replacement = e.get("replacement")
-            changed = (", ".join(f"{escape(k)} {escape(val)}" for k, val in replacement.items()) if replacement
+            changed = (", ".join(f"{esc(k)} {esc(val)}" for k, val in replacement.items()) if replacement
                        else "struck out")
             out.append(f' <strong>correction of #{_text(e, "corrects")}</strong>: {changed} · {_text(e, "reason")} '
                        f'<span class="dim">({_text(e, "actor")})</span>')
@@ -123,6 +124,6 @@ def row(line: dict[str, Any], v: Any, slug: str) -> Markup:
                    f'title="{_text(pct, "name")}">{amount(pct)}</span> ')
     out.append(f"<strong>{amount(line)}</strong></td>\n<td>{how(line, v, slug)}")
     if pct:
-        out.append(f'<br><span class="dim">{escape(words.line_code(pct["code"]))}: {how(pct, v, slug)}</span>')
+        out.append(f'<br><span class="dim">{esc(words.line_code(pct["code"]))}: {how(pct, v, slug)}</span>')
     out.append(f"</td>\n<td>{events(line, v, slug)}{events(pct, v, slug) if pct else ''}</td>\n</tr>\n")
     return Markup("".join(out))
