@@ -6,13 +6,16 @@ each PostgreSQL test gets a schema of its own, dropped afterwards.
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 import uuid
+import weakref
 from collections.abc import Iterator
 
 import psycopg
 import pytest
+from eventsourcing.postgres import PostgresDatastore
 
 from ledger.application import Ledger
 from ledger.config import Settings
@@ -36,6 +39,31 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 def pytest_report_header(config: pytest.Config) -> str:
     return f"ledger stores under test: {', '.join(STORES)}"
+
+
+# A test that leaves a Ledger or an app unclosed leaves its PostgreSQL pools to the garbage collector, whose
+# finalizer joins the pool's threads for up to 5 s. A full collection then runs wherever an allocation triggers
+# it: inside a later test's open transaction, which PostgreSQL ends after eventsourcing's 5 s
+# idle-in-transaction timeout (CI lost a connection so twice). Those pools are collected when their test ends.
+_DATASTORES: list[weakref.ref] = []
+_datastore_init = PostgresDatastore.__init__
+
+
+def _tracked_init(self: PostgresDatastore, *args: object, **kwargs: object) -> None:
+    _datastore_init(self, *args, **kwargs)
+    _DATASTORES.append(weakref.ref(self))
+
+
+PostgresDatastore.__init__ = _tracked_init  # type: ignore[method-assign]
+
+
+@pytest.fixture(autouse=True)
+def _pools_collected_with_their_test() -> Iterator[None]:
+    first = len(_DATASTORES)
+    yield
+    if any(ref() is not None for ref in _DATASTORES[first:]):
+        gc.collect()
+    _DATASTORES[:] = [ref for ref in _DATASTORES if ref() is not None]
 
 
 @pytest.fixture(params=STORES)
