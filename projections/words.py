@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
@@ -19,9 +20,23 @@ from ledger.rules.explain import explain, label, plain
 __all__ = ["plain", "label", "value", "units", "siege_changes", "ers_key", "budget_line", "changes", "effect",
            "outcome_rows", "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words",
            "formula", "line_code", "board_notes",
-           "board_disagreement"]
+           "board_disagreement", "moment"]
 
 value = plain
+
+
+def moment(ts: Any) -> str:
+    """An event's server time as a person reads it, "2026-11-27 15:39:09 UTC": to the second (the position orders
+    events; microseconds and the ISO "T" are for machines), always in UTC, so players in several countries
+    quoting it in a dispute name the same moment."""
+    if not ts:
+        return "—"
+    if isinstance(ts, str) and len(ts) >= 19 and ts[10] == "T" and ts.endswith(("+00:00", "Z")):
+        return f"{ts[:10]} {ts[11:19]} UTC"  # what the ledger stores; the page lists hundreds of them
+    when = ts if isinstance(ts, datetime) else datetime.fromisoformat(str(ts))
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC)
+    return when.strftime("%Y-%m-%d %H:%M:%S UTC")
 #: Document keys that are bookkeeping, not something a person sees change.
 _INTERNAL = frozenset({"position", "corrections", "correction_log", "scenario", "adjacency", "stability_log",
                        "inflation_log", "vp_by_turn", "turn"})

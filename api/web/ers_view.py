@@ -45,7 +45,7 @@ class ErsView:
 def _explained(record: Any) -> dict[str, Any]:
     d = record.data
     base = {"position": record.position, "type": record.type, "turn": record.turn,
-            "actor": (d.get("actor") or {}).get("id"), "time": str(d.get("timestamp") or "")[:19].replace("T", " ")}
+            "actor": (d.get("actor") or {}).get("id"), "time": d.get("timestamp") and words.moment(d["timestamp"])}
     if record.type == "TreasuryEntryRecorded":
         return {**base, "what": "entry", "line": d.get("line"), "amount": d.get("amount"),
                 "reason": d.get("reason", ""), "source": d.get("source")}

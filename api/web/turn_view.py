@@ -147,7 +147,7 @@ def _event(r: Record, summary: str) -> dict[str, Any]:
             if k not in ("ruling", "scenario", "replacement", "settings", "players")]
     return {"position": r.position, "type": r.type, "summary": summary, "turn": r.turn, "context": r.context,
             "actor": r.data.get("actor") or {}, "visibility": r.data.get("visibility") or {"scope": "public"},
-            "timestamp": r.data.get("timestamp"), "hash": r.data.get("hash"), "payload": payload, "rows": rows,
+            "timestamp": words.moment(r.data.get("timestamp")), "hash": r.data.get("hash"), "payload": payload, "rows": rows,
             "kind": _KINDS.get(r.type, r.type)}
 
 

@@ -118,3 +118,21 @@ def test_a_leader_arriving_and_leaving_reads_with_its_turns_as_i3_records_them()
     assert changes(before, after) == ["FRA-1: leaders Gié (were La Trémoille)",
                                       "Gié: arrives with FRA-1 in turn 2, leaves in turn 9",
                                       "La Trémoille: departed in turn 2"]
+
+
+def test_an_events_time_reads_to_the_second_in_utc_without_the_iso_t_or_microseconds():
+    assert words.moment("2026-11-25T07:09:08.123456+00:00") == "2026-11-25 07:09:08 UTC"
+    assert words.moment("2026-11-25T07:09:08Z") == "2026-11-25 07:09:08 UTC"
+    assert words.moment("2026-11-25T09:09:08+02:00") == "2026-11-25 07:09:08 UTC"  # another offset: the same moment
+    assert words.moment(None) == "—"
+
+
+@given(st.datetimes(timezones=st.timezones()))
+def test_any_stored_time_reads_as_the_same_utc_moment_the_slow_path_gives(when):
+    from datetime import UTC, datetime
+
+    stored = when.astimezone(UTC).isoformat()  # how an event's time is kept
+    shown = words.moment(stored)
+    assert shown.endswith(" UTC") and "T" not in shown[:-4] and "." not in shown
+    assert datetime.strptime(shown, "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=UTC) == when.astimezone(UTC).replace(
+        microsecond=0)
