@@ -31,7 +31,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     async def lifespan(app: FastAPI):
         # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
         die_with_parent()
-        collector = SteadyGC(settings.full_gc_seconds).start()
+        collector = SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start()
         runner = None
         try:  # a start-up that fails (a bad key, a store refused) still gives the process its GC rule back
             app.state.ledger = ledger or Ledger(settings)

@@ -50,6 +50,10 @@ class Settings(BaseSettings):
     full_gc_seconds: float = Field(
         default=60.0, ge=0, description="a worker's full garbage collection runs on this clock instead of "
         "whenever enough objects outlived younger collections (ledger/supervision.py SteadyGC); 0 = Python's own")
+    young_gc_objects: int = Field(
+        default=10_000, ge=0, description="a worker's young garbage collection runs after this many new objects "
+        "instead of Python's 700, which walked the in-flight requests' objects about once per request "
+        "(ledger/supervision.py SteadyGC); 0 = Python's own")
     response_cache_bytes: int = Field(
         default=64 << 20, ge=0, description="rendered answers (JSON reads, pages, map.svg) each worker keeps, by "
         "request, reader and head position (api/readpath.py); 0 = none kept")

@@ -46,7 +46,8 @@ them: ``LEDGER_COUNT_STATEMENTS``, api/observability.py).
 
 ``--cache-stats`` starts the server with ``ops/cachecount`` on its ``PYTHONPATH`` (a ``sitecustomize`` that
 counts the hits and misses of every ``cachetools.LRUCache`` by the line that made it, the service's code
-unchanged) and prints, for the mixed run, each cache's hit rate, entries, size and bound.
+unchanged) and prints, for the mixed run, each cache's hit rate, entries, size and bound, and the garbage
+collector's CPU by generation (a share of the server's).
 
 ``--revalidate`` adds a separate figure after the headline: the same clients and
 mix again, each keeping the cookies and the ETag it got per request and sending
@@ -512,6 +513,29 @@ def cache_counts(folder: str) -> dict[str, list[int]]:
     return found
 
 
+def gc_counts(folder: str) -> dict[str, list[float]]:
+    """Per server process (ops/cachecount): its CPU seconds and, per generation, collections and their CPU."""
+    found: dict[str, list[float]] = {}
+    for f in Path(folder).glob("*.gc"):
+        try:
+            kept = json.loads(f.read_text())
+        except ValueError:  # being replaced
+            continue
+        found[f.stem] = [kept["cpu"], *(x for g in ("0", "1", "2") for x in kept["gc"][g])]
+    return found
+
+
+def print_gc_counts(before: dict[str, list[float]], after: dict[str, list[float]], requests: int) -> None:
+    """The collector's share of the server's CPU in the mixed run (the processes alive at its end)."""
+    d = [sum(v[i] - before.get(pid, [0.0] * 7)[i] for pid, v in after.items()) for i in range(7)]
+    if d[0] <= 0:
+        return
+    gc_cpu = d[2] + d[4] + d[6]
+    print(f"  garbage collection in the mixed run: {gc_cpu / requests * 1e3:.2f} ms per request, {gc_cpu / d[0]:.1%} "
+          f"of the server's CPU (young {d[1]:.0f} collections, {d[2]:.2f} s; middle {d[3]:.0f}, {d[4]:.2f} s; "
+          f"full {d[5]:.0f}, {d[6]:.2f} s)")
+
+
 def _cache_name(site: str) -> str:
     """``head.py:120`` as the code names it there (``self._audiences``), read from that line of the source."""
     name, _, line = site.rpartition(":")
@@ -859,7 +883,7 @@ def main() -> None:
 
         print(f"\nmixed run, {args.seconds:.0f} s:")
         spy = profile(proc.pid, args.profile, args.seconds, args.profile_cpu) if args.profile else None
-        counted = cache_counts(counts) if counts else {}
+        counted, collected = (cache_counts(counts), gc_counts(counts)) if counts else ({}, {})
         cpu0, pg0, follower0 = session_cpu(proc.pid), pg.cpu() if pg else {}, session_cpu(proc.pid, FOLLOWER)
         lat, err, samples, client_cpu, ran = run_clients(port, specs, neighbours, LAND, args.seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
@@ -886,6 +910,7 @@ def main() -> None:
         if counts:
             time.sleep(1.2)  # each process writes its counts every second
             print_cache_counts(counted, cache_counts(counts))
+            print_gc_counts(collected, gc_counts(counts), n)
         if pg:
             print(f"  PostgreSQL's CPU per request: {backends / n * 1e3:.2f} ms in the backends of database "
                   f"{pg.database} ({backends / args.seconds:.2f} cores); the cluster's background processes "

@@ -1,6 +1,8 @@
 """Measurement only (``ops/load.py --cache-stats``): counts the hits and misses of every ``cachetools.LRUCache``
 the server makes, by the line that made it (``head.py:120``), and writes them with each cache's entries, size
-and bound to ``$LOAD_CACHE_COUNTS/<pid>.json`` every second. Python imports this module at start-up when its
+and bound to ``$LOAD_CACHE_COUNTS/<pid>.json`` every second; and the garbage collector's CPU by generation, beside
+the process's own CPU, to ``<pid>.gc`` (``gc.callbacks``: the collections' time, in the thread that triggered
+them). Python imports this module at start-up when its
 directory is on ``PYTHONPATH`` (``site``), before the service's modules bind ``LRUCache``; the service's own
 code is not changed, and a server started without it counts nothing."""
 
@@ -13,7 +15,22 @@ import threading
 import time
 
 if os.environ.get("LOAD_CACHE_COUNTS"):
+    import gc
+
     import cachetools
+
+    _gc: dict[int, list[float]] = {0: [0, 0.0], 1: [0, 0.0], 2: [0, 0.0]}  # generation: collections, CPU seconds
+    _gc_started = [0.0]
+
+    def _gc_timed(phase: str, info: dict) -> None:
+        if phase == "start":
+            _gc_started[0] = time.process_time()
+        else:
+            kept = _gc[info["generation"]]
+            kept[0] += 1
+            kept[1] += time.process_time() - _gc_started[0]
+
+    gc.callbacks.append(_gc_timed)
 
     _Plain = cachetools.LRUCache
     _made: list = []
@@ -60,5 +77,8 @@ if os.environ.get("LOAD_CACHE_COUNTS"):
             with open(path + ".tmp", "w") as f:
                 json.dump(sites, f)
             os.replace(path + ".tmp", path)
+            with open(f"{folder}/{os.getpid()}.gc.tmp", "w") as f:
+                json.dump({"cpu": time.process_time(), "gc": _gc}, f)
+            os.replace(f"{folder}/{os.getpid()}.gc.tmp", f"{folder}/{os.getpid()}.gc")
 
     threading.Thread(target=_write, name="cache-counts", daemon=True).start()

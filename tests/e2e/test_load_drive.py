@@ -86,7 +86,8 @@ def test_a_kept_set_up_is_driven_again_without_setting_it_up(tmp_path):
 @pytest.mark.e2e
 def test_cache_stats_prints_each_caches_hits_in_the_mixed_run_and_the_response_caches_bound():
     """--cache-stats counts the server's caches (ops/cachecount) without changing its code: a row per cache the
-    mixed run used, named as the code names it, with its hit rate, and the response cache bounded in bytes."""
+    mixed run used, named as the code names it, with its hit rate, the response cache bounded in bytes, and the
+    garbage collector's share of the server's CPU."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
     done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "2", "--calm", "0",
                            "--cache-stats"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=240)
@@ -100,3 +101,6 @@ def test_cache_stats_prints_each_caches_hits_in_the_mixed_run_and_the_response_c
     assert int(response[3]) + int(response[4]) > 0, table  # the reads went through it
     assert int(response[8].replace(",", "")) == 64 << 20, table  # bounded in bytes (LEDGER_RESPONSE_CACHE_BYTES)
     assert any(site.startswith("head.py:") for site in rows), table  # the views' caches of projections.head
+    # and the collector's CPU by generation, a share of the server's (gc.callbacks in ops/cachecount)
+    assert re.search(r"garbage collection in the mixed run: [\d.]+ ms per request, [\d.]+% of the server's CPU "
+                     r"\(young \d+ collections", table), table

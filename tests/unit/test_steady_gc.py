@@ -56,3 +56,25 @@ def test_zero_seconds_leaves_pythons_own_rule():
     assert gc.get_threshold() == before
     collector.stop()
     assert gc.get_threshold() == before
+
+
+def test_young_collections_wait_for_more_objects_and_the_last_user_restores_them():
+    before = gc.get_threshold()
+    collector = SteadyGC(30, young=10_000).start()
+    assert gc.get_threshold() == (10_000, before[1], 2**31 - 1)
+    collector.stop()
+    assert gc.get_threshold() == before
+
+
+def test_young_alone_keeps_pythons_rule_for_the_oldest_generation():
+    before = gc.get_threshold()
+    collector = SteadyGC(0, young=5_000).start()
+    assert gc.get_threshold() == (5_000, before[1], before[2])
+    collector.stop()
+    assert gc.get_threshold() == before
+
+
+def test_the_settings_default_young_threshold_is_10000():
+    from ledger.config import Settings
+
+    assert Settings().young_gc_objects == 10_000
