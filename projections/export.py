@@ -56,7 +56,7 @@ from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
 from projections import words, xlsx
-from projections.history import History, entries_of, fetch_hashes, fetch_sheets
+from projections.history import History, StoredHashes, entries_of, fetch_hashes, fetch_sheets
 from projections.records import num, plain
 
 TABLES = ("ers", "ers-wide", "entries", "inflation", "stability", "victory")
@@ -522,19 +522,36 @@ def ers_csv(history: History, country: str | None = None, turns: tuple[int, int]
             write(found[1])
             continue
         head, lines, out = f"{campaign},{field(c)},{t},", sheet_lineage(sheet), []
+        # A sheet's lines share their lineages (``lineage`` hands out one tuple per set of leaves): each one's
+        # positions and hashes written once, the hashes read without a call each where they are at hand.
+        written: dict[int, str] = {}
+        known = _known_hashes(hashes)
         for code, cell in sheet.cells.items():
             if cell.defaulted and not include_defaulted:
                 continue
             positions = lines[code]
+            tail = written.get(id(positions))
+            if tail is None:
+                tail = written[id(positions)] = " ".join(map(str, positions)) + "," + " ".join(
+                    [known[p] if p in known else hashes.get(p, "") for p in positions])
             out.append(",".join((head + field(code), field(cell.name), field(cell.value), field(cell.kind),
                                  field(cell.unit), "true" if cell.defaulted else "false",
-                                 field(" ".join(map(str, cell.sources))), " ".join(map(str, positions)),
-                                 " ".join([hashes.get(p, "") for p in positions]))) + "\r\n")
+                                 field(" ".join(map(str, cell.sources))), tail)) + "\r\n")
         text = "".join(out)
         with _LINES_LOCK:
             _LINES[key] = (sheet, text)
         write(text)
     return buf.getvalue().encode("utf-8")
+
+
+def _known_hashes(hashes: Mapping[int, str]) -> Mapping[int, str]:
+    """The hashes a history holds as a plain mapping already read (a seeded history's read so far; a gathered
+    one's dict), for lookups without a call each; a position missing there is asked of ``hashes``."""
+    if isinstance(hashes, dict):
+        return hashes
+    if isinstance(hashes, StoredHashes):
+        return hashes.known()
+    return {}
 
 
 def entries_csv(history: History, country: str | None = None, turns: tuple[int, int] | None = None) -> bytes:

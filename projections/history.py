@@ -453,6 +453,10 @@ class StoredHashes(Mapping[int, str]):
     def fetch(self, positions: Iterable[int]) -> None:
         self._stored.fetch(positions)
 
+    def known(self) -> Mapping[int, str]:
+        """The hashes read so far (only added to: events never change), to look up without a call each."""
+        return self._stored.hashes
+
     def __getitem__(self, position: int) -> str:
         found = self._stored.hash(position, None)
         if found is None:
