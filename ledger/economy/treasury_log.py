@@ -29,6 +29,31 @@ from ledger.economy.sheets import RELEVANT, Budget, Inputs, Memo, compute, trim
 CHUNK = 512
 #: A correction's item in a snapshot's text: its position and (its fields' first key) the position it corrects.
 _CORRECTION = re.compile(r'\["CorrectionRecorded",(\d+),\{(?:"corrects":(\d+))?')
+_ENTRY = '["TreasuryEntryRecorded",'
+
+
+def _entries_in(text: str, country: str) -> list[int]:
+    """The positions of the items ``["TreasuryEntryRecorded",<position>,{...}]`` of a snapshot's text whose
+    fields, before any brace, hold ``"country":<country>`` followed by a comma or the closing brace: what
+    ``re.finditer(r'\\["TreasuryEntryRecorded",(\\d+),\\{[^{}]*"country":<country>[,}]')`` finds, from each of
+    the country's few marks looked back from, not a match tried at each of the campaign's 67,000 entries (the
+    regular expression took ~75 ms of CPU on the 300k campaign's 5.6 MB text)."""
+    mark = '"country":' + orjson.dumps(country).decode()
+    out: list[int] = []
+    at = text.find(mark)
+    while at >= 0:
+        end = at + len(mark)
+        brace = text.rfind("{", 0, at)
+        if end < len(text) and text[end] in ",}" and brace > 0 and text.find("}", brace, at) < 0 \
+                and text[brace - 1] == ",":
+            start = text.rfind(_ENTRY, 0, brace)
+            number = text[start + len(_ENTRY):brace - 1] if start >= 0 else ""
+            if number.isdecimal():  # as the expression's digits (\d: any decimal digit)
+                out.append(int(number))
+        at = text.find(mark, end)
+    return out
+
+
 #: [event type, position, trimmed fields]: a list, as the snapshot's JSON decodes (converting 67,000 of them to
 #: tuples cost a third of a fresh process's first budget read on the 300k campaign); never changed once made.
 Item = list[Any]
@@ -137,9 +162,7 @@ class TreasuryLog:
         base = self.base
         if base is not None and base._chunks is None:
             text = base.text
-            mine = re.compile(r'\["TreasuryEntryRecorded",(\d+),\{[^{}]*"country":'
-                              + re.escape(orjson.dumps(country).decode()) + r"[,}]")
-            found += [int(m.group(1)) for m in mine.finditer(text)]
+            found += _entries_in(text, country)
             for m in _CORRECTION.finditer(text):
                 found.append(int(m.group(1)))
                 if m.group(2):

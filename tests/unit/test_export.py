@@ -208,3 +208,22 @@ def test_an_awards_stored_points_read_back_as_the_exact_number_the_victory_view_
 
     found = _points(str(points))
     assert found == plain(points) and type(found) is type(plain(points))
+
+
+# A sheet's lines as the lineage reads them: sources among a few codes (cycles and last turn's "X[t-1]" among
+# them) and events or none.
+_CODES = ["A1", "A2", "A3", "A4", "A5", "A6"]
+_LINES = st.dictionaries(
+    st.sampled_from(_CODES),
+    st.tuples(st.lists(st.sampled_from([*_CODES, "A1[t-1]", "Z9"]), max_size=4).map(tuple),
+              st.lists(st.integers(1, 30), max_size=4).map(tuple)),
+    min_size=1)
+
+
+@given(_LINES, _LINES)
+def test_the_lineage_by_sheet_structure_is_the_walk_of_each_lines_sources(first, second):
+    from types import SimpleNamespace
+
+    for lines in (first, second, first):  # a structure met again takes its kept leaves
+        cells = {code: SimpleNamespace(sources=sources, events=events) for code, (sources, events) in lines.items()}
+        assert export.lineage(cells) == export.lineage_reference(cells)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import orjson
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ledger.chain import canonical_json
@@ -127,3 +127,20 @@ def test_a_countrys_entry_table_reads_its_entries_every_correction_and_what_each
             assert text_answer[country] == want == log.entry_positions(country)  # decoded by items() now
     finally:
         treasury_log.CHUNK = chunk
+
+
+_PIECES = st.sampled_from(['["TreasuryEntryRecorded",', '["CorrectionRecorded",', '"country":"FRA"',
+                           '"country":"ENG"', '"country":', '"FRA"', "12", "7", "٣", ",", "{", "}", "[", "]",
+                           '"amount":5', '"line":"A9"', ' ', 'x'])
+
+
+@given(st.lists(_PIECES, max_size=40).map("".join))
+@example('[["TreasuryEntryRecorded",12,{"amount":5,"country":"FRA","line":"A9"}],'
+         '["TreasuryEntryRecorded",7,{"country":"FRA"}],["TreasuryEntryRecorded",٣,{"country":"FRA","x":{}}],'
+         '["TreasuryEntryRecorded",8,{"a":{"country":"FRA"}}],["TreasuryEntryRecorded",9,{"country":"FRAN"}]]')
+def test_a_countrys_entries_found_in_a_snapshots_text_are_those_the_expression_finds(text):
+    import re
+
+    expression = re.compile(r'\["TreasuryEntryRecorded",(\d+),\{[^{}]*"country":"FRA"[,}]')
+    assert sorted(set(treasury_log._entries_in(text, "FRA"))) == \
+        sorted({int(m.group(1)) for m in expression.finditer(text)})

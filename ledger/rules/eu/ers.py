@@ -423,6 +423,12 @@ def compute_sheet(
     # The plan (each line's expression, its sources, the evaluation order) and the sheet's compiled function
     # depend only on which lines are entered and on the flags: worked out once per shape, since a budget
     # computes hundreds of sheets.
+    generic = _generic_sheet(defn, previous is None, period_start, variants, amounts_only)
+    if generic is not None:
+        try:
+            return generic(entered, history)  # type: ignore[no-any-return]
+        except RulesError:
+            pass  # refused: the shape's own plan below says which refusal, in its order of evaluation
     shape = (frozenset(entered), previous is None, period_start, variants)
     planned = defn._plans.get(shape)  # type: ignore[attr-defined]
     if planned is None:
@@ -583,6 +589,145 @@ def _compile_sheet(
     namespace = {**_NAMESPACE, "K": tuple(consts), "_line_value": _line_value, "_out_of_bounds": _out_of_bounds}
     exec(compile("\n".join(lines), "<ERS sheet>", "exec"), namespace)
     return namespace["sheet"]
+
+
+#: One variant of a line in ``_generic_sheet``: (expression, tree, entered, defaulted, sources); None: refused.
+_Variant = tuple[str | None, ast.expr | None, bool, bool, tuple[str, ...]] | None
+
+
+def _variant(defn: SheetDefinition, code: str, expr: str | None, tree: ast.expr | None, was_entered: bool,
+             defaulted: bool, deps: dict[str, set[str]]) -> _Variant:
+    """A line's plan entry as ``_plan`` makes it, with its sources; the lines it reads are added to ``deps``."""
+    sources: tuple[str, ...] = ()
+    if tree is not None:
+        refs = defn._refs.get((expr, code))  # type: ignore[attr-defined]
+        if refs is None:
+            refs = defn._refs[(expr, code)] = _references(defn, tree, code)  # type: ignore[attr-defined]
+        cur, old = refs
+        deps[code].update(cur)
+        sources = tuple(cur) + tuple(f"{c}[t-{n}]" for c, n in old)
+    return (expr, tree, was_entered, defaulted, sources)
+
+
+def _generic_sheet(defn: SheetDefinition, first: bool, period_start: bool, variants: tuple[str, ...],
+                   amounts_only: bool) -> Any:
+    """The sheet's function for every set of entered lines at once (``first``: no previous sheet), or None
+    when the lines' formulas and defaults together form a cycle (then each shape is planned and compiled).
+
+    A shape's function (``_compile_sheet``) is compiled for each set of entered lines a sheet has: ~12 ms the
+    first time a process meets it, paid by the first page that computes such a sheet. This one takes, for each
+    line that may be entered, its entered value or its default as ``_plan`` would, by the entered mapping at
+    run time, in an order that puts every default after what it reads: the values and the lines of
+    ``_plan``'s shape for every sheet computed (``tests/unit/rules/eu/test_ers_compiled.py``). A sheet it
+    refuses is left to the shape's own plan, which refuses it as before (its first refusal in its own order)."""
+    key = ("any", first, period_start, variants, amounts_only)
+    found = defn._plans.get(key, False)  # type: ignore[attr-defined]
+    if found is not False:
+        return found
+    deps: dict[str, set[str]] = {d.code: set() for d in defn.lines}
+    # Each line's plan when entered and when not (``_plan``'s branches): None when it cannot be entered.
+    lines: dict[str, tuple[_Variant, _Variant]] = {}
+    for d in defn.lines:
+        if d.kind == "entered":
+            on = _variant(defn, d.code, None, None, True, False, deps)
+            off = _variant(defn, d.code, d.default, _parse(d.default or "0", d.code), False, True, deps)
+        elif d.carry and first:
+            on = _variant(defn, d.code, None, None, True, False, deps)
+            expr = d.period_start_formula if d.period_start_formula else d.first_turn_default
+            off = None if d.first_turn_default is None else \
+                _variant(defn, d.code, expr, _parse(expr, d.code), False, True, deps)  # type: ignore[arg-type]
+        else:
+            expr = d.formula
+            if period_start and d.period_start_formula:
+                expr = d.period_start_formula
+            for v in variants:
+                expr = defn.variants[v].get(d.code, expr)
+            assert expr is not None
+            on, off = None, _variant(defn, d.code, expr, _parse(expr, d.code), False, False, deps)
+        lines[d.code] = (on, off)
+    try:
+        order = _dependency_order(defn.codes, {code: sorted(found) for code, found in deps.items()})
+    except RulesError:
+        order = None
+    found = None if order is None else _compile_generic(defn, lines, order, amounts_only)
+    defn._plans[key] = found  # type: ignore[attr-defined]
+    return found
+
+
+def _compile_generic(defn: SheetDefinition, lines: Mapping[str, tuple[_Variant, _Variant]], order: Sequence[str],
+                     amounts_only: bool) -> Any:
+    """``_compile_sheet`` of ``_generic_sheet``'s variants: each line that may be entered takes its entered value
+    or its default by ``code in entered`` at run time; a line that must be entered and is not is refused."""
+    consts: list[Any] = []
+
+    def const(value: Any) -> str:
+        consts.append(value)
+        return f"K[{len(consts) - 1}]"
+
+    local = lambda code: f"v_{code}"  # noqa: E731
+    src = ["def sheet(entered, history):"]
+    for code in order:
+        d = defn.get(code)
+        on, off = lines[code]
+        value = f"entered[{code!r}] * {d.ducats_per_tick!r}" if d.ducats_per_tick else f"entered[{code!r}]"
+        if off is None:
+            default = f"_must_enter({const(d)})"
+        else:
+            default = _emit(defn, off[1], code, local)  # type: ignore[arg-type]
+        src.append(f"    {local(code)} = ({value} if {code!r} in entered else {default})" if on is not None
+                   else f"    {local(code)} = {default}")
+    for d in defn.lines:  # the bounds, as ``_compile_sheet`` checks them
+        v = local(d.code)
+        if d.allowed is not None:
+            src.append(f"    if {v} not in {const(d.allowed)}: _out_of_bounds({const(d)}, {v}, None, None)")
+        for label, expr, bad in (("min", d.min, "<"), ("max", d.max, ">")):
+            if expr is not None:
+                src.append(f"    b = {_emit(defn, _parse(expr, d.code), d.code, local)}")
+                src.append(f"    if {v} {bad} b: _out_of_bounds({const(d)}, {v}, {label!r}, b)")
+    src.append("    return {")
+    if amounts_only:
+        src.extend(f"        {d.code!r}: {local(d.code)}," for d in defn.lines)
+    for d in defn.lines if not amounts_only else ():
+        on, off = lines[d.code]
+        v = local(d.code)
+        alert = f"({const(d.alert_if_negative)} if {v} < 0 else None)" if d.alert_if_negative else "None"
+
+        def field(pick: Any) -> str:
+            """A field of the line's variant: the entered one's or the default's, by the entered mapping."""
+            if on is None or off is None:
+                return const(pick(on if off is None else off))
+            return f"({const(pick(on))} if {d.code!r} in entered else {const(pick(off))})"
+
+        entered_flag = "True" if off is None else ("False" if on is None else f"({d.code!r} in entered)")
+        defaulted = f"({d.code!r} not in entered)" if on is not None and off is not None and off[3] else \
+            repr(bool(off is not None and on is None and off[3]))
+        ticks = (f"(entered[{d.code!r}] if {d.code!r} in entered else None)" if off is not None else
+                 f"entered[{d.code!r}]") if d.ducats_per_tick and on is not None else "None"
+        src.append(
+            f"        {d.code!r}: _line_value(code={d.code!r}, name={const(d.name)}, sheet={d.sheet!r}, "
+            f"kind={d.kind!r}, value={v}, formula={field(lambda x: x[0])}, sources={field(lambda x: x[4])}, "
+            f"entered={entered_flag}, defaulted={defaulted}, ticks={ticks}, alert={alert}),")
+    src.append("    }")
+    namespace = {**_NAMESPACE, "K": tuple(consts), "_line_value": _line_value, "_out_of_bounds": _out_of_bounds,
+                 "_must_enter": _must_enter}
+    exec(compile("\n".join(src), "<ERS sheet, any entered lines>", "exec"), namespace)
+    return namespace["sheet"]
+
+
+def _must_enter(d: LineDef) -> int:
+    """A first turn's line that has no first-turn default and was not entered (``_plan``'s refusal)."""
+    raise RulesError(f"ERS line {d.code} ({d.name}): no previous turn, so it must be entered", field=d.code,
+                     rule=RULE)
+
+
+def prepare_sheets(definition: SheetDefinition | None = None, variants: tuple[str, ...] = ()) -> None:
+    """Compile the functions of every set of entered lines for a turn with and without a previous sheet, as a
+    sheet and as amounts (``_generic_sheet``): a new process's start pays them (~15 ms each), not its first
+    page of a treasury entry or of another country's sheet."""
+    defn = definition or ers_definition()
+    for first in (False, True):
+        for amounts_only in (False, True):
+            _generic_sheet(defn, first, False, variants, amounts_only)
 
 
 def _out_of_bounds(d: LineDef, value: int, label: str | None, bound: int | None) -> None:

@@ -168,3 +168,45 @@ def test_a_sheet_computed_for_its_amounts_alone_has_the_full_sheets_amounts_or_i
     assert run(True) == run(False)
     if isinstance(run(True), dict):
         assert list(run(True)) == list(CODES)  # every line, in sheet order
+
+
+def _one_function(entered, previous, earlier=(), period_start=False, variants=(), amounts_only=False):
+    """The function of any entered lines (``_generic_sheet``): its result, or None when it refuses."""
+    sheet = ers._generic_sheet(DEFN, previous is None, period_start, tuple(variants), amounts_only)
+    try:
+        return sheet(entered, [previous, *earlier])
+    except RulesError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(inputs=sheet_inputs())
+def test_the_function_of_any_entered_lines_equals_each_shapes_interpreted_sheet(inputs):
+    compiled, interpreted = _both(**inputs)
+    found = _one_function(**inputs)
+    if isinstance(interpreted, tuple):  # refused: so is it (compute_sheet then asks the shape's own plan)
+        assert found is None
+    else:
+        assert found == interpreted
+        assert [(c, lv.model_dump()) for c, lv in found.items()] == \
+            [(c, lv.model_dump()) for c, lv in interpreted.items()]
+        assert _one_function(**inputs, amounts_only=True) == {c: lv.value for c, lv in interpreted.items()}
+
+
+@settings(max_examples=200, deadline=None)
+@given(inputs=sheet_inputs())
+def test_compute_sheet_answers_and_refuses_as_each_shapes_compiled_sheet(inputs):
+    compiled, _ = _both(**inputs)
+    try:
+        found = ers.compute_sheet(**inputs, definition=DEFN)
+    except RulesError as e:
+        found = (str(e), e.field)
+    assert found == compiled
+
+
+def test_a_first_turn_line_without_a_default_must_still_be_entered():
+    missing = next(code for code in CARRIED if DEFN.get(code).first_turn_default is None)
+    entered = {k: v for k, v in _turn1_entered().items() if k != missing}
+    with pytest.raises(RulesError, match=f"ERS line {missing} .*must be entered"):
+        ers.compute_sheet(entered, None, period_start=True, definition=DEFN)
+    assert _one_function(entered, None, period_start=True) is None
