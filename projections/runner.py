@@ -391,21 +391,22 @@ class Projector:
         for low, high in zip(bounds, bounds[1:]):
             stop = bisect_right(rows, high, lo=start, key=_nid)
             active = [v for v, p, q in behind if p <= low and high <= q]
-            calls: dict[str, list[Callable[[Any, Record], None]]] = {}  # per type: who reads it
+            # Per topic: its type, who reads it, and its decoder (None: its fields are read by none of them).
+            calls: dict[str, tuple[str, list[Callable[[Any, Record], None]], Any]] = {}
             for nid, campaign, position, topic, state in rows[start:stop] if active else ():
-                kind = types.get(topic)
-                if kind is None:
-                    kind = types[topic] = type_of(topic)
-                handlers = calls.get(kind)
-                if handlers is None:
-                    handlers = calls[kind] = [v.handle for v in active if not v.skips(kind)]
+                found = calls.get(topic)
+                if found is None:
+                    kind = types.get(topic) or types.setdefault(topic, type_of(topic))
+                    found = calls[topic] = (kind, [v.handle for v in active if not v.skips(kind)],
+                                            narrow.get(kind, loads) if reads is None or kind in reads else None)
+                kind, handlers, decode = found
                 if not handlers:
                     continue
-                r = Record(str(campaign), position, kind,
-                           narrow.get(kind, loads)(state) if reads is None or kind in reads else {}, nid)
+                # The campaign is text already (``ViewDB.read_events``).
+                r = Record(campaign, position, kind, decode(state) if decode is not None else {}, nid)
                 for handle in handlers:
                     handle(cur, r)
-            seen.update(calls)
+            seen.update(kind for kind, _, _ in calls.values())
             start = stop
         reached: dict[tuple[int, int], dict[str, int]] = {}  # per run of a view: where each campaign is after it
         for v, p, q in behind:

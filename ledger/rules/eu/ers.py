@@ -426,23 +426,24 @@ def compute_sheet(
         if only is None:
             only = defn._plans[key] = _compile_sheet(defn, *planned[:3], amounts_only=True)  # type: ignore[attr-defined]
         return only(entered, history)  # type: ignore[no-any-return]
+    if planned[3] is None:
+        planned = defn._plans[shape] = (*planned[:3], _compile_sheet(defn, *planned[:3]))  # type: ignore[attr-defined]
     return planned[3](entered, history)  # type: ignore[no-any-return]
 
 
 def _planned(defn: SheetDefinition, entered: Mapping[str, int], previous: Mapping[str, Any] | None,
              period_start: bool, variants: tuple[str, ...]) -> tuple[Any, Any]:
-    """(shape, (plan, sources, order, compiled function)) of a sheet.
+    """(shape, (plan, sources, order, compiled function or None: not compiled yet)) of a sheet.
 
     The plan (each line's expression, its sources, the evaluation order) and the sheet's compiled function
     depend only on which lines are entered and on the flags: worked out once per shape, since a budget
-    computes hundreds of sheets.
+    computes hundreds of sheets. The function is compiled when first asked for (``compute_sheet``): a budget
+    asks for the amounts' function alone (``ledger.economy.sheets.compute``), and compiling both took as long.
     """
     shape = (frozenset(entered), previous is None, period_start, variants)
     planned = defn._plans.get(shape)  # type: ignore[attr-defined]
     if planned is None:
-        plan, sources, order = _plan(defn, entered, previous, period_start, variants)
-        planned = (plan, sources, order, _compile_sheet(defn, plan, sources, order))
-        defn._plans[shape] = planned  # type: ignore[attr-defined]
+        planned = defn._plans[shape] = (*_plan(defn, entered, previous, period_start, variants), None)  # type: ignore[attr-defined]
     return shape, planned
 
 
