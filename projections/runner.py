@@ -384,6 +384,8 @@ class Projector:
         the events, the budget a quarter); the others reach it as the position each campaign is at after the
         page (``View.passed``), as they would have left its document. An event no view reads is not decoded.
         """
+        if not behind:
+            return
         loads, types, reads, narrow = orjson.loads, _TYPES, self.reads, self.narrow
         bounds = sorted({b for _, p, q in behind for b in (p, q)})
         seen: set[str] = set()  # the types in the page
