@@ -287,7 +287,7 @@ def _stages(ledger: Ledger) -> str:
                         orjson.loads(row[4])
                     decode += time.process_time() - c0
                 c0 = time.process_time()
-                projector._apply(cur, rows, [(v, 0) for v in projector.views])
+                projector._apply(cur, rows, [(v, 0, after) for v in projector.views])
                 c1 = time.process_time()
                 writes = DeferredWrites(cur)
                 for v in projector.views:

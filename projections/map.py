@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from projections.records import Record, num, plain
+from projections.records import Record, plain_sum
 
 NAME = "map"
 UNIT_LOSS = {"ld_lost": "LD", "nd_lost": "ND", "ntd_lost": "NTD"}
@@ -81,8 +81,7 @@ def _effect(doc: dict[str, Any], r: Record, e: dict[str, Any], ctx: dict[str, An
             return _unplaced(doc, r, e)
         units = doc["stacks"][stack]["units"]
         unit = UNIT_LOSS[kind]
-        left = max(num(units.get(unit, 0)) - num(e.get("amount")), num(0))
-        units[unit] = plain(left)
+        units[unit] = plain_sum(units.get(unit, 0), e.get("amount"), minus=True, floor=0)
     elif kind in ("marker_placed", "marker_removed", "marker_flipped"):
         place = _place_of(doc, e.get("target"), ctx)
         marker = e.get("marker")
@@ -212,8 +211,7 @@ def _split(doc: dict[str, Any], r: Record) -> None:
     if old is None:
         return
     for unit, n in d["units"].items():
-        left = num(old["units"].get(unit, 0)) - num(n)
-        old["units"][unit] = plain(max(left, num(0)))
+        old["units"][unit] = plain_sum(old["units"].get(unit, 0), n, minus=True, floor=0)
     old["leaders"] = [x for x in old["leaders"] if x not in d["leaders"]]
     doc["stacks"][d["new_stack"]] = {"country": d["country"], "location": d["location"], "units": dict(d["units"]),
                                      "leaders": list(d["leaders"])}
@@ -228,7 +226,7 @@ def _merge(doc: dict[str, Any], r: Record) -> None:
     if kept is None or gone is None:
         return
     for unit, n in gone["units"].items():
-        kept["units"][unit] = plain(num(kept["units"].get(unit, 0)) + num(n))
+        kept["units"][unit] = plain_sum(kept["units"].get(unit, 0), n)
     kept["leaders"] = [*kept["leaders"], *gone["leaders"]]
     for name in gone["leaders"]:
         if name in doc["leaders"]:
@@ -244,7 +242,7 @@ def _change(doc: dict[str, Any], r: Record) -> None:
     if stack is None:
         return
     for unit, n in d["units"].items():
-        stack["units"][unit] = plain(max(num(stack["units"].get(unit, 0)) + num(n), num(0)))
+        stack["units"][unit] = plain_sum(stack["units"].get(unit, 0), n, floor=0)
     _arrive(doc, d["stack"], d["arrived"], d["turn"])
     for name in d["departed"]:
         if name in stack["leaders"]:

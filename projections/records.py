@@ -67,3 +67,13 @@ def num(value: Any) -> Fraction:
 def plain(value: Fraction) -> int | str:
     """A whole number as int, otherwise the exact fraction as text ("7/3")."""
     return int(value) if value.denominator == 1 else str(value)
+
+
+def plain_sum(a: Any, b: Any, *, minus: bool = False, floor: int | None = None) -> int | str:
+    """``plain(num(a) + num(b))`` (``minus``: ``- num(b)``; ``floor``: at least that), whole numbers added as
+    ints: the same answer without two ``Fraction``s (a rebuild adds units and points by the ten thousand)."""
+    if type(a) is int and type(b) is int:  # not bool, not a text "2" (plain gives 2 for it)
+        value = a - b if minus else a + b
+        return value if floor is None or value >= floor else floor
+    exact = num(a) - num(b) if minus else num(a) + num(b)
+    return plain(exact if floor is None else max(exact, num(floor)))

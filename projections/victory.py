@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from projections.records import Record, num, plain
+from projections.records import Record, num, plain_sum
 
 NAME = "victory"
 #: The event types whose fields ``apply`` reads (of every other it takes the position only).
@@ -71,12 +71,12 @@ def apply(doc: dict[str, Any], r: Record) -> list[dict[str, Any]]:
         for i, e in enumerate(d["ruling"].get("effects") or ()):
             kind, country = e["kind"], e.get("country")
             if kind == "victory_points" and country:
-                points = num(e.get("amount"))
-                doc["vp"][country] = plain(num(doc["vp"].get(country, 0)) + points)
+                amount = e.get("amount")
+                doc["vp"][country] = plain_sum(doc["vp"].get(country, 0), amount)
                 per_turn = doc["vp_by_turn"].setdefault(country, {})
                 key = str(doc["turn"] or 0)
-                per_turn[key] = plain(num(per_turn.get(key, 0)) + points)
-                awards.append({"effect": i, "country": country, "turn": doc["turn"], "points": plain(points),
+                per_turn[key] = plain_sum(per_turn.get(key, 0), amount)
+                awards.append({"effect": i, "country": country, "turn": doc["turn"], "points": plain_sum(0, amount),
                                "reason": f"{d['procedure']}: {d['ruling'].get('title', '')}".strip(": "),
                                "hash": d.get("hash")})  # its event's: the victory export's lineage
             elif kind == "stability_changed" and country:

@@ -60,6 +60,9 @@ class View:
     #: Lists of the document that only ever grow by appending (until a correction folds it again): ``dump``
     #: serialises only their new entries.
     append_only: tuple[str, ...] = ()
+    #: Whether a long catch-up ends the view's pages before a turn opens (``runner.turn_cut``): a view that
+    #: computes a turn's state again whenever an event of that turn comes, at each page's end.
+    whole_turns = False
 
     def __init__(self, db: ViewDB):
         self.db = db
@@ -324,6 +327,7 @@ class BudgetView(View):
     model = budget_view  # the document: the position only (handle keeps it, not model.apply)
     reads = RELEVANT
     ruling_reads = frozenset()  # no ruling is relevant to the budget
+    whole_turns = True  # its sheets
 
     def __init__(self, db: ViewDB):
         super().__init__(db)
@@ -413,6 +417,7 @@ class PublicBudgetView(View):
     model = budget_view  # an empty document is the position only
     reads = budget_public.READS
     ruling_reads = frozenset()
+    whole_turns = True  # its sheets' amounts
 
     def __init__(self, db: ViewDB):
         super().__init__(db)

@@ -191,6 +191,26 @@ def test_views_handed_only_the_events_they_read_write_what_every_event_handed_wr
     assert view_tables(clean.db) == expected
 
 
+def test_the_budget_views_pages_end_before_a_turn_opens(ledger, settings, monkeypatch):
+    """A pipelined rebuild ends the budget views' pages before the page's last turn opens (``View.whole_turns``,
+    ``runner.turn_cut``): no sheet is computed at one page's end and again in the next, and the tables are those
+    of a catch-up page by page (where every page ends as read)."""
+    from projections import budget_view
+
+    if settings.backend != "postgres":
+        pytest.skip("SQLite rebuilds page by page (no pipeline)")
+    generate(ledger, "turns", 500, seed=5, turn_size=60)
+    clean = Projector(ledger, page=150)
+    clean.catch_up()
+    expected = view_tables(clean.db)
+    computed: list[tuple[str, int]] = []
+    rows = budget_view.sheet_rows
+    monkeypatch.setattr(budget_view, "sheet_rows", lambda s: computed.append((s.country, s.turn)) or rows(s))
+    Projector(ledger, page=150).rebuild(restart=True)
+    assert computed and len(computed) == len(set(computed)), sorted(computed)
+    assert view_tables(clean.db) == expected
+
+
 def test_views_read_only_the_ruling_fields_they_declare(ledger):
     """A rebuild decodes of each ruling only the fields its views declare (``View.ruling_reads``, the rest of a
     ruling, its steps first, skipped): each view's rows, documents and checkpoints, the view rebuilt alone (its

@@ -239,3 +239,30 @@ def test_the_budget_kept_incrementally_with_a_memo_equals_the_budget_from_scratc
         kept = compute(inputs, memo=memo)
         fresh = budget(events)
         assert {k: sheet_json(s) for k, s in kept.sheets.items()} == {k: sheet_json(s) for k, s in fresh.sheets.items()}
+
+
+def test_cells_are_those_of_the_sheets_line_values():
+    """``compute`` builds each cell from the amounts and the sheet's plan (``sheet_lines``), not from
+    ``compute_sheet``'s ``LineValue``s: the same cells, over turns, ticks, closing values and a carried line."""
+    from ledger.economy.sheets import Cell, _cell
+    from ledger.rules.eu.ers import compute_sheet
+
+    b = budget(campaign(entry("A1", 100), entry("A9", 37), entry("A9", 12), entry("B40", 2), entry("A9", -500),
+                        ("PhaseClosed", {"turn": 1, "phase": "economic", "ers": {"FRA": {"A13": 149}}}),
+                        ("TurnOpened", {"turn": 2}), entry("A9", 5, turn=2)))
+    previous = None
+    for turn in (1, 2):
+        cells = b.sheet("FRA", turn).cells
+        entered = {c.code: c.ticks if c.ticks is not None else c.value for c in cells.values() if c.events}
+        full = compute_sheet(entered, previous)
+        assert list(cells) == list(full)
+        for code, lv in full.items():
+            c = cells[code]
+            assert (c.code, c.name, c.sheet, c.kind, c.value, c.ticks, c.formula, c.sources, c.defaulted, c.alert) == (
+                lv.code, lv.name, lv.sheet, lv.kind, lv.value, lv.ticks, lv.formula, lv.sources, lv.defaulted,
+                lv.alert)
+            assert bool(c.events) == lv.entered
+        previous = full
+    assert b.sheet("FRA", 1).cells["B40"].ticks == 2 and b.sheet("FRA", 1).cells["A13"].at_close is not None
+    fields = ("A9", "n", "s", "entered", "ducats", 3, None, "A1 + 1", ("A1",), (4, 5), False, "low", {"value": 1})
+    assert _cell(*fields) == Cell(*fields)

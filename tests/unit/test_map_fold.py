@@ -67,3 +67,16 @@ def test_a_siege_started_and_ended_by_the_game_master_is_on_the_map_in_between()
     assert doc["sieges"]["Picardie"] == {"since": 2, "besiegers": ["ENG-1"]}
     map_model.apply(doc, record(3, "SiegeEnded", province="Picardie", outcome="lifted", reason="winter"))
     assert doc["sieges"] == {}
+
+
+def test_plain_sum_is_the_exact_sum_made_plain():
+    """``records.plain_sum`` adds whole numbers as ints: the same answers as ``plain(num(a) ± num(b))``."""
+    from projections.records import num, plain, plain_sum
+
+    values = [0, 3, -2, 7, "2", "1/3", "-5/2", None, True, 10]
+    for a in values:
+        for b in values:
+            assert plain_sum(a, b) == plain(num(a) + num(b))
+            assert plain_sum(a, b, minus=True, floor=0) == plain(max(num(a) - num(b), num(0)))
+            assert plain_sum(a, b, floor=0) == plain(max(num(a) + num(b), num(0)))
+            assert type(plain_sum(a, b)) is type(plain(num(a) + num(b)))
