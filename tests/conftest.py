@@ -35,6 +35,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError("LEDGER_TEST_REQUIRE_POSTGRES=1 but no LEDGER_TEST_POSTGRES_DSN is set")
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """ops/test runs the suite over the machine's cores (pytest-xdist, ``--dist loadgroup``): a module's tests
+    stay on one worker, so its module-scoped fixtures (a served site, a seeded campaign) are built once; the
+    replica's tests all share one worker, since one of them pauses the replica's replay for every reader."""
+    for item in items:
+        path = str(item.fspath).replace(os.sep, "/")
+        group = "replica" if "/tests/replica/" in path else item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pytest_report_header(config: pytest.Config) -> str:
     return f"ledger stores under test: {', '.join(STORES)}"
 
