@@ -576,14 +576,8 @@ def _compile_sheet(
 ) -> Any:
     """The function ``(entered, history) -> {code: LineValue}`` of one plan, equal to ``_interpret_sheet``
     (``amounts_only``: ``{code: value}``)."""
-    consts: list[Any] = []
-
-    def const(value: Any) -> str:
-        consts.append(value)
-        return f"K[{len(consts) - 1}]"
-
-    local = lambda code: f"v_{code}"  # noqa: E731
-    lines = ["def sheet(entered, history):"]
+    out = _SheetSource(defn)
+    const, local, lines = out.const, out.local, out.src
     for code in order:
         d = defn.get(code)
         expr, tree, _, _ = plan[code]
@@ -593,17 +587,7 @@ def _compile_sheet(
                          else f"    {local(code)} = {value}")
         else:
             lines.append(f"    {local(code)} = {_emit(defn, tree, code, local)}")
-    # Bounds in sheet order, each line's allowed values, then its minimum, then its maximum: the first line out
-    # of bounds raises, as in the interpreter.
-    for d in defn.lines:
-        v = local(d.code)
-        if d.allowed is not None:
-            lines.append(f"    if {v} not in {const(d.allowed)}: _out_of_bounds({const(d)}, {v}, None, None)")
-        for label, expr, bad in (("min", d.min, "<"), ("max", d.max, ">")):
-            if expr is not None:
-                bound = _emit(defn, _parse(expr, d.code), d.code, local)
-                lines.append(f"    b = {bound}")
-                lines.append(f"    if {v} {bad} b: _out_of_bounds({const(d)}, {v}, {label!r}, b)")
+    out.bounds()
     lines.append("    return {")
     if amounts_only:
         lines.extend(f"        {d.code!r}: {local(d.code)}," for d in defn.lines)
@@ -618,9 +602,44 @@ def _compile_sheet(
             f"kind={d.kind!r}, value={v}, formula={const(expr)}, sources={const(sources[d.code])}, "
             f"entered={was_entered!r}, defaulted={defaulted!r}, ticks={ticks}, alert={alert}),")
     lines.append("    }")
-    namespace = {**_NAMESPACE, "K": tuple(consts), "_line_value": _line_value, "_out_of_bounds": _out_of_bounds}
-    exec(compile("\n".join(lines), "<ERS sheet>", "exec"), namespace)
-    return namespace["sheet"]
+    return out.function("<ERS sheet>")
+
+
+class _SheetSource:
+    """The source of one compiled sheet function ``sheet(entered, history)``, as ``_compile_sheet`` and
+    ``_compile_generic`` write it: its constants (``K``), a local per line, the bounds, the compiled function."""
+
+    def __init__(self, defn: SheetDefinition) -> None:
+        self.defn = defn
+        self.consts: list[Any] = []
+        self.src = ["def sheet(entered, history):"]
+
+    def const(self, value: Any) -> str:
+        self.consts.append(value)
+        return f"K[{len(self.consts) - 1}]"
+
+    @staticmethod
+    def local(code: str) -> str:
+        return f"v_{code}"
+
+    def bounds(self) -> None:
+        """Bounds in sheet order, each line's allowed values, then its minimum, then its maximum: the first line
+        out of bounds raises, as in the interpreter."""
+        for d in self.defn.lines:
+            v = self.local(d.code)
+            if d.allowed is not None:
+                self.src.append(f"    if {v} not in {self.const(d.allowed)}: "
+                                f"_out_of_bounds({self.const(d)}, {v}, None, None)")
+            for label, expr, bad in (("min", d.min, "<"), ("max", d.max, ">")):
+                if expr is not None:
+                    self.src.append(f"    b = {_emit(self.defn, _parse(expr, d.code), d.code, self.local)}")
+                    self.src.append(f"    if {v} {bad} b: _out_of_bounds({self.const(d)}, {v}, {label!r}, b)")
+
+    def function(self, filename: str) -> Any:
+        namespace = {**_NAMESPACE, "K": tuple(self.consts), "_line_value": _line_value,
+                     "_out_of_bounds": _out_of_bounds, "_must_enter": _must_enter}
+        exec(compile("\n".join(self.src), filename, "exec"), namespace)
+        return namespace["sheet"]
 
 
 #: One variant of a line in ``_generic_sheet``: (expression, tree, entered, defaulted, sources); None: refused.
@@ -690,14 +709,8 @@ def _compile_generic(defn: SheetDefinition, lines: Mapping[str, tuple[_Variant, 
                      amounts_only: bool) -> Any:
     """``_compile_sheet`` of ``_generic_sheet``'s variants: each line that may be entered takes its entered value
     or its default by ``code in entered`` at run time; a line that must be entered and is not is refused."""
-    consts: list[Any] = []
-
-    def const(value: Any) -> str:
-        consts.append(value)
-        return f"K[{len(consts) - 1}]"
-
-    local = lambda code: f"v_{code}"  # noqa: E731
-    src = ["def sheet(entered, history):"]
+    out = _SheetSource(defn)
+    const, local, src = out.const, out.local, out.src
     for code in order:
         d = defn.get(code)
         on, off = lines[code]
@@ -708,14 +721,7 @@ def _compile_generic(defn: SheetDefinition, lines: Mapping[str, tuple[_Variant, 
             default = _emit(defn, off[1], code, local)  # type: ignore[arg-type]
         src.append(f"    {local(code)} = ({value} if {code!r} in entered else {default})" if on is not None
                    else f"    {local(code)} = {default}")
-    for d in defn.lines:  # the bounds, as ``_compile_sheet`` checks them
-        v = local(d.code)
-        if d.allowed is not None:
-            src.append(f"    if {v} not in {const(d.allowed)}: _out_of_bounds({const(d)}, {v}, None, None)")
-        for label, expr, bad in (("min", d.min, "<"), ("max", d.max, ">")):
-            if expr is not None:
-                src.append(f"    b = {_emit(defn, _parse(expr, d.code), d.code, local)}")
-                src.append(f"    if {v} {bad} b: _out_of_bounds({const(d)}, {v}, {label!r}, b)")
+    out.bounds()
     src.append("    return {")
     if amounts_only:
         src.extend(f"        {d.code!r}: {local(d.code)}," for d in defn.lines)
@@ -740,10 +746,7 @@ def _compile_generic(defn: SheetDefinition, lines: Mapping[str, tuple[_Variant, 
             f"kind={d.kind!r}, value={v}, formula={field(lambda x: x[0])}, sources={field(lambda x: x[4])}, "
             f"entered={entered_flag}, defaulted={defaulted}, ticks={ticks}, alert={alert}),")
     src.append("    }")
-    namespace = {**_NAMESPACE, "K": tuple(consts), "_line_value": _line_value, "_out_of_bounds": _out_of_bounds,
-                 "_must_enter": _must_enter}
-    exec(compile("\n".join(src), "<ERS sheet, any entered lines>", "exec"), namespace)
-    return namespace["sheet"]
+    return out.function("<ERS sheet, any entered lines>")
 
 
 def _must_enter(d: LineDef) -> int:
