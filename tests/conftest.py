@@ -22,6 +22,10 @@ from ledger.config import Settings
 # reach every Settings() a test builds, and the servers it starts: the tests choose their settings themselves.
 for _name in [n for n in os.environ if n.startswith("LEDGER_") and not n.startswith("LEDGER_TEST_")]:
     del os.environ[_name]
+# pytest-xdist's workers inherit COLUMNS and LINES (80x24): Rich would fix the command line's width when it is
+# imported, and a test's CliRunner(env={"COLUMNS": ...}) would no longer set it, as a shell's does.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 
 PG_DSN = os.environ.get("LEDGER_TEST_POSTGRES_DSN")
 #: A streaming replica of PG_DSN's cluster (ops/pg.sh replica): tests/replica runs the read tests against it.

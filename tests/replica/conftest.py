@@ -65,12 +65,26 @@ def caught_up(timeout: float = 10.0) -> None:
             time.sleep(0.005)
 
 
+def _paused(replica: psycopg.Connection, timeout: float = 10.0) -> None:
+    """Wait until replay has stopped: ``pg_wal_replay_pause()`` only asks for it, and the startup process stops
+    before the next record it replays ("pause requested" until then). A record written on the primary gives an
+    idle replica one to stop before, so no write of the test can slip past the request."""
+    deadline = time.monotonic() + timeout
+    while replica.execute("SELECT pg_get_wal_replay_pause_state()").fetchone()[0] != "paused":
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the replica's replay did not pause in {timeout} s")
+        with psycopg.connect(PG_DSN, autocommit=True) as primary, primary.transaction():
+            primary.execute("CREATE TEMP TABLE pause_nudge (x int) ON COMMIT DROP")
+        time.sleep(0.01)
+
+
 @pytest.fixture
 def replay_paused():
     """Replay paused on the replica (WAL still streams in), resumed afterwards whatever happens."""
     with psycopg.connect(REPLICA_DSN, autocommit=True) as conn:
         caught_up()
         conn.execute("SELECT pg_wal_replay_pause()")
+        _paused(conn)
         try:
             yield conn
         finally:
