@@ -55,7 +55,8 @@ if os.environ.get("LOAD_CACHE_COUNTS"):
         def get(self, key, default=None):
             # A writer's look at what it would replace (``ResponseCache.put`` keeps the newer answer) is not a
             # read: counted, each miss of the reads would be counted twice.
-            if sys._getframe(1).f_code.co_name == "put":
+            caller = sys._getframe(1).f_code
+            if caller.co_name == "put" and caller.co_filename.endswith("readpath.py"):
                 return _Plain.__getitem__(self, key) if key in self else default
             if key in self:
                 self._hits += 1
