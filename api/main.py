@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
             if replica.replica_of(app) is not None:
                 readpath.replica_reads_of(app)
             await warmup.warm(app)  # before the first connection: its one-off costs are not a person's wait
+            collector.settle()  # what start-up built stays out of every later collection's walk
             yield
         finally:
             if runner is not None:

@@ -114,7 +114,7 @@ def main() -> None:
         print(f"campaign {state.slug}: {state.version} events, {state.turn} turns; {country}'s downloads; "
               f"{args.rounds} rounds")
         # The server's collections (api/main.py): full ones on a clock, not by Python's count.
-        SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start()
+        SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start().settle()
         measure(ledger, settings, admin, state, country, args.rounds)
     finally:
         ledger.close()

@@ -288,7 +288,7 @@ def main(argv: list[str] | None = None) -> None:
         Projector(ledger).catch_up()
         print(f"views caught up in {time.perf_counter() - t0:.1f} s")
         # The TestClient runs no lifespan: the server's full-collection clock (api/main.py) is started here.
-        SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start()
+        SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start().settle()
         print(f"full garbage collections every {settings.full_gc_seconds:g} s (LEDGER_FULL_GC_SECONDS; 0: Python's own)")
         measure(ledger, settings, admin, state, args)
     finally:

@@ -78,3 +78,38 @@ def test_the_settings_default_young_threshold_is_10000():
     from ledger.config import Settings
 
     assert Settings().young_gc_objects == 10_000
+
+
+#: A fresh interpreter: the suite's own process has its heap frozen by the harness after every test.
+SETTLE = """
+import gc
+import ledger.application  # a serving process's modules: tens of thousands of objects
+from ledger.supervision import SteadyGC
+collector = SteadyGC(60).start()
+walked_before = len(gc.get_objects())  # what a full collection walks
+collector.settle()
+print(walked_before, len(gc.get_objects()), gc.get_freeze_count() > 0)
+collector.stop()
+print(gc.get_freeze_count())
+"""
+
+
+def test_a_settled_process_full_collection_walks_only_what_came_after_start_up():
+    done = subprocess.run([sys.executable, "-c", SETTLE], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    settled, stopped = done.stdout.strip().splitlines()
+    before, after, frozen = settled.split()
+    assert int(before) > 20_000 and int(after) < 100 and frozen == "True"
+    assert int(stopped) == 0  # stopped: the start-up's objects are the collector's again
+
+
+def test_settle_leaves_a_heap_its_host_froze():
+    gc.freeze()  # as the harness does between tests
+    frozen = gc.get_freeze_count()
+    collector = SteadyGC(30).start().settle()
+    try:
+        assert not collector.froze and gc.get_freeze_count() == frozen
+    finally:
+        collector.stop()
+    assert gc.get_freeze_count() == frozen
