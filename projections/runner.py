@@ -27,7 +27,7 @@ import orjson
 import psycopg
 from psycopg.sql import SQL, Identifier
 
-from projections.records import Record, type_of
+from projections.records import Record, ruling_decoder, type_of
 from projections.store import DeferredWrites, TrackingConflict, ViewDB
 from projections.views import VIEW_CLASSES, View
 
@@ -76,45 +76,6 @@ def turn_cut(rows: Rows) -> int:
         if (types.get(topic) or types.setdefault(topic, type_of(topic))) == "TurnOpened":
             return i
     return len(rows)
-
-
-def ruling_decoder(fields: frozenset[str]) -> Callable[[bytes], dict[str, Any]]:
-    """``orjson.loads`` of a stored ``RulingRecorded`` with only ``fields`` of its ruling ("a.b": field b of a).
-
-    A ruling is two thirds of a 300,000-event campaign's events by bytes, and its ``steps`` alone two thirds of
-    a ruling, which no view reads: msgspec skips the fields not asked for without building them (a page of
-    rulings decoded in 72% of orjson's CPU). Every other field is decoded as orjson does; an event whose
-    shape the narrow types do not fit (a ruling or a field of it not an object) is decoded whole.
-    """
-    from typing import TypedDict
-
-    import msgspec
-
-    from ledger.domain.events import RulingRecorded
-
-    whole = {f for f in fields if "." not in f}
-    parts: dict[str, set[str]] = {}
-    for f in fields - whole:
-        head, _, rest = f.partition(".")
-        if "." in rest:
-            raise ValueError(f"ruling field {f!r}: one level of nesting at most")
-        if head not in whole:
-            parts.setdefault(head, set()).add(rest)
-    ruling: dict[str, Any] = {k: Any for k in whole}
-    for head, rest in parts.items():
-        ruling[head] = TypedDict(f"Ruling_{head}", {k: Any for k in rest}, total=False)  # type: ignore[misc]
-    # The envelope and payload fields, every one: only the ruling is narrowed.
-    envelope = {k: Any for cls in RulingRecorded.__mro__ for k in getattr(cls, "__annotations__", {})}
-    envelope["ruling"] = TypedDict("Ruling", ruling, total=False)  # type: ignore[misc]
-    decode = msgspec.json.Decoder(TypedDict("RulingRecordedRead", envelope, total=False)).decode  # type: ignore[misc]
-    loads, invalid = orjson.loads, msgspec.ValidationError
-
-    def narrow(state: bytes) -> dict[str, Any]:
-        try:
-            return decode(state)
-        except invalid:
-            return loads(state)
-    return narrow
 
 
 def narrow_decoders(views: list[View]) -> dict[str, Callable[[bytes], dict[str, Any]]]:

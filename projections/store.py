@@ -15,7 +15,7 @@ and are reached through the ledger recorder's own datastore and pool.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from io import BytesIO
 from typing import Any
@@ -328,10 +328,10 @@ class ViewDB:
                         f"SET LOCAL idle_in_transaction_session_timeout = '{BATCH_IDLE_SECONDS}s'"
                         + ("; SET LOCAL default_toast_compression = lz4" if self._lz4 else ""))
 
-    def read_campaign(self, cur: Any, campaign: str, upto: int, types: Iterable[str] | None = None, after: int = 0
-                      ) -> list[Any]:
+    def read_campaign(self, cur: Any, campaign: str, upto: int, types: Iterable[str] | None = None, after: int = 0,
+                      decoders: Mapping[str, Callable[[bytes], dict[str, Any]]] | None = None) -> list[Any]:
         """One campaign's records at positions after+1..upto (a correction folds them again), of some types
-        only."""
+        only; ``decoders``: per type, a decoder of only the fields the caller reads (``records.from_row``)."""
         from ledger.domain.events import LedgerEvent
         from projections.records import from_row
 
@@ -348,7 +348,7 @@ class ViewDB:
             cur.execute(f"SELECT originator_version AS v, topic, state FROM {self.events_table} "
                         f"WHERE originator_id = ? AND originator_version > ? AND originator_version <= ?{only} "
                         "ORDER BY originator_version", (cid.hex, after, upto, *topics))
-        return [from_row(campaign, r["v"], r["topic"], r["state"]) for r in cur.fetchall()]
+        return [from_row(campaign, r["v"], r["topic"], r["state"], 0, decoders) for r in cur.fetchall()]
 
     def read_at(self, cur: Any, campaign: str, positions: Iterable[int]) -> list[Any]:
         """One campaign's records at these positions, in order: one statement, not one per position (an ERS
