@@ -23,10 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-import orjson
-
 from ledger.domain.corrections import Standing, replaced
-from projections.records import Record
+from projections.records import Record, copy_doc
 
 #: (position, award) pairs for the victory view's rows; map awards nothing.
 Awards = list[tuple[int, dict[str, Any]]]
@@ -106,7 +104,7 @@ def around(models: dict[str, Any], records: list[Record], r: Record) -> tuple[di
     the views fold them: what the terminal replay shows, and what the web page reaches from its checkpoints."""
     i = next(k for k, x in enumerate(records) if x.position == r.position)
     before = fold(models, records[:i])
-    after = {name: orjson.loads(orjson.dumps(doc)) for name, doc in before.items()}
+    after = {name: copy_doc(doc, getattr(models[name], "APPEND_ONLY", ())) for name, doc in before.items()}
     for name, model in models.items():
         after[name], _ = apply(model, after[name], r, lambda upto: [x for x in records[:i] if x.position <= upto])
     return before, after

@@ -488,7 +488,7 @@ class Reader:
         before = self.fold(cid, actor, state, since, docs,
                            [x for x in (*earlier, *every) if start < x.position < r.position])
         after = self.fold(cid, actor, state, {name: r.position - 1 for name in since},
-                          orjson.loads(orjson.dumps(before)), [r])
+                          replay.copy_docs(before), [r])
         return Step(before, after, words.changes(before, after), self.budget_changes(cid, actor, state, r, every))
 
     def budget_changes(self, cid: UUID, actor: Actor, state: CampaignState, r: Record,

@@ -25,7 +25,7 @@ from ledger.application import Actor
 from ledger.economy import sheets as budget_model
 from projections import budget_steps, budget_view
 from projections import victory as victory_model
-from projections.records import Record, num, plain, type_of
+from projections.records import Record, copy_doc, num, plain, type_of
 
 #: The event types the victory document reads (projections/victory.py).
 VICTORY_TYPES = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared", "PeaceMade",
@@ -152,7 +152,7 @@ class Gathered:
                 ) -> History:
         bud = budget_model.compute(self.inputs, memo=self.memo)
         # Copies of what later ``add`` calls extend in place: a History handed out does not change.
-        return History(campaign, countries, turns, position, bud, orjson.loads(orjson.dumps(self.victory)),
+        return History(campaign, countries, turns, position, bud, copy_doc(self.victory, victory_model.APPEND_ONLY),
                        list(self.awards), dict(self.hashes), list(self.entries), name)
 
 
@@ -699,7 +699,7 @@ def extend(base: History, tail: list[Record], state: Any, turn_records: Callable
     object.__setattr__(bud, "_tail", _Tail(base.budget, since, turn_records, every))
     victory, awards = base.victory, base.awards
     if any(r.type in VICTORY_TYPES for r in tail):
-        victory, awards = orjson.loads(orjson.dumps(base.victory)), list(base.awards)
+        victory, awards = copy_doc(base.victory, victory_model.APPEND_ONLY), list(base.awards)
         for r in tail:
             if r.type in VICTORY_TYPES:
                 awards.extend({"position": r.position, **a} for a in victory_model.apply(victory, r))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -96,6 +96,20 @@ def ruling_decoder(fields: frozenset[str]) -> Callable[[bytes], dict[str, Any]]:
         except invalid:
             return loads(state)
     return narrow
+
+
+def copy_doc(doc: dict[str, Any], append_only: Iterable[str] = ()) -> dict[str, Any]:
+    """A view's document to fold further: ``orjson.loads(orjson.dumps(doc))``, but each ``append_only`` list (a
+    model's ``APPEND_ONLY``: the victory's stability log, half a megabyte of the document's 520 KB at 300,000
+    events, 6 ms of a copy) is a new list of the same entries. A fold only appends to such a list and never
+    changes an entry, so the entries are shared, not copied; everything else is copied deep."""
+    shared = [k for k in append_only if k in doc]
+    if not shared:
+        return orjson.loads(orjson.dumps(doc))
+    rest = orjson.loads(orjson.dumps({k: v for k, v in doc.items() if k not in shared}))
+    for k in shared:
+        rest[k] = list(doc[k])
+    return {k: rest[k] for k in doc}  # the document's key order, as the round trip keeps it
 
 
 def from_event(e: Any) -> Record:

@@ -19,7 +19,7 @@ from projections import corrections, read
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
-from projections.records import Record
+from projections.records import Record, copy_doc
 from projections.store import ViewDB
 
 MODELS = {"map": map_model, "victory": victory_model}
@@ -37,6 +37,12 @@ def checkpoint(db: ViewDB, cid: UUID, n: int) -> tuple[dict[str, int], dict[str,
             docs[name] = orjson.loads(bytes(row["doc"])) if row else model.empty()
             since[name] = int(row["position"]) if row else 0
     return since, docs
+
+
+def copy_docs(docs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each view's document copied to fold further (``records.copy_doc``, its model's append-only lists
+    shared)."""
+    return {name: copy_doc(doc, getattr(MODELS.get(name), "APPEND_ONLY", ())) for name, doc in docs.items()}
 
 
 def fold_into(docs: dict[str, dict[str, Any]], since: dict[str, int], rs: Iterable[Record],

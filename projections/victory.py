@@ -21,6 +21,11 @@ READS = frozenset({"ScenarioImported", "TurnOpened", "TurnClosed", "WarDeclared"
 RULING_READS = frozenset({"effects", "title"})
 
 
+#: The document's lists a fold only appends to, never changing an entry (``records.copy_doc`` shares their
+#: entries; ``views.View.dump`` serialises each entry once).
+APPEND_ONLY = ("stability_log", "inflation_log")
+
+
 def empty() -> dict[str, Any]:
     return {"countries": [], "vp": {}, "vp_by_turn": {}, "stability": {}, "stability_log": [], "inflation": None,
             "inflation_log": [], "wars": [], "war_turns": {}, "turn": None, "position": 0}

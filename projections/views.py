@@ -237,7 +237,7 @@ class VictoryView(View):
     checkpoint_every = CHECKPOINT_EVERY
     reads = victory_model.READS | {"CorrectionRecorded"}  # a correction folds the campaign again
     ruling_reads = victory_model.RULING_READS
-    append_only = ("stability_log", "inflation_log")
+    append_only = victory_model.APPEND_ONLY
 
     def skips(self, kind: str) -> bool:
         return kind not in self.reads  # type: ignore[operator]  # victory.apply: no branch of its own

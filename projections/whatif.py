@@ -18,15 +18,13 @@ from __future__ import annotations
 from typing import Any
 from uuid import UUID
 
-import orjson
-
 from ledger.domain.corrections import Standing
 from ledger.domain.errors import StateConflict
 from ledger.economy.sheets import RELEVANT, budget
 from projections import budget_view, read, replay, words
 from projections.corrections import refold
 from projections.head import Reader
-from projections.records import Record, from_event
+from projections.records import Record, copy_doc, from_event
 
 
 def _cells(events: list[list[Any]]) -> dict[tuple[str, int, str], Any]:
@@ -41,7 +39,7 @@ def _fold(since: dict[str, int], docs: dict[str, Any], records: list[Record], st
     fixes = {root: replacement for root, (_, replacement) in standing.fixes().items()}
     out = {}
     for name, model in replay.MODELS.items():
-        doc = orjson.loads(orjson.dumps(docs[name]))  # the checkpoint serves both folds
+        doc = copy_doc(docs[name], getattr(model, "APPEND_ONLY", ()))  # the checkpoint serves both folds
         out[name], _ = refold(model, [r for r in records if r.position > since[name]], fixes, doc)
     return out
 
