@@ -709,7 +709,8 @@ class Reader:
         """Map and victory as of position ``n`` as the caller sees them: from the nearest checkpoint."""
         read.check_position(self.ledger, cid, n, head=state.version)
         since, docs = self.checkpoint(cid, actor, state, n)
-        docs = self.fold(cid, actor, state, since, docs, read.records(self.ledger, cid, min(since.values()), n))
+        docs = self.fold(cid, actor, state, since, docs,
+                         read.records(self.ledger, cid, min(since.values()), n, decoders=replay.DECODERS))
         if sees_all(actor):  # replay.state_at's answer, without its second read of the head
             return {"campaign": str(cid), "position": n, "checkpoint": min(since.values()), **docs}
         return {"campaign": str(cid), "position": n, "filtered_for": actor.role, **docs}

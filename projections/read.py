@@ -11,7 +11,7 @@ The state at a position is ``projections.replay.state_at`` (game master) and
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from typing import Any
 from uuid import UUID
 
@@ -35,13 +35,14 @@ def sees_all(actor: Actor) -> bool:
     return actor.role in ALL_SEEING
 
 
-def records(ledger: Any, cid: UUID, gt: int = 0, lte: int | None = None, *, limit: int | None = None
-            ) -> list[Record]:
-    """The campaign's records at positions ``(gt, lte]`` (at most ``limit`` of them), decoded once."""
+def records(ledger: Any, cid: UUID, gt: int = 0, lte: int | None = None, *, limit: int | None = None,
+            decoders: Mapping[str, Callable[[bytes], dict[str, Any]]] | None = None) -> list[Record]:
+    """The campaign's records at positions ``(gt, lte]`` (at most ``limit`` of them), decoded once
+    (``decoders``: per type, a decoder of only the fields the caller reads, ``records.from_row``)."""
     if lte is not None and lte <= gt:
         return []
     rows = ledger.recorder.select_events(cid, gt=gt or None, lte=lte, limit=limit)
-    return [from_row(cid, s.originator_version, s.topic, s.state) for s in rows]
+    return [from_row(cid, s.originator_version, s.topic, s.state, 0, decoders) for s in rows]
 
 
 def pages(ledger: Any, cid: UUID, gt: int = 0, lte: int | None = None, size: int = PAGE) -> Iterator[list[Record]]:

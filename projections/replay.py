@@ -19,10 +19,13 @@ from projections import corrections, read
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
-from projections.records import Record, copy_doc
+from projections.records import Record, copy_doc, ruling_decoder
 from projections.store import ViewDB
 
 MODELS = {"map": map_model, "victory": victory_model}
+#: What a fold of map and victory reads of a ruling (their ``RULING_READS``, as a rebuild decodes them): the
+#: events after a checkpoint are decoded to that, not whole (a ruling's steps and inputs are two thirds of it).
+DECODERS = {"RulingRecorded": ruling_decoder(map_model.RULING_READS | victory_model.RULING_READS)}
 
 
 def checkpoint(db: ViewDB, cid: UUID, n: int) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
@@ -60,7 +63,7 @@ def state_at(ledger: Any, db: ViewDB, cid: UUID, n: int) -> dict[str, Any]:
     read.check_position(ledger, cid, n)
     since, docs = checkpoint(db, cid, n)
     history = lambda upto: read.records(ledger, cid, 0, upto)  # noqa: E731 (read only when a correction comes)
-    fold_into(docs, since, read.records(ledger, cid, min(since.values()), n), history)
+    fold_into(docs, since, read.records(ledger, cid, min(since.values()), n, decoders=DECODERS), history)
     return {"campaign": str(cid), "position": n, "checkpoint": min(since.values()), **docs}
 
 
