@@ -1294,7 +1294,8 @@ class Reader:
         if found is None:
             found = dicelib.verify_records(str(cid), turn, (
                 dicelib.TurnRecord(r.position, r.type, r.visibility, r.turn, r.data)
-                for r in self._turn_span(cid, turn, head, DICE_TYPES, DICE_DECODERS) if r.turn is None or r.turn <= turn))
+                for r in self._turn_span(cid, turn, head, DICE_TYPES, DICE_DECODERS)
+                if r.turn is None or r.turn <= turn))
             with self._lock:
                 self._dice[(cid, turn)] = found
         return found

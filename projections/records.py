@@ -8,9 +8,9 @@ reading the rows at all (see ops/bench_projections.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
-from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson

@@ -24,7 +24,7 @@ from ledger.economy.sheets import RELEVANT, budget
 from projections import budget_view, read, replay, words
 from projections.corrections import refold
 from projections.head import Reader
-from projections.records import Record, copy_doc, from_event
+from projections.records import Record, from_event
 
 
 def _cells(events: list[list[Any]]) -> dict[tuple[str, int, str], Any]:
@@ -37,10 +37,9 @@ def _fold(since: dict[str, int], docs: dict[str, Any], records: list[Record], st
           ) -> dict[str, dict[str, Any]]:
     """Each view's checkpoint document folded forward through ``records``, the standing corrections applied."""
     fixes = {root: replacement for root, (_, replacement) in standing.fixes().items()}
-    out = {}
+    out, copied = {}, replay.copy_docs(docs)  # the checkpoint serves both folds
     for name, model in replay.MODELS.items():
-        doc = copy_doc(docs[name], getattr(model, "APPEND_ONLY", ()))  # the checkpoint serves both folds
-        out[name], _ = refold(model, [r for r in records if r.position > since[name]], fixes, doc)
+        out[name], _ = refold(model, [r for r in records if r.position > since[name]], fixes, copied[name])
     return out
 
 
