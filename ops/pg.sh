@@ -51,7 +51,7 @@ replica)
   # standby.signal, -X stream copies the WAL written meanwhile. It lives in $PG_TMP/replica, so `stop` of the
   # primary's directory stops it too. Hot standby (the default) serves read-only queries; with its feedback
   # the primary's vacuum keeps the rows a replica query still reads (the views are rewritten all the time), so
-  # a long read (an export) is not cancelled for a conflict with recovery.
+  # a long read (an export) is not cancelled for a conflict with recovery. PG_REPLICA_OPTS: more server options.
   dir=${2:-${PG_TMP:?run ops/pg.sh start first (PG_TMP)}}
   primary_port=${PGPORT_TMP:?run ops/pg.sh start first (PGPORT_TMP)}
   port=${PGPORT_REPLICA:-$(( primary_port + 1 ))}
@@ -67,7 +67,7 @@ replica)
                        'max_locks_per_transaction')")
   as_pg "$PGBIN/pg_ctl" -D "$rdir/data" -l "$rdir/server.log" -w -t 60 \
     -o "-p $port -k $rdir -c listen_addresses=127.0.0.1 -c hot_standby=on -c hot_standby_feedback=on $settings \
-        -c shared_buffers=128MB" start >/dev/null \
+        -c shared_buffers=128MB ${PG_REPLICA_OPTS:-}" start >/dev/null \
     || { cat "$rdir/server.log" >&2; exit 1; }
   echo "export PG_REPLICA_TMP=$rdir"
   echo "export LEDGER_POSTGRES_REPLICA_DSN='host=$rdir port=$port user=ledger_service dbname=ledger'"

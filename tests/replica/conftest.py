@@ -65,7 +65,7 @@ def caught_up(timeout: float = 10.0) -> None:
             time.sleep(0.005)
 
 
-def _paused(replica: psycopg.Connection, timeout: float = 10.0) -> None:
+def paused(replica: psycopg.Connection, timeout: float = 10.0) -> None:
     """Wait until replay has stopped: ``pg_wal_replay_pause()`` only asks for it, and the startup process stops
     before the next record it replays ("pause requested" until then). A record written on the primary gives an
     idle replica one to stop before, so no write of the test can slip past the request."""
@@ -84,7 +84,7 @@ def replay_paused():
     with psycopg.connect(REPLICA_DSN, autocommit=True) as conn:
         caught_up()
         conn.execute("SELECT pg_wal_replay_pause()")
-        _paused(conn)
+        paused(conn)
         try:
             yield conn
         finally:

@@ -22,7 +22,7 @@ from ledger.scenario import import_scenario, load_text
 from projections.runner import Projector
 from tests.conftest import REPLICA_DSN
 from tests.e2e.test_web import csrf_of, log_in
-from tests.replica.conftest import caught_up
+from tests.replica.conftest import caught_up, paused
 
 ADMIN = "admin-secret-for-replica-tests"
 CID = campaign_id("sample")
@@ -39,13 +39,17 @@ def sample(ledger):
     return ledger
 
 
-def replica_state(replica: psycopg.Connection, schema: str, cid) -> str:
-    """What the replica held when a read went there against a paused replay (a failure's message: CI saw it once
-    in many runs, never reproduced here): its pause state, how far it replayed, and the campaign's head there."""
-    state, replayed = replica.execute("SELECT pg_get_wal_replay_pause_state(), pg_last_wal_replay_lsn()").fetchone()
+def replica_state(replica: psycopg.Connection, schema: str, cid) -> tuple[str, int | None]:
+    """The replica's replay pause state and the campaign's head there (None: it holds none of it)."""
+    state = replica.execute("SELECT pg_get_wal_replay_pause_state()").fetchone()[0]
     head = replica.execute(f'SELECT MAX(originator_version) FROM "{schema}".ledger_events WHERE originator_id = %s',
                            (cid,)).fetchone()[0]
-    return f"replica replay {state} at {replayed}; the campaign's head there: {head}"
+    return state, head
+
+
+def describe(state: str, head: int | None, replica: psycopg.Connection) -> str:
+    replayed = replica.execute("SELECT pg_last_wal_replay_lsn()").fetchone()[0]
+    return f"replica replay {state} at {replayed} ({time.strftime('%H:%M:%S')}); the campaign's head there: {head}"
 
 
 def client(settings, ledger, **update) -> TestClient:
@@ -111,13 +115,27 @@ def test_a_position_in_another_campaign_does_not_hold_a_read_back(settings, samp
 
 
 def test_a_campaign_the_replica_does_not_hold_yet_is_read_on_the_primary(settings, sample, replay_paused):
+    """The read is judged only when the replica, still paused after it, holds nothing of the campaign: CI saw the
+    replay running again at the end of this test twice in some hundred runs (nothing in the suite resumes it
+    there; the replica's log, printed on a failure, names every pg_wal_replay call). A campaign the replica held
+    by then is rightly read there, so another is made with the pause asked for again; three lost pauses fail."""
+    lost = []
     with client(settings, sample) as c:
-        made = c.post("/campaigns", json={"slug": "fresh", "name": "Fresh", "ruleset": "eu",
-                                          "countries": ["ENG", "FRA"]})
-        assert made.status_code == 201, made.text
-        r = c.get("/campaigns/fresh")  # no position named, and still no 404
-        assert r.status_code == 200 and r.headers["Ledger-Read"] == "primary", replica_state(
-            replay_paused, settings.postgres_schema, campaign_id("fresh"))
+        for attempt in range(3):
+            slug = f"fresh-{attempt}"
+            made = c.post("/campaigns", json={"slug": slug, "name": "Fresh", "ruleset": "eu",
+                                              "countries": ["ENG", "FRA"]})
+            assert made.status_code == 201, made.text
+            r = c.get(f"/campaigns/{slug}")  # no position named, and still no 404
+            assert r.status_code == 200
+            state, head = replica_state(replay_paused, settings.postgres_schema, campaign_id(slug))
+            if state == "paused" and head is None:
+                assert r.headers["Ledger-Read"] == "primary", describe(state, head, replay_paused)
+                return
+            lost.append(describe(state, head, replay_paused))
+            replay_paused.execute("SELECT pg_wal_replay_pause()")
+            paused(replay_paused)
+    raise AssertionError("the replica's replay did not stay paused: " + "; ".join(lost))
 
 
 def test_an_unreachable_replica_sends_the_read_to_the_primary(settings, sample, monkeypatch):
