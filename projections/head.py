@@ -52,7 +52,7 @@ from projections import timeline as timeline_model
 from projections import victory as victory_model
 from projections.history import History
 from projections.read import Audience, audience, sees_all
-from projections.records import Record, from_row, ruling_decoder
+from projections.records import Record, expand, from_row, ruling_decoder
 from projections.store import NOT_PUBLIC, NOT_SHARED, POSITION_ONLY, ViewDB
 
 Docs = dict[str, Any]
@@ -435,10 +435,26 @@ class Reader:
                     self._stored[(cid, name, since[name])] = raw[name]
         docs: dict[str, dict[str, Any]] = {}
         for name, model in replay.MODELS.items():
-            if name not in raw:  # none at or before n (or deleted between the statements by a rebuild's reset)
-                since[name] = 0
-            docs[name] = orjson.loads(raw[name]) if name in raw else model.empty()
+            try:
+                if name not in raw:  # none at or before n (or deleted between the statements by a rebuild's reset)
+                    raise LookupError(name)
+                docs[name] = expand(orjson.loads(raw[name]), getattr(model, "APPEND_ONLY", ()),
+                                    lambda p: self._stored_checkpoint(cid, name, p))
+            except LookupError:  # or its keyframe deleted since
+                docs[name], since[name] = model.empty(), 0
         return since, docs
+
+    def _stored_checkpoint(self, cid: UUID, view: str, position: int) -> bytes:
+        """A view's stored checkpoint document at ``position`` (a keyframe), kept in memory as the others."""
+        key = (cid, view, position)
+        with self._lock:
+            raw = self._stored.get(key)
+        if raw is None:
+            with self.db.reading() as cur:
+                raw = replay.stored_checkpoint(self.db, cur, view, cid, position)
+            with self._lock:
+                self._stored[key] = raw
+        return raw
 
     def shared_until(self, cid: UUID, actor: Actor, state: CampaignState) -> int:
         """The first position at which this audience's map and victory may differ from the game master's: the

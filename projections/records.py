@@ -112,6 +112,21 @@ def copy_doc(doc: dict[str, Any], append_only: Iterable[str] = ()) -> dict[str, 
     return {k: rest[k] for k in doc}  # the document's key order, as the round trip keeps it
 
 
+#: The key of a checkpoint written between keyframes (``views.KEYFRAME_EVERY``): its keyframe's position.
+BASE = "checkpoint_base"
+
+
+def expand(doc: dict[str, Any], append_only: Iterable[str], keyframe: Callable[[int], bytes]) -> dict[str, Any]:
+    """A stored checkpoint's document whole: one written between keyframes holds its append-only lists'
+    entries after its keyframe's, which come first (``keyframe``: the stored document at a position)."""
+    base = doc.pop(BASE, None)
+    if base is not None:
+        whole = orjson.loads(keyframe(base))
+        for key in append_only:
+            doc[key] = whole[key] + doc[key]
+    return doc
+
+
 def from_event(e: Any) -> Record:
     """A record from a domain event (tests, and the write side's objects)."""
     data = {k: v for k, v in vars(e).items() if k not in ("originator_id", "originator_version")}

@@ -19,7 +19,7 @@ from projections import corrections, read
 from projections import map as map_model
 from projections import timeline as timeline_model
 from projections import victory as victory_model
-from projections.records import Record, copy_doc, ruling_decoder
+from projections.records import Record, copy_doc, expand, ruling_decoder
 from projections.store import ViewDB
 
 MODELS = {"map": map_model, "victory": victory_model}
@@ -37,9 +37,23 @@ def checkpoint(db: ViewDB, cid: UUID, n: int) -> tuple[dict[str, int], dict[str,
             cur.execute(db.sql("SELECT position, doc FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
                                "AND position <= ? ORDER BY position DESC LIMIT 1"), (name, str(cid), n))
             row = cur.fetchone()
-            docs[name] = orjson.loads(bytes(row["doc"])) if row else model.empty()
-            since[name] = int(row["position"]) if row else 0
+            try:
+                docs[name] = expand(orjson.loads(bytes(row["doc"])), getattr(model, "APPEND_ONLY", ()),
+                                    lambda p: stored_checkpoint(db, cur, name, cid, p)) if row else model.empty()
+                since[name] = int(row["position"]) if row else 0
+            except LookupError:  # its keyframe deleted since by a rebuild's reset: from the first event
+                docs[name], since[name] = model.empty(), 0
     return since, docs
+
+
+def stored_checkpoint(db: ViewDB, cur: Any, view: str, cid: UUID, position: int) -> bytes:
+    """The stored document of a view's checkpoint at ``position`` (a keyframe another names)."""
+    cur.execute(db.sql("SELECT doc FROM {proj_checkpoints} WHERE view = ? AND campaign = ? AND position = ?"),
+                (view, str(cid), position))
+    row = cur.fetchone()
+    if row is None:  # a rebuild's reset deleted it between the statements
+        raise LookupError(f"the {view} checkpoint at {position} is gone")
+    return bytes(row["doc"])
 
 
 def copy_docs(docs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -9,15 +9,16 @@ from __future__ import annotations
 
 import uuid
 
+import orjson
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from ledger.sample import GM
 from ledger.scenario import import_scenario, load_text
-from projections import replay
+from projections import records, replay, views
 from projections.head import Reader
 from projections.runner import Projector
 from projections.views import MapView, VictoryView
-from tests.integration.test_projections import COMMANDS, play
+from tests.integration.test_projections import COMMANDS, play, positions_of
 
 EVERY = 3
 
@@ -79,3 +80,44 @@ def test_checkpoints_within_a_turn_carry_no_turn_so_a_turn_still_starts_at_its_o
         (1, opened_at), *((None, pos) for pos in range(opened_at + EVERY, opened_at + 11, EVERY))]
     reader = Reader(ledger, p.db)
     assert reader.turn_start(cid, 1) == opened_at - 1
+
+
+@hsettings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=COMMANDS, after=COMMANDS, keyframe_every=st.integers(1, 3), strike=st.booleans(), data=st.data())
+def test_victory_checkpoints_between_keyframes_hold_only_their_new_log_entries_and_read_back_whole(
+        ledger, monkeypatch, before, after, keyframe_every, strike, data):
+    """The stability log is written whole once every KEYFRAME_EVERY checkpoints; the checkpoints between hold the
+    entries after their keyframe's. Read back (by state as of N and by the service's reader) each is the document
+    a fold from the first event gives, through a correction that rewrites the log, and a rebuild writes the same
+    rows."""
+    for view in (MapView, VictoryView):
+        monkeypatch.setattr(view, "checkpoint_every", EVERY)
+    monkeypatch.setattr(views, "KEYFRAME_EVERY", keyframe_every)
+    cid, _ = import_scenario(ledger, load_text("sample"), slug=f"kf-{uuid.uuid4().hex[:12]}", actor=GM)
+    p = Projector(ledger, page=data.draw(st.integers(1, 5)))
+    play(ledger, cid, [*before, "m19", "m19"], data)  # two battles: each moves both countries' stability
+    p.catch_up()
+    if strike:  # strikes the first battle: the log loses its entries, so it no longer begins as it did
+        battle = positions_of(ledger, cid, "RulingRecorded", "M19")[0]
+        ledger.record_correction(cid, corrects=battle, reason="the battle was fought at sea", actor=GM)
+    play(ledger, cid, [*after, "m19"], data)
+    Projector(ledger, page=data.draw(st.integers(1, 5))).catch_up()  # a fresh one: the keyframe read back
+    rows = [r for r in checkpoint_rows(p, cid) if r[0] == "victory"]
+    docs = [orjson.loads(doc) for *_, doc in rows]
+    keyframes = [d["position"] for d in docs if records.BASE not in d]
+    between = [d for d in docs if records.BASE in d]
+    assert keyframes[0] == docs[0]["position"] and all(d[records.BASE] in keyframes for d in between)
+    # At most KEYFRAME_EVERY - 1 checkpoints after a keyframe name it; without a correction, the one after the
+    # first keyframe always does.
+    assert all(sum(d[records.BASE] == k for d in between) < keyframe_every for k in keyframes)
+    if keyframe_every > 1 and not strike and len(docs) > 1:
+        assert docs[1].get(records.BASE) == keyframes[0]
+
+    p.rebuild(restart=True)
+    assert [r for r in checkpoint_rows(p, cid) if r[0] == "victory"] == rows
+    reader = Reader(ledger, p.db)
+    for n in range(ledger.campaign(cid).version + 1):
+        scratch = replay.state_from_scratch(ledger, cid, n)["victory"]
+        assert replay.state_at(ledger, p.db, cid, n)["victory"] == scratch, n
+        since, docs = reader.stored_checkpoint(cid, n)
+        assert docs["victory"] == replay.state_from_scratch(ledger, cid, since["victory"])["victory"], n
