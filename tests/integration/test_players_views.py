@@ -14,9 +14,9 @@ import orjson
 from ledger.application import Actor
 from ledger.domain.commands import ChangeControl, RevealEvent
 from ops.generate_campaign import generate
-from projections import corrections, replay
+from projections import corrections, replay, views
 from projections.head import POSITION_ONLY, Reader
-from projections.read import records, visible
+from projections.read import audience, records, visible
 from projections.runner import Projector
 
 GM, FRANCE, ENGLAND = Actor("gm", "gm"), Actor("fra", "player", "FRA"), Actor("eng", "player", "ENG")
@@ -280,3 +280,38 @@ def test_the_rare_events_looked_up_by_the_positions_the_log_lists_are_those_a_sc
             assert got == want, (types, upto)
     assert [r.type for r in looked_up.of_types(cid, set(head.RARE), state.version, state)].count(
         "CorrectionRecorded") == 2
+
+
+def test_a_players_checkpoints_within_a_turn_keep_the_stability_log_as_it_was_through_later_folds(ledger,
+                                                                                                 monkeypatch):
+    """An audience's own fold keeps a checkpoint at each turn's opening and every CHECKPOINT_EVERY events within
+    a turn, its append-only lists kept as the list and its length then: read back after the fold went on (and
+    after a correction folded the documents into new lists), each still equals the fold from the first event."""
+    monkeypatch.setattr(views, "CHECKPOINT_EVERY", 7)
+    # The whole campaign from the audience's own fold (not the game master's checkpoints before the first event
+    # hidden from it): what is tested is the fold's checkpoints.
+    monkeypatch.setattr(Reader, "shared_until", lambda self, cid, actor, state: 1)
+    generate(ledger, "within", 400, seed=8, turn_size=90)
+    [state] = ledger.campaigns()
+    cid = state.id
+    battle = next(r.position for r in records(ledger, cid) if r.type == "RulingRecorded"
+                  and any(e["kind"] == "stability_changed" for e in r.data["ruling"].get("effects") or ()))
+    ledger.open_turn(cid, actor=GM)
+    ledger.record_correction(cid, corrects=battle, reason="struck", actor=GM)
+    ledger.submit(cid, ChangeControl, province="Picardie", controller="ENG", actor=GM,
+                  visibility={"scope": "countries", "countries": ["ENG"]})
+    ledger.submit(cid, ChangeControl, province="Kent", controller="FRA", actor=GM)
+    state = ledger.campaign(cid)
+    Projector(ledger).catch_up()
+    reader = Reader(ledger, Projector(ledger).db)
+    reader.state_at(cid, FRANCE, state, state.version)  # the fold to the head: every checkpoint kept on the way
+    kept = sorted(k[3] for k in reader._checkpoints if k[1] == audience(FRANCE))
+    opened = {r.position for r in records(ledger, cid) if r.type == "TurnOpened"}
+    assert any(p not in opened for p in kept) and any(p in opened for p in kept)
+    logs = [reader._checkpoints[k][1]["victory"]["stability_log"] for k in reader._checkpoints]
+    assert any(length < len(items) for items, length in logs)  # a list that grew after its checkpoint
+    for n in random.Random(3).sample(range(1, state.version + 1), 40) + kept:
+        got = reader.state_at(cid, FRANCE, state, n)
+        want = from_first_event(ledger, cid, FRANCE, state, n)
+        assert (got["map"], got["victory"]) == (want["map"], want["victory"]), n
+        assert list(got["victory"]) == list(want["victory"])  # the keys in their order
