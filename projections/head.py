@@ -449,14 +449,17 @@ class Reader:
                 if name in raw:
                     self._stored[(cid, name, since[name])] = raw[name]
         docs: dict[str, dict[str, Any]] = {}
+        positions = dict(since)
         for name, model in replay.MODELS.items():
+            docs[name], since[name] = model.empty(), 0
+            if name not in raw:  # none at or before n (or deleted between the statements by a rebuild's reset)
+                continue
             try:
-                if name not in raw:  # none at or before n (or deleted between the statements by a rebuild's reset)
-                    raise LookupError(name)
                 docs[name] = expand(orjson.loads(raw[name]), getattr(model, "APPEND_ONLY", ()),
                                     lambda p: self._stored_checkpoint(cid, name, p))
-            except LookupError:  # or its keyframe deleted since
-                docs[name], since[name] = model.empty(), 0
+                since[name] = positions[name]
+            except LookupError:  # its keyframe deleted since
+                pass
         return since, docs
 
     def _stored_checkpoint(self, cid: UUID, view: str, position: int) -> bytes:

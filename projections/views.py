@@ -49,11 +49,13 @@ CHECKPOINT_EVERY = 250
 
 #: A view with append-only lists (victory: its stability log, half a megabyte at 300,000 events) writes them
 #: whole in one checkpoint of this many (a keyframe); a checkpoint between keyframes writes only their entries
-#: after its keyframe's, and names it (``records.BASE``): 287 MB of the 300k campaign's victory checkpoints were the same
-#: log again and again, written by a rebuild and read back by state as of N. A checkpoint is a keyframe too
-#: whenever a list no longer begins with its keyframe's (a correction folded the document again). The choice
+#: after its keyframe's, and names it (``records.BASE``): 287 MB of the 300k campaign's victory checkpoints were
+#: the same log again and again, written by a rebuild and read back by state as of N. A checkpoint is a keyframe
+#: too whenever a list no longer begins with its keyframe's (a correction folded the document again). The choice
 #: depends on the checkpoints alone, so a rebuild, interrupted or not, writes the same rows.
 KEYFRAME_EVERY = 16
+
+
 @dataclass
 class _Keyframe:
     position: int
