@@ -48,7 +48,8 @@ start)
 replica)
   # A streaming replica of the cluster `start` made (PG_TMP, PGPORT_TMP): a base backup over the replication
   # protocol (initdb -A trust lets local replication connections in), -R writes primary_conninfo and
-  # standby.signal, -X stream copies the WAL written meanwhile. It lives in $PG_TMP/replica, so `stop` of the
+  # standby.signal, -X stream copies the WAL written meanwhile, -c fast takes its checkpoint at once (a spread
+  # one kept CI waiting minutes on an idle new cluster). It lives in $PG_TMP/replica, so `stop` of the
   # primary's directory stops it too. Hot standby (the default) serves read-only queries; with its feedback
   # the primary's vacuum keeps the rows a replica query still reads (the views are rewritten all the time), so
   # a long read (an export) is not cancelled for a conflict with recovery. PG_REPLICA_OPTS: more server options.
@@ -58,7 +59,7 @@ replica)
   rdir=$dir/replica
   as_pg mkdir -p "$rdir"
   chmod 755 "$rdir"
-  as_pg "$PGBIN/pg_basebackup" -h "$dir" -p "$primary_port" -U postgres -D "$rdir/data" -R -X stream \
+  as_pg "$PGBIN/pg_basebackup" -h "$dir" -p "$primary_port" -U postgres -D "$rdir/data" -R -X stream -c fast \
     >"$rdir/basebackup.log" 2>&1 || { cat "$rdir/basebackup.log" >&2; exit 1; }
   # A hot standby refuses to start with fewer connections or WAL senders than its primary: take the primary's.
   settings=$(psql -h "$dir" -p "$primary_port" -U postgres -d postgres -qAt \
