@@ -48,12 +48,10 @@ def checkpoint(db: ViewDB, cid: UUID, n: int) -> tuple[dict[str, int], dict[str,
 
 def stored_checkpoint(db: ViewDB, cur: Any, view: str, cid: UUID, position: int) -> bytes:
     """The stored document of a view's checkpoint at ``position`` (a keyframe another names)."""
-    cur.execute(db.sql("SELECT doc FROM {proj_checkpoints} WHERE view = ? AND campaign = ? AND position = ?"),
-                (view, str(cid), position))
-    row = cur.fetchone()
-    if row is None:  # a rebuild's reset deleted it between the statements
+    doc = db.checkpoint_doc(cur, view, str(cid), position)
+    if doc is None:  # a rebuild's reset deleted it between the statements
         raise LookupError(f"the {view} checkpoint at {position} is gone")
-    return bytes(row["doc"])
+    return doc
 
 
 def copy_docs(docs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:

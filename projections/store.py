@@ -165,6 +165,13 @@ class ViewDB:
             with self.datastore.transaction(commit=False) as cur:
                 yield cur
 
+    def checkpoint_doc(self, cur: Any, view: str, campaign: str, position: int) -> bytes | None:
+        """The stored document of a view's checkpoint at ``position`` (a keyframe another names), None if gone."""
+        cur.execute(self.sql("SELECT doc FROM {proj_checkpoints} WHERE view = ? AND campaign = ? AND position = ?"),
+                    (view, campaign, position))
+        row = cur.fetchone()
+        return bytes(row["doc"]) if row else None
+
     def rowcount(self, cur: Any) -> int:
         return cur.rowcount if self.postgres else cur.sqlite_cursor.rowcount
 

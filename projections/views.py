@@ -119,19 +119,15 @@ class View:
         """The keyframe the latest stored checkpoint (at ``last``) is or names, and how many came after it."""
         if not last:
             return None
-        latest = orjson.loads(self._row_doc(cur, campaign, last))
+        latest = orjson.loads(self.db.checkpoint_doc(cur, self.name, campaign, last))
         base = latest.get(BASE)
         if base is None:
             return _Keyframe(last, self._lists_of(latest))
         cur.execute(self.db.sql("SELECT COUNT(*) AS n FROM {proj_checkpoints} WHERE view = ? AND campaign = ? "
                                 "AND position > ?"), (self.name, campaign, base))
         since = int(cur.fetchone()["n"])
-        return _Keyframe(base, self._lists_of(orjson.loads(self._row_doc(cur, campaign, base))), since)
-
-    def _row_doc(self, cur: Any, campaign: str, position: int) -> bytes:
-        cur.execute(self.db.sql("SELECT doc FROM {proj_checkpoints} WHERE view = ? AND campaign = ? AND position = ?"),
-                    (self.name, campaign, position))
-        return bytes(cur.fetchone()["doc"])
+        keyframe = orjson.loads(self.db.checkpoint_doc(cur, self.name, campaign, base))
+        return _Keyframe(base, self._lists_of(keyframe), since)
 
     def _lists_of(self, doc: dict[str, Any]) -> dict[str, list[Any]]:
         return {key: doc[key] for key in self.append_only if isinstance(doc.get(key), list)}
