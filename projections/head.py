@@ -52,7 +52,7 @@ from projections import timeline as timeline_model
 from projections import victory as victory_model
 from projections.history import History
 from projections.read import Audience, audience, sees_all
-from projections.records import Record, expand, from_row, ruling_decoder
+from projections.records import BASE, Record, expand, from_row, ruling_decoder
 from projections.store import NOT_PUBLIC, NOT_SHARED, POSITION_ONLY, ViewDB
 
 Docs = dict[str, Any]
@@ -95,7 +95,7 @@ DICE_DECODERS = {"RulingRecorded": ruling_decoder(frozenset({"dice", "steps[].di
 
 @dataclass(frozen=True)
 class Step:
-    before: Docs  # map and victory just before the event
+    before: Docs  # map and victory just before the event (their append-only logs: see ``Reader.step``)
     after: Docs  # ... and just after it
     changes: list[str]  # what it changed there, in words
     budget: list[dict[str, Any]]  # the ERS lines it changed, each with its sentence (``text``)
@@ -397,11 +397,12 @@ class Reader:
 
     # ------------------------------------------------------------------ any audience, at a position
 
-    def checkpoint(self, cid: UUID, actor: Actor, state: CampaignState, n: int
+    def checkpoint(self, cid: UUID, actor: Actor, state: CampaignState, n: int, *, logs: bool = True
                    ) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
-        """Per view, the position and document of the caller's nearest checkpoint at or before ``n``."""
+        """Per view, the position and document of the caller's nearest checkpoint at or before ``n``
+        (``logs``: see ``stored_checkpoint``)."""
         if sees_all(actor) or n < self.shared_until(cid, actor, state):
-            return self.stored_checkpoint(cid, n)  # up to n this audience's map and victory are the GM's
+            return self.stored_checkpoint(cid, n, logs=logs)  # up to n this audience's map and victory are the GM's
         entry = self._entry(cid, actor, state)
         with entry["lock"]:
             self._forward(entry, cid, actor, state)
@@ -418,11 +419,17 @@ class Reader:
                 return {name: position for name in replay.MODELS}, docs
         return {name: 0 for name in replay.MODELS}, {name: m.empty() for name, m in replay.MODELS.items()}
 
-    def stored_checkpoint(self, cid: UUID, n: int) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
+    def stored_checkpoint(self, cid: UUID, n: int, *, logs: bool = True
+                          ) -> tuple[dict[str, int], dict[str, dict[str, Any]]]:
         """``replay.checkpoint`` (per view, the latest stored checkpoint at or before ``n``) in one statement that
         asks only which positions, the documents kept in memory: a checkpoint at a position is its view after
         the events 1..position, which never change, so a rebuild writes the same document again (a reset
-        deletes rows: the statement then names an earlier one, or none)."""
+        deletes rows: the statement then names an earlier one, or none).
+
+        ``logs=False``: a checkpoint written between keyframes keeps only its own entries of the append-only
+        logs, not its keyframe's before them: no fold reads those logs (they only append), so every other field
+        folds the same, and a caller that shows no log (a step of a turn) skips decoding the keyframe's whole
+        log (half a megabyte of the victory's at 300,000 events)."""
         db, names = self.db, list(replay.MODELS)
         mark = "(SELECT MAX(position) FROM {proj_checkpoints} WHERE view = ? AND campaign = ? AND position <= ?)"
         since: dict[str, int] = {}
@@ -455,9 +462,12 @@ class Reader:
             if name not in raw:  # none at or before n (or deleted between the statements by a rebuild's reset)
                 continue
             try:
-                docs[name] = expand(orjson.loads(raw[name]), getattr(model, "APPEND_ONLY", ()),
-                                    lambda p: self._stored_checkpoint(cid, name, p))
-                since[name] = positions[name]
+                doc = orjson.loads(raw[name])
+                if logs:
+                    expand(doc, getattr(model, "APPEND_ONLY", ()), lambda p: self._stored_checkpoint(cid, name, p))
+                else:
+                    doc.pop(BASE, None)
+                docs[name], since[name] = doc, positions[name]
             except LookupError:  # its keyframe deleted since
                 pass
         return since, docs
@@ -515,8 +525,12 @@ class Reader:
         """One step of a turn's replay as ``actor`` sees it: map and tracks just before and just after ``r``
         (the nearest checkpoint, then the events after it, folded once; ``every``: ``turn_records``, read
         already), what ``r`` changed there and on the ERS, in words. The turn page and the terminal replay both
-        show this, so they cannot disagree."""
-        since, docs = self.checkpoint(cid, actor, state, r.position - 1)
+        show this, so they cannot disagree.
+
+        Neither shows an append-only log (the victory's stability and inflation logs), so the documents start
+        from the checkpoint without its keyframe's entries (``stored_checkpoint(logs=False)``): ``before`` and
+        ``after`` may hold those logs' entries after that keyframe only; every other field is whole."""
+        since, docs = self.checkpoint(cid, actor, state, r.position - 1, logs=False)
         start, first = min(since.values()), every[0].position
         earlier = read.records(self.ledger, cid, start, first - 1) if start < first - 1 else []
         before = self.fold(cid, actor, state, since, docs,

@@ -12,15 +12,18 @@ import uuid
 import orjson
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
+from ledger.application import Actor
 from ledger.sample import GM
 from ledger.scenario import import_scenario, load_text
-from projections import records, replay, views
+from projections import records, replay, victory as victory_model, views
 from projections.head import Reader
+from projections.read import records as read_records
 from projections.runner import Projector
 from projections.views import MapView, VictoryView
 from tests.integration.test_projections import COMMANDS, play, positions_of
 
 EVERY = 3
+FRANCE = Actor("fra", "player", "FRA")
 
 
 def checkpoint_rows(p: Projector, cid) -> list[tuple]:
@@ -121,3 +124,39 @@ def test_victory_checkpoints_between_keyframes_hold_only_their_new_log_entries_a
         assert replay.state_at(ledger, p.db, cid, n)["victory"] == scratch, n
         since, docs = reader.stored_checkpoint(cid, n)
         assert docs["victory"] == replay.state_from_scratch(ledger, cid, since["victory"])["victory"], n
+
+
+@hsettings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(before=COMMANDS, after=COMMANDS, data=st.data())
+def test_a_turns_step_folds_from_its_checkpoint_without_the_keyframes_log_and_shows_every_other_field_whole(
+        ledger, monkeypatch, before, after, data):
+    """A step of the turn page (``Reader.step``) starts from its checkpoint without joining the keyframe's log
+    entries (nothing it shows reads a log): before and after its event, the map and every victory field but the
+    logs are the fold from the first event, and each log it holds is the end of that fold's log."""
+    for view in (MapView, VictoryView):
+        monkeypatch.setattr(view, "checkpoint_every", EVERY)
+    monkeypatch.setattr(views, "KEYFRAME_EVERY", 2)
+    cid, _ = import_scenario(ledger, load_text("sample"), slug=f"st-{uuid.uuid4().hex[:12]}", actor=GM)
+    # Six battles then six entries in one turn: a keyframe holding battles' entries, then a checkpoint naming it.
+    play(ledger, cid, [*before, *["m19"] * 6, *["treasury"] * 6, *after], data)
+    p = Projector(ledger)
+    p.catch_up()
+    reader, state = Reader(ledger, p.db), ledger.campaign(cid)
+    shortened = 0
+    for r in read_records(ledger, cid):
+        if r.turn is None or r.position < 2:
+            continue
+        for actor in (GM, FRANCE):
+            step = reader.step(cid, actor, state, r, reader.turn_records(cid, r.turn, r.position))
+            for docs, n in ((step.before, r.position - 1), (step.after, r.position)):
+                scratch = replay.state_from_scratch(ledger, cid, n)
+                assert docs["map"] == scratch["map"], n
+                whole = scratch["victory"]
+                logs = victory_model.APPEND_ONLY
+                assert {k: v for k, v in docs["victory"].items() if k not in logs} == {
+                    k: v for k, v in whole.items() if k not in logs}, n
+                for key in logs:
+                    held = docs["victory"][key]
+                    assert held == whole[key][len(whole[key]) - len(held):], (n, key)
+                    shortened += len(held) < len(whole[key])
+    assert shortened  # some step started from a checkpoint between keyframes, its keyframe's entries left out
