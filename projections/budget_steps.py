@@ -162,9 +162,11 @@ def view_position(db: ViewDB, cur: Any, campaign: str) -> int | None:
 
 def lineage(db: ViewDB, cur: Any, campaign: str, country: str, view: int) -> Lineage:
     """The country's stored lineage (its entered lines with events): positions ascend within a line."""
+    from projections import budget_view
+
     ph = db.ph
     cur.execute(f"SELECT turn, events FROM {db.t('proj_budget')} WHERE campaign = {ph} AND country = {ph} "
-                f"AND events <> {ph}", (campaign, country, "[]"))
+                f"AND {budget_view.ENTERED}", (campaign, country))  # its partial index
     by_turn: dict[int, list[int]] = {}
     for row in cur.fetchall():
         by_turn.setdefault(int(row["turn"]), []).extend(orjson.loads(row["events"]))

@@ -149,12 +149,29 @@ class Cache:
         return out, every
 
 
+#: The lines booked from events (an entered line names its entries; a computed one names none): about one
+#: row in 200 of the 300k campaign's. A country's lineage (``budget_steps.lineage``: which entries each sheet
+#: books, asked by a turn page's first ERS step) reads them; without this partial index it scanned the
+#: campaign's budget rows (EXPLAIN ANALYZE, 300k campaign: 96 ms). A statement uses it only when its WHERE
+#: repeats ``ENTERED`` as written (a literal, not a parameter: see ``projections.store.TIMELINE_INDEXES``).
+ENTERED = "events <> '[]'"
+ENTERED_INDEX = "proj_budget_entered"
+
+
 def create_tables(db: ViewDB) -> None:
     big = "bigint" if db.postgres else "INTEGER"
     with db.transaction() as cur:
         if db.postgres:
             if have_tables(cur, db.schema, ("proj_budget", "proj_budget_sheets")):
-                return
+                cur.execute("SELECT count(i.indexname) AS n, bool_and(t.tableowner = current_user) AS mine "
+                            "FROM pg_tables t LEFT JOIN pg_indexes i ON i.schemaname = t.schemaname "
+                            "AND i.tablename = t.tablename AND i.indexname = %s "
+                            "WHERE t.schemaname = %s AND t.tablename = 'proj_budget'", (ENTERED_INDEX, db.schema))
+                row = cur.fetchone()
+                # An older release's table gets the index from its owner (``ledger migrate``); the service role
+                # may not create it, and its reads answer the same without (a scan).
+                if int(row["n"]) or not row["mine"]:
+                    return
             cur.execute("SELECT pg_advisory_xact_lock(724311)")
         cur.execute(db.sql(
             f"CREATE TABLE IF NOT EXISTS {db.t('proj_budget')} (campaign text NOT NULL, country text NOT NULL, "
@@ -165,6 +182,8 @@ def create_tables(db: ViewDB) -> None:
             f"CREATE TABLE IF NOT EXISTS {db.t('proj_budget_sheets')} (campaign text NOT NULL, "
             "country text NOT NULL, turn integer NOT NULL, sheet text NOT NULL, "
             "PRIMARY KEY (campaign, country, turn))"))
+        cur.execute(f"CREATE INDEX IF NOT EXISTS {ENTERED_INDEX} ON {db.t('proj_budget')} (campaign, country, turn) "
+                    f"WHERE {ENTERED}")
 
 
 def stored_sheet(db: ViewDB, campaign: str, country: str, turn: int, head: int) -> dict[str, Any] | None:

@@ -1409,8 +1409,12 @@ class Reader:
         upto, groups = self._turn_groups(cid, state.version)
         with db.reading() as cur:
             hidden = []
-            for (turn, _), (visibility, first, last, n) in groups.items():
-                if can_see(actor, {"visibility": visibility, "position": -1}, ()):
+            verdicts: dict[str, bool] = {}  # per visibility text: a handful of them, for thousands of groups
+            for (turn, text), (visibility, first, last, n) in groups.items():
+                shows = verdicts.get(text)
+                if shows is None:
+                    shows = verdicts[text] = can_see(actor, {"visibility": visibility, "position": -1}, ())
+                if shows:
                     add(turn, first, last, n)
                 else:
                     hidden.append(visibility)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import orjson
 import pytest
 
 from ledger.application import Actor
@@ -202,6 +203,64 @@ def test_a_kept_lineage_moved_with_the_view_books_what_the_view_booked_since(led
     with db.reading() as cur:
         assert reader._lineage_moved(state.id, "FRA", kept["FRA"], budget_steps.view_position(db, cur, campaign)) \
             is None
+
+
+
+def plan_of(db, statement, args):
+    """The store's plan of a statement, as one text; PostgreSQL is told to avoid scans (a test campaign is small
+    enough to scan): the question is whether the index can serve it."""
+    with db.reading() as cur:
+        if db.postgres:
+            cur.execute("SET enable_seqscan = off")
+            cur.execute("EXPLAIN " + statement, args)
+            plan = " ".join(str(v) for r in cur.fetchall() for v in r.values())
+            cur.execute("RESET enable_seqscan")
+            return plan
+        cur.execute("EXPLAIN QUERY PLAN " + statement, args)
+        return " ".join(str(r[k]) for r in cur.fetchall() for k in r.keys())
+
+
+def test_a_countrys_lineage_lists_the_entries_its_sheets_book_and_is_read_from_the_entered_lines_index(
+        ledger, generated):
+    """Which entries each sheet books (``budget_steps.lineage``) is every stored line's ``events``, read through
+    the partial index of the lines that name some (a first turn page's ERS step scanned the campaign's budget
+    rows without it); tables made before the index get it from their owner."""
+    from projections import budget_view
+
+    state = generated
+    projector = Projector(ledger)
+    projector.catch_up()
+    db, campaign = projector.db, str(state.id)
+    table, ph = db.t("proj_budget"), db.ph
+    class Told:  # the cursor, keeping the statement the lineage runs
+        def __init__(self, cur):
+            self.cur, self.statements = cur, []
+
+        def execute(self, statement, args=()):
+            self.statements.append(statement)
+            return self.cur.execute(statement, args)
+
+        def fetchall(self):
+            return self.cur.fetchall()
+
+    with db.reading() as cur:
+        view = budget_steps.view_position(db, cur, campaign)
+        told = Told(cur)
+        found = budget_steps.lineage(db, told, campaign, "FRA", view)
+        cur.execute(f"SELECT turn, events FROM {table} WHERE campaign = {ph} AND country = {ph}", (campaign, "FRA"))
+        every = {}
+        for r in cur.fetchall():
+            every.setdefault(int(r["turn"]), []).extend(orjson.loads(r["events"]))
+    # Rows come in no given order: a sheet's positions compare as sorted lists (a line lists each once).
+    assert {t: sorted(p) for t, p in found.by_turn.items()} == {t: sorted(p) for t, p in every.items() if p}
+    assert len(found.by_turn) > 3
+    [statement] = told.statements
+    assert budget_view.ENTERED_INDEX in plan_of(db, statement, (campaign, "FRA"))
+    with db.transaction() as cur:
+        cur.execute(f'DROP INDEX {f"{chr(34)}{db.schema}{chr(34)}." if db.postgres else ""}{budget_view.ENTERED_INDEX}')
+    assert budget_view.ENTERED_INDEX not in plan_of(db, statement, (campaign, "FRA"))
+    budget_view.create_tables(db)
+    assert budget_view.ENTERED_INDEX in plan_of(db, statement, (campaign, "FRA"))
 
 
 OBSERVER = Actor("obs", "observer")
