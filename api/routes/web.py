@@ -268,6 +268,7 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         reader = reads_for(request).reader
         state = deps.state_of(request, ledger, cid)  # the head _reader read
+        listed = reader.ahead(reader.turns, cid, actor, state)  # read while the step is folded
         view = turn_view(ledger, cid, turn, actor, step=step, position=position, reader=reader, state=state)
         e = view.event
         n = e["position"]
@@ -277,7 +278,7 @@ async def turn_page(request: Request, campaign: str, turn: Annotated[int, Path(g
         # Inline, so each place's shape is a link to its page (an <img> cannot be clicked into).
         drawn = svg.picture(ledger, cid, actor, state, view.map, n, shown=shown,
                             link=lambda name: f"/ui/campaigns/{quote(state.slug)}/places/{quote(name, safe='')}?at={n}")
-        return {"c": campaign_public(state), "v": view, "turns": reader.turns(cid, actor, state),
+        return {"c": campaign_public(state), "v": view, "turns": listed.result(),
                 "may_correct": may_write(actor, "record_correction", state.settings), "map_svg": Markup(drawn)}
 
     # The dispute form's key (form_key) is new on each page served: a double submit counts once, two disputes

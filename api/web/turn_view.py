@@ -221,6 +221,11 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     if not every or every[-1].position != at:  # the timeline's row, but not among the turn's records
         raise EventNotFound(f"position {at} is not an event of turn {turn}", field="position")
     r = every[-1]
+    closed = any(x["type"] == "TurnClosed" for x in in_turn) or (
+        state.turn > turn or (state.turn == turn and not state.turn_open))
+    dice = _dice_of(r)
+    # A closed turn's dice check is read while the step is folded (``Reader.ahead``): it needs nothing of it.
+    checked = reader.ahead(reader.turn_dice, cid, turn, state.version) if dice and closed else None
 
     # Map and tracks before and after the event, and what it changed, as the terminal replay shows them.
     shown = reader.step(cid, actor, state, r, every)
@@ -236,11 +241,8 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     def summary(x: Record) -> str:
         return summaries.get(x.position) or timeline_model.summary(doc, x)
 
-    closed = any(x["type"] == "TurnClosed" for x in in_turn) or (
-        state.turn > turn or (state.turn == turn and not state.turn_open))
-    dice = _dice_of(r)
     status = dice_status(r, dice, closed, lambda: reader.turn_commitments(cid, turn, state.version, actor, revealed),
-                         lambda: reader.turn_dice(cid, turn, state.version))
+                         checked.result if checked is not None else lambda: reader.turn_dice(cid, turn, state.version))
     later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version, state) if x.position > r.position]
     corrections = [{**_event(x, summary(x)), "words": correction_words(r, x)}
                    for x in read.visible(actor, later, revealed) if x.data.get("corrects") == r.position]
