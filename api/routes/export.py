@@ -12,8 +12,9 @@ the request, so a client that already holds it gets 304 without a re-read. The
 history itself is the read path's (``Reader.history``): seeded from the views
 (budget sheets, victory, awards: ``projections.history.seeded``) where they
 give it exactly, else read once; then kept per audience and extended with the
-events appended since. ``ers.csv`` is written line by line (``export.ers_csv``:
-the plain writer's bytes), the workbooks by ``projections/xlsx.py``. The bytes
+events appended since. ``ers.csv``, ``ers-wide.csv`` and ``entries.csv`` are
+written line by line (``export.ers_csv``, ``wide_csv``, ``entries_csv``: the
+plain writer's bytes), the workbooks by ``projections/xlsx.py``. The bytes
 are kept in the app's response cache (api/readpath.py) by request, audience and
 head: the same download at the same head is served without a write.
 """
@@ -77,6 +78,8 @@ def export_table(table: str, fmt: str, request: Request, cid: CampaignId, actor:
             body = export.ers_parquet(history, country, span, include_defaulted)
         elif fmt == "csv" and table == "entries":  # the same bytes, the texts quoted once per distinct value
             body = export.entries_csv(history, country, span)
+        elif fmt == "csv" and table == "ers-wide":  # the same bytes, each sheet's line written once
+            body = export.wide_csv(history, country, span)
         else:
             body = export.encode(table, fmt, export.rows(history, table, country, span, include_defaulted))
         reads.cache.put(key, who, state.version, body)

@@ -48,8 +48,9 @@ def test_the_fast_ers_json_parquet_and_entries_are_the_plain_writers_and_the_las
     """``ers_json`` (what ``ers.json`` serves) is ``to_json`` of the rows byte for byte, twice (the second from the
     rows kept by sheet); ``ers_parquet`` and every table's Parquet file hold the last release's cells; the
     entries table's rows are the last release's, key order included, and ``entries_csv`` the plain writer's
-    bytes of them; the wide rows are the long ones pivoted; with an entry corrected twice (moved to another
-    country, then its line) and one struck out, one hidden from the player, a reason to quote."""
+    bytes of them, as ``wide_csv`` is of the wide rows; the wide rows are the long ones pivoted; with an entry
+    corrected twice (moved to another country, then its line) and one struck out, one hidden from the player, a
+    reason to quote."""
     import orjson
 
     generate(ledger, "fastjson", 400, seed=6, turn_size=60)
@@ -78,6 +79,9 @@ def test_the_fast_ers_json_parquet_and_entries_are_the_plain_writers_and_the_las
                 export.to_csv("entries", reference.entry_rows(history, country, turns))
             assert orjson.dumps(list(export.wide_rows(history, country, turns))) == \
                 orjson.dumps(list(export.wide(export.ers_rows(history, country, turns))))
+            wide = export.to_csv("ers-wide", export.wide(export.ers_rows(history, country, turns)))
+            assert wide.count(b"\r\n") > 2 and export.wide_csv(history, country, turns) == wide
+            assert export.wide_csv(history, country, turns) == wide  # the second from the lines kept by sheet
             parquet = export.ers_parquet(history, country, turns, defaulted)
             assert parquet_cells(parquet) == parquet_cells(reference.to_parquet(
                 "ers", export.rows(history, "ers", country, turns, defaulted)))
