@@ -302,13 +302,18 @@ def wide_rows(history: History, country: str | None = None, turns: tuple[int, in
               ) -> Iterator[dict[str, Any]]:
     """``wide(ers_rows(...))``, the same rows, from each sheet's cells and lineage without a long row each."""
     for c, t, sheet, lines in _sheets(history, country, turns):
-        row: dict[str, Any] = {"campaign": history.campaign, "country": c, "turn": t}
-        positions: set[int] = set()
-        for code, cell in sheet.cells.items():
-            row[line_label(code)] = cell.value
-            positions.update(lines[code])
-        row["positions"] = sorted(positions)
-        yield row
+        yield _wide_row(history.campaign, c, t, sheet, lines)
+
+
+def _wide_row(campaign: str, country: str, turn: int, sheet: Any, lines: dict[str, Any]) -> dict[str, Any]:
+    """A sheet's wide row: a column per line, and the positions its lines name."""
+    row: dict[str, Any] = {"campaign": campaign, "country": country, "turn": turn}
+    positions: set[int] = set()
+    for code, cell in sheet.cells.items():
+        row[line_label(code)] = cell.value
+        positions.update(lines[code])
+    row["positions"] = sorted(positions)
+    return row
 
 
 def _visible_to(visibility: Mapping[str, Any]) -> str:
@@ -623,12 +628,7 @@ def wide_csv(history: History, country: str | None = None, turns: tuple[int, int
         with _LINES_LOCK:
             found = _LINES.get(key)
         if found is None or found[0] is not sheet:
-            row: dict[str, Any] = {"campaign": history.campaign, "country": c, "turn": t}
-            positions: set[int] = set()
-            for code, cell in sheet.cells.items():
-                row[line_label(code)] = cell.value
-                positions.update(lines[code])
-            row["positions"] = sorted(positions)
+            row = _wide_row(history.campaign, c, t, sheet, lines)
             buf.seek(0)
             buf.truncate()
             writer.writerow([_cell(row.get(name), kind) for name, kind in cols.items()])
