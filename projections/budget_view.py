@@ -27,7 +27,7 @@ import orjson
 
 from ledger.economy.sheets import RELEVANT, Inputs, Memo, Sheet, compute
 from ledger.economy.sheets import trim as sheets_trim
-from ledger.store.roles import have_tables
+from ledger.store.roles import have_tables, table_indexes
 from projections.records import Record
 from projections.store import ViewDB
 
@@ -163,14 +163,9 @@ def create_tables(db: ViewDB) -> None:
     with db.transaction() as cur:
         if db.postgres:
             if have_tables(cur, db.schema, ("proj_budget", "proj_budget_sheets")):
-                cur.execute("SELECT count(i.indexname) AS n, bool_and(t.tableowner = current_user) AS mine "
-                            "FROM pg_tables t LEFT JOIN pg_indexes i ON i.schemaname = t.schemaname "
-                            "AND i.tablename = t.tablename AND i.indexname = %s "
-                            "WHERE t.schemaname = %s AND t.tablename = 'proj_budget'", (ENTERED_INDEX, db.schema))
-                row = cur.fetchone()
-                # An older release's table gets the index from its owner (``ledger migrate``); the service role
-                # may not create it, and its reads answer the same without (a scan).
-                if int(row["n"]) or not row["mine"]:
+                n, mine = table_indexes(cur, db.schema, "proj_budget", [ENTERED_INDEX])
+                # The service role may not create it; its reads answer the same without (a scan).
+                if n or not mine:
                     return
             cur.execute("SELECT pg_advisory_xact_lock(724311)")
         cur.execute(db.sql(

@@ -23,7 +23,7 @@ from uuid import UUID
 
 from eventsourcing.postgres import PostgresDatastore
 
-from ledger.store.roles import have_tables
+from ledger.store.roles import have_tables, table_indexes
 
 DOC_TABLES = ("proj_docs", "proj_checkpoints")
 #: Types of which the map and the victory documents read nothing but the position (projections/map.py and
@@ -201,17 +201,12 @@ class ViewDB:
         with self.transaction() as cur:
             if self.postgres:
                 if have_tables(cur, self.schema, VIEW_TABLES):
-                    cur.execute("SELECT count(i.indexname) AS n, bool_and(t.tableowner = current_user) AS mine "
-                                "FROM pg_tables t LEFT JOIN pg_indexes i ON i.schemaname = t.schemaname "
-                                "AND i.tablename = t.tablename AND i.indexname = ANY(%s) "
-                                "WHERE t.schemaname = %s AND t.tablename = 'proj_timeline'",
-                                (list(TIMELINE_INDEXES), self.schema))
-                    row = cur.fetchone()
+                    n, mine = table_indexes(cur, self.schema, "proj_timeline", list(TIMELINE_INDEXES))
                     self.award_hashes = self._award_hashes(cur)
                     # Tables of an older release get the indexes and columns from their owner (``ledger
                     # migrate``); the service role may not create them, and its reads answer the same without
                     # (a scan; the awards' hashes read from the events).
-                    if (int(row["n"]) == len(TIMELINE_INDEXES) and self.award_hashes) or not row["mine"]:
+                    if (n == len(TIMELINE_INDEXES) and self.award_hashes) or not mine:
                         return
                 # Several processes may start at once: serialise the CREATEs.
                 cur.execute("SELECT pg_advisory_xact_lock(724311)")

@@ -65,6 +65,17 @@ def grant_service_role(ledger: Any, role: str) -> list[str]:
         return [s.as_string(cur) for s in statements]
 
 
+def table_indexes(cur: Any, schema: str, table: str, indexes: list[str]) -> tuple[int, bool]:
+    """(how many of ``indexes`` ``table`` of ``schema`` has, whether the current role owns it): a view made by an
+    older release gets its new indexes from its owner (``ledger migrate``), never from the service role."""
+    cur.execute("SELECT count(i.indexname) AS n, bool_and(t.tableowner = current_user) AS mine "
+                "FROM pg_tables t LEFT JOIN pg_indexes i ON i.schemaname = t.schemaname "
+                "AND i.tablename = t.tablename AND i.indexname = ANY(%s) "
+                "WHERE t.schemaname = %s AND t.tablename = %s", (indexes, schema, table))
+    row = cur.fetchone()
+    return int(row["n"]), bool(row["mine"])
+
+
 def have_tables(cur: Any, schema: str, names: tuple[str, ...]) -> bool:
     """Whether every table of ``names`` exists in ``schema``: the views and the heartbeats create their tables
     only when missing, since the service role may not run ``CREATE TABLE`` (not even ``IF NOT EXISTS``)."""
