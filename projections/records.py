@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from math import gcd
 from typing import Any
 
 import orjson
@@ -146,11 +147,35 @@ def plain(value: Fraction) -> int | str:
     return int(value) if value.denominator == 1 else str(value)
 
 
+def _ratio(value: Any) -> tuple[int, int] | None:
+    """(numerator, denominator > 0) of an int or of a text "7", "-7", "7/2" or "-7/2" written in ASCII digits,
+    else None (``num`` reads the rest). Rulings state amounts as texts, and ``Fraction("7/2")`` parses with a
+    regular expression: a rebuild of the 300k campaign made 144,000 of them for unit and point sums."""
+    if type(value) is int:
+        return value, 1
+    if type(value) is not str or not value.isascii():
+        return None
+    top, slash, bottom = value.partition("/")
+    digits = top[1:] if top[:1] == "-" else top
+    if not digits.isdigit() or (slash and (not bottom.isdigit() or int(bottom) == 0)):
+        return None
+    return int(top), int(bottom) if slash else 1
+
+
 def plain_sum(a: Any, b: Any, *, minus: bool = False, floor: int | None = None) -> int | str:
-    """``plain(num(a) + num(b))`` (``minus``: ``- num(b)``; ``floor``: at least that), whole numbers added as
-    ints: the same answer without two ``Fraction``s (a rebuild adds units and points by the ten thousand)."""
+    """``plain(num(a) + num(b))`` (``minus``: ``- num(b)``; ``floor``: at least that), exact, without a
+    ``Fraction`` where both are ints or plain number texts (a rebuild adds units and points by the ten thousand)."""
     if type(a) is int and type(b) is int:  # not bool, not a text "2" (plain gives 2 for it)
         value = a - b if minus else a + b
         return value if floor is None or value >= floor else floor
-    exact = num(a) - num(b) if minus else num(a) + num(b)
-    return plain(exact if floor is None else max(exact, num(floor)))
+    x, y = _ratio(a), _ratio(b)
+    if x is None or y is None:
+        exact = num(a) - num(b) if minus else num(a) + num(b)
+        return plain(exact if floor is None else max(exact, num(floor)))
+    top = x[0] * y[1] - y[0] * x[1] if minus else x[0] * y[1] + y[0] * x[1]
+    bottom = x[1] * y[1]
+    if floor is not None and top < floor * bottom:
+        return floor
+    common = gcd(top, bottom)
+    top, bottom = top // common, bottom // common
+    return top if bottom == 1 else f"{top}/{bottom}"

@@ -80,3 +80,30 @@ def test_plain_sum_is_the_exact_sum_made_plain():
             assert plain_sum(a, b, minus=True, floor=0) == plain(max(num(a) - num(b), num(0)))
             assert plain_sum(a, b, floor=0) == plain(max(num(a) + num(b), num(0)))
             assert type(plain_sum(a, b)) is type(plain(num(a) + num(b)))
+
+
+_AMOUNT_TEXTS = st.one_of(
+    st.integers(-50, 50).map(str),
+    st.tuples(st.integers(-50, 50), st.integers(1, 12)).map(lambda t: f"{t[0]}/{t[1]}"),
+    st.sampled_from(["007", "-0", "0/5", "4/2", " 2", "+3", "1.5", "٣", "1/-2"]),
+)
+
+
+@given(a=st.one_of(st.integers(-50, 50), _AMOUNT_TEXTS), b=st.one_of(st.integers(-50, 50), _AMOUNT_TEXTS, st.none()),
+       minus=st.booleans(), floor=st.sampled_from([None, 0]))
+def test_units_and_points_add_exactly_whatever_texts_a_ruling_states_its_amounts_in(a, b, minus, floor):
+    """Rulings state amounts as texts ("1", "1/2"): ``plain_sum`` reads the plain ones without a ``Fraction``
+    and gives exactly ``plain(num(a) ± num(b))`` floored, for every text ``Fraction`` reads or refuses."""
+    from projections.records import num, plain, plain_sum
+
+    try:
+        exact = num(a) - num(b) if minus else num(a) + num(b)
+        expected = plain(exact if floor is None else max(exact, num(floor)))
+    except (ValueError, ZeroDivisionError) as refused:
+        try:
+            plain_sum(a, b, minus=minus, floor=floor)
+        except type(refused):
+            return
+        raise AssertionError(f"{a!r}, {b!r}: Fraction refuses them, plain_sum did not")
+    got = plain_sum(a, b, minus=minus, floor=floor)
+    assert got == expected and type(got) is type(expected)
