@@ -138,7 +138,7 @@ class Reader:
         # (campaign, audience) -> the budget's inputs per country for the turn page's steps (budget_steps).
         self._steps: LRUCache[tuple[UUID, Audience], budget_steps.Steps] = LRUCache(audiences)
         self._steps_lock = threading.Lock()
-        self._rare: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
+        self._rare: LRUCache[tuple[UUID, str], dict[str, Any]] = LRUCache(2 * audiences)  # per kind of ``RARE``
         self._rare_lock = threading.Lock()
         # campaign -> the events the map or victory reads hidden from someone: (position, visibility), in order.
         self._hidden: LRUCache[UUID, dict[str, Any]] = LRUCache(audiences)
@@ -1225,7 +1225,7 @@ class Reader:
 
     def of_types(self, cid: UUID, types: set[str], upto: int, state: CampaignState | None = None) -> list[Record]:
         """The campaign's records of some types at positions 1..upto (rare types: corrections, scenarios). Those
-        of ``RARE`` types are kept per campaign and extended with the range not read yet (the store has no index
+        of ``RARE`` types are kept per campaign and type and extended with the range not read yet (the store has no index
         by type: each read would scan the campaign's history). A long range (a fresh process's first read) is
         looked up by position when the caller's ``state`` (the head) keeps a treasury log, which lists every
         event of these kinds (``TreasuryLog.positions``): a scan of the 300k campaign's events was 110 ms of
@@ -1233,23 +1233,26 @@ class Reader:
         if not types <= RARE:
             with self.db.reading() as cur:
                 return self.db.read_campaign(cur, str(cid), upto, types=types)
+        # Kept per kind: a page that asks for corrections does not decode the scenario (~5 ms of a first read).
+        found: list[Record] = []
         with self._rare_lock:
-            entry = self._rare.get(cid)
-            if entry is None:
-                entry = self._rare[cid] = {"upto": 0, "records": []}
-            if upto > entry["upto"]:
-                log = state.treasury if state is not None and state.version >= upto else None
-                with self.db.reading() as cur:
-                    if log is not None and upto - entry["upto"] > RARE_SCAN:
-                        wanted = [p for p in log.positions(RARE) if entry["upto"] < p <= state.version]
-                        entry["records"] += [r for r in self.db.read_at(cur, str(cid), wanted) if r.type in RARE]
-                        entry["upto"] = state.version
-                    else:
-                        entry["records"] += self.db.read_campaign(cur, str(cid), upto, types=RARE,
-                                                                  after=entry["upto"])
-                        entry["upto"] = upto
-            kept = entry["records"]
-        return [r for r in kept if r.position <= upto and r.type in types]
+            for kind in sorted(types):
+                entry = self._rare.get((cid, kind))
+                if entry is None:
+                    entry = self._rare[(cid, kind)] = {"upto": 0, "records": []}
+                if upto > entry["upto"]:
+                    log = state.treasury if state is not None and state.version >= upto else None
+                    with self.db.reading() as cur:
+                        if log is not None and upto - entry["upto"] > RARE_SCAN:
+                            wanted = [p for p in log.positions((kind,)) if entry["upto"] < p <= state.version]
+                            entry["records"] += [r for r in self.db.read_at(cur, str(cid), wanted) if r.type == kind]
+                            entry["upto"] = state.version
+                        else:
+                            entry["records"] += self.db.read_campaign(cur, str(cid), upto, types={kind},
+                                                                      after=entry["upto"])
+                            entry["upto"] = upto
+                found += [r for r in entry["records"] if r.position <= upto]
+        return found if len(types) < 2 else sorted(found, key=lambda r: r.position)
 
     def records_at(self, cid: UUID, positions: list[int]) -> list[Record]:
         """The campaign's records at these positions (unfiltered: the caller filters), in one statement."""
@@ -1432,10 +1435,18 @@ class Reader:
                 shows = verdicts.get(text)
                 if shows is None:
                     shows = verdicts[text] = can_see(actor, {"visibility": visibility, "position": -1}, ())
-                if shows:
-                    add(turn, first, last, n)
-                else:
+                if not shows:
                     hidden.append(visibility)
+                    continue
+                t = out.get(turn)  # ``add`` inline: a game master's first page adds ~5,000 groups
+                if t is None:
+                    out[turn] = {"turn": turn, "first": first, "last": last, "events": n}
+                    continue
+                if first < t["first"]:
+                    t["first"] = first
+                if last > t["last"]:
+                    t["last"] = last
+                t["events"] += n
             shown = sorted(p for p in revealed if p <= upto)
             # Revealed events of hidden groups count one by one: few reveals, but a published turn's sheets
             # reveal all their entries, so the positions go in batches under the stores' parameter limits.

@@ -74,9 +74,8 @@ def stored(db: ViewDB, cur: Any, campaign: str) -> tuple[int, dict[tuple[int, st
             cur.row_factory = dict_rows
     else:
         rows = cur.fetchall()
-    reached, groups, decoded = 0, {}, {}
+    reached, groups, decoded = max((row[3] for row in rows), default=0), {}, {}
     for turn, text, first, last, count in rows:
-        reached = max(reached, last)
         if turn == NO_TURN:
             continue
         vis = decoded.get(text)

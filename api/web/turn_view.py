@@ -217,29 +217,39 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     else:
         i = min(max((step or 1) - 1, 0), len(in_turn) - 1)
     at = in_turn[i]["position"]
+    closed = any(x["type"] == "TurnClosed" for x in in_turn) or (
+        state.turn > turn or (state.turn == turn and not state.turn_open))
+    # A closed turn's dice check needs nothing of the step: read while the step is read and folded
+    # (``Reader.ahead``), from the moment the timeline says the step is of a kind that rolls dice.
+    checked = reader.ahead(reader.turn_dice, cid, turn, state.version) if closed and in_turn[i]["type"] in (
+        "DiceRolled", "RulingRecorded") else None
     every = reader.turn_records(cid, turn, at)  # up to the event shown, hidden ones too
     if not every or every[-1].position != at:  # the timeline's row, but not among the turn's records
         raise EventNotFound(f"position {at} is not an event of turn {turn}", field="position")
     r = every[-1]
-    closed = any(x["type"] == "TurnClosed" for x in in_turn) or (
-        state.turn > turn or (state.turn == turn and not state.turn_open))
     dice = _dice_of(r)
-    # A closed turn's dice check is read while the step is folded (``Reader.ahead``): it needs nothing of it.
-    checked = reader.ahead(reader.turn_dice, cid, turn, state.version) if dice and closed else None
 
     # Map and tracks before and after the event, and what it changed, as the terminal replay shows them.
     shown = reader.step(cid, actor, state, r, every)
     docs_before, docs, first = shown.before, shown.after, every[0].position
     changes = [c for n in replay.MODELS for c in replay.diff_docs(docs_before[n], docs[n], n)]
 
-    # Summaries name the stack owners the scenario declares, as the timeline's do (its rows give the turn's).
-    doc = timeline_model.empty()
-    for x in read.visible(actor, reader.of_types(cid, {"ScenarioImported"}, first - 1, state), revealed):
-        timeline_model.row(doc, x)
+    # Summaries name the stack owners the scenario declares, as the timeline's do: its rows give the turn's; an
+    # event of another turn (a correction's target, a later correction) is summarised from the scenario, read
+    # only then (a fresh process's first read of it decodes the whole scenario).
     summaries = {x["position"]: x["summary"] for x in in_turn}
+    scenario: list[dict[str, Any]] = []
 
     def summary(x: Record) -> str:
-        return summaries.get(x.position) or timeline_model.summary(doc, x)
+        found = summaries.get(x.position)
+        if found:
+            return found
+        if not scenario:
+            doc = timeline_model.empty()
+            for s in read.visible(actor, reader.of_types(cid, {"ScenarioImported"}, first - 1, state), revealed):
+                timeline_model.row(doc, s)
+            scenario.append(doc)
+        return timeline_model.summary(scenario[0], x)
 
     status = dice_status(r, dice, closed, lambda: reader.turn_commitments(cid, turn, state.version, actor, revealed),
                          checked.result if checked is not None else lambda: reader.turn_dice(cid, turn, state.version))
