@@ -1225,8 +1225,8 @@ class Reader:
 
     def of_types(self, cid: UUID, types: set[str], upto: int, state: CampaignState | None = None) -> list[Record]:
         """The campaign's records of some types at positions 1..upto (rare types: corrections, scenarios). Those
-        of ``RARE`` types are kept per campaign and type and extended with the range not read yet (the store has no index
-        by type: each read would scan the campaign's history). A long range (a fresh process's first read) is
+        of ``RARE`` types are kept per campaign and type and extended with the range not read yet (the store has
+        no index by type: each read would scan the campaign's history). A long range (a fresh process's first read) is
         looked up by position when the caller's ``state`` (the head) keeps a treasury log, which lists every
         event of these kinds (``TreasuryLog.positions``): a scan of the 300k campaign's events was 110 ms of
         the database's time, three of its workers, for the one scenario."""
@@ -1435,18 +1435,10 @@ class Reader:
                 shows = verdicts.get(text)
                 if shows is None:
                     shows = verdicts[text] = can_see(actor, {"visibility": visibility, "position": -1}, ())
-                if not shows:
+                if shows:
+                    add(turn, first, last, n)
+                else:
                     hidden.append(visibility)
-                    continue
-                t = out.get(turn)  # ``add`` inline: a game master's first page adds ~5,000 groups
-                if t is None:
-                    out[turn] = {"turn": turn, "first": first, "last": last, "events": n}
-                    continue
-                if first < t["first"]:
-                    t["first"] = first
-                if last > t["last"]:
-                    t["last"] = last
-                t["events"] += n
             shown = sorted(p for p in revealed if p <= upto)
             # Revealed events of hidden groups count one by one: few reveals, but a published turn's sheets
             # reveal all their entries, so the positions go in batches under the stores' parameter limits.

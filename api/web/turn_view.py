@@ -64,6 +64,10 @@ class TurnView:
     correctable: bool = False
 
 
+#: The kinds of event that carry dice (``_dice_of``).
+_ROLLING = ("DiceRolled", "RulingRecorded")
+
+
 def _dice_of(r: Record) -> list[dict[str, Any]]:
     if r.type == "DiceRolled":
         d = r.data
@@ -221,8 +225,8 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         state.turn > turn or (state.turn == turn and not state.turn_open))
     # A closed turn's dice check needs nothing of the step: read while the step is read and folded
     # (``Reader.ahead``), from the moment the timeline says the step is of a kind that rolls dice.
-    checked = reader.ahead(reader.turn_dice, cid, turn, state.version) if closed and in_turn[i]["type"] in (
-        "DiceRolled", "RulingRecorded") else None
+    checked = reader.ahead(reader.turn_dice, cid, turn, state.version) \
+        if closed and in_turn[i]["type"] in _ROLLING else None
     every = reader.turn_records(cid, turn, at)  # up to the event shown, hidden ones too
     if not every or every[-1].position != at:  # the timeline's row, but not among the turn's records
         raise EventNotFound(f"position {at} is not an event of turn {turn}", field="position")
