@@ -119,6 +119,19 @@ def visible(actor: Actor, events: list[Any], revealed: Collection[int] = ()) -> 
     return [e for e in events if can_see(actor, e, shown)]
 
 
+def withheld(actor: Actor, kind: str, data: Mapping[str, Any]) -> bool:
+    """Whether an event ``actor`` may see holds figures they may not: a ``PhaseClosed`` recorded before
+    each country's figures had an event of their own (``PhaseFiguresRecorded``) carries every country's
+    ERS lines in ``ers``; only the all-seeing read them. Such a reader gets the event without them
+    (``readable``) and cannot recompute its hash, as for a hidden event."""
+    return actor.role not in ALL_SEEING and kind == "PhaseClosed" and bool(data.get("ers"))
+
+
+def readable(actor: Actor, kind: str, data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` as ``actor`` may read it (see ``withheld``)."""
+    return {**data, "ers": {}} if withheld(actor, kind, data) else data
+
+
 def revealable(event: Any) -> bool:
     """A token's record stays GM-only for good; every other hidden event may be revealed."""
     type_name = event.get("type") if isinstance(event, Mapping) else type(event).__name__

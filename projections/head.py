@@ -567,7 +567,7 @@ class Reader:
         a correction may have moved entries between countries, from every event before it."""
         if r.type not in _BUDGET_EVENTS:
             return []
-        if r.type == "PhaseClosed":
+        if r.type in ("PhaseClosed", "PhaseFiguresRecorded"):
             # A phase's close lists the phase on its turn's sheets and records the values it closed on; no amount
             # reads either (``compute_sheet`` takes the entered lines and the earlier sheets), and the changes are
             # of amounts: none, without gathering the history to find none.
@@ -669,7 +669,7 @@ class Reader:
             return None
         by_turn = dict(kept.by_turn)
         for r in tail(self.ledger, cid, kept.view, view):
-            if r.type not in RELEVANT or r.type in ("TurnOpened", "PhaseClosed"):
+            if r.type not in RELEVANT or r.type in ("TurnOpened", "PhaseClosed", "PhaseFiguresRecorded"):
                 continue  # no entered line of any sheet comes from them
             turn = r.data.get("turn")
             if r.type != "TreasuryEntryRecorded" or type(turn) is not int:

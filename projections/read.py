@@ -12,10 +12,11 @@ The state at a position is ``projections.replay.state_at`` (game master) and
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 from uuid import UUID
 
-from ledger.access import ALL_SEEING, can_see
+from ledger.access import ALL_SEEING, can_see, readable, withheld
 from ledger.application import Actor
 from ledger.domain.errors import InvalidInput
 from projections.records import Record, from_row
@@ -57,11 +58,13 @@ def pages(ledger: Any, cid: UUID, gt: int = 0, lte: int | None = None, size: int
 
 
 def visible(actor: Actor, rs: list[Record], revealed: Collection[int] = ()) -> list[Record]:
-    """The records of ``rs`` ``actor`` may see, in order (``revealed``: the campaign state's)."""
+    """The records of ``rs`` ``actor`` may see, in order (``revealed``: the campaign state's), as they may read
+    them (``ledger.access.readable``: without a rival's figures an old phase close carries)."""
     if sees_all(actor):
         return list(rs)
     shown = frozenset(revealed)
-    return [r for r in rs if can_see(actor, r, shown)]
+    return [replace(r, data=readable(actor, r.type, r.data)) if withheld(actor, r.type, r.data) else r
+            for r in rs if can_see(actor, r, shown)]
 
 
 def visible_records(ledger: Any, cid: UUID, actor: Actor, revealed: Collection[int], gt: int = 0,

@@ -25,7 +25,7 @@ from api.errors import ERRORS
 from api.routes.checkpoints import campaign_ref
 from api.readpath import ReadsDep, cached
 from api.routes.views import events_json
-from ledger.access import ALL_SEEING, can_see
+from ledger.access import ALL_SEEING, can_see, withheld
 from ledger.domain.errors import InvalidInput
 from projections import read
 
@@ -82,7 +82,8 @@ def parse_head(text: str, field: str = "expect_head") -> tuple[int, str]:
 def chain(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep,
           after: Annotated[int, Query(ge=0, le=2**53)] = 0, limit: Annotated[int, Query(ge=1, le=5000)] = 500):
     return [schemas.ChainLink(position=e.originator_version, prev_hash=e.prev_hash, hash=e.hash,
-                              visible=can_see(actor, e, state.revealed))
+                              visible=can_see(actor, e, state.revealed)
+                              and not withheld(actor, type(e).__name__, vars(e)))
             for e in ledger.history(cid, after=after, limit=limit)]
 
 

@@ -35,7 +35,7 @@ from ledger.rules.eu.ers import SheetDefinition, compute_sheet, ers_definition, 
 #: Event types the budget reads; every other event is skipped unread.
 RELEVANT = frozenset(
     {"CampaignCreated", "ScenarioImported", "TurnOpened", "TreasuryEntryRecorded", "CorrectionRecorded",
-     "PhaseClosed"}
+     "PhaseClosed", "PhaseFiguresRecorded"}
 )
 SET_UNITS = frozenset({"percent", "modifier"})
 #: The fields ``Inputs.add`` reads from each relevant event (``trim``): what a view or the write side keeps.
@@ -43,7 +43,8 @@ KEEP = {
     "TreasuryEntryRecorded": ("country", "turn", "line", "amount", "reason"),
     "CorrectionRecorded": ("corrects", "replacement"),
     "TurnOpened": ("turn",),
-    "PhaseClosed": ("turn", "phase", "ers"),
+    "PhaseClosed": ("turn", "phase"),
+    "PhaseFiguresRecorded": ("turn", "phase", "country", "lines"),
     "CampaignCreated": ("countries", "settings"),
 }
 _CORRECTABLE = frozenset({"amount", "line", "turn", "country"})
@@ -174,13 +175,15 @@ class Inputs:
         elif kind == "TurnOpened":
             self.turns = max(self.turns, d["turn"])
         elif kind == "PhaseClosed":
+            # Its ``ers`` (every country's figures, in histories recorded before PhaseFiguresRecorded) is not
+            # read: those figures were public, and no reader may learn a rival's treasury from them.
             self.phases[d["turn"]].append(d["phase"])
-            for country, lines in (d.get("ers") or {}).items():
-                for code, value in lines.items():
-                    if code != "error":
-                        self.closes[(d["turn"], country, code)] = {"phase": d["phase"], "position": pos,
-                                                                   "value": value}
-                        self.closed_codes[(d["turn"], country)].append(code)
+        elif kind == "PhaseFiguresRecorded":
+            for code, value in d["lines"].items():
+                if code != "error":
+                    self.closes[(d["turn"], d["country"], code)] = {"phase": d["phase"], "position": pos,
+                                                                     "value": value}
+                    self.closed_codes[(d["turn"], d["country"])].append(code)
         elif kind == "CampaignCreated":
             self.countries, self.settings = tuple(d["countries"]), d.get("settings") or {}
         elif kind == "ScenarioImported":

@@ -1,7 +1,8 @@
 """Closing the phases of the sequence of play, in order, once each (ledger/economy/milestones.py).
 
 The lines a phase completes are computed from the campaign's write-side state
-(its treasury log): closing a phase reads no history.
+(its treasury log): closing a phase reads no history. They are recorded per
+country (``PhaseFiguresRecorded``), each as private as that country's entries.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import StateConflict
 from ledger.economy import milestones
+from ledger.usecases.records import default_visibility
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -32,7 +34,12 @@ def close_phase(d: Draft, c: cmd.ClosePhase) -> dict[str, Any]:
         # Only what is in the state this command runs on (a concurrent append re-runs it).
         ers = milestones.recorded(d.ledger.budget_of(d.state), d.state.countries, turn, c.phase)
     d.context["phase"] = c.phase
-    d.add(ev.PhaseClosed, turn=turn, phase=c.phase, ers=ers)
+    d.add(ev.PhaseClosed, turn=turn, phase=c.phase, ers={})
+    # Each country's figures in an event of their own, seen as its treasury entries are: the phase's close
+    # is everyone's to read, a rival's treasury is not.
+    for country, lines in ers.items():
+        d.add(ev.PhaseFiguresRecorded, default_visibility(d.state.settings, country), turn=turn, phase=c.phase,
+              country=country, lines=lines)
     following = milestones.PHASES.index(c.phase) + 1
     return {"turn": turn, "phase": c.phase, "ers": ers,
             "next": milestones.PHASES[following] if following < len(milestones.PHASES) else None}

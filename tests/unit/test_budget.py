@@ -104,11 +104,22 @@ def test_entries_on_derived_lines_are_unbooked_not_fatal():
 
 
 def test_phase_close_figures_are_compared_with_the_recomputed_sheet():
+    events = campaign(entry("A1", 100), ("PhaseClosed", {"turn": 1, "phase": "diplomacy", "ers": {}}),
+                      ("PhaseFiguresRecorded", {"turn": 1, "phase": "diplomacy", "country": "FRA",
+                                                "lines": {"A8": 90}}))
+    sheet = budget(events).sheet("FRA", 1)
+    assert sheet.phases_closed == ("diplomacy",)
+    assert sheet.cells["A8"].at_close == {"phase": "diplomacy", "position": 5, "value": 90, "matches": False}
+
+
+def test_a_phase_close_of_an_older_history_lends_no_country_its_figures():
+    """Before each country's figures had an event of their own, a public PhaseClosed carried every country's:
+    the budget reads the phase from it, never the figures (a rival's treasury is not everyone's)."""
     events = campaign(entry("A1", 100), ("PhaseClosed", {"turn": 1, "phase": "diplomacy",
                                                         "ers": {"FRA": {"A8": 90}}}))
     sheet = budget(events).sheet("FRA", 1)
     assert sheet.phases_closed == ("diplomacy",)
-    assert sheet.cells["A8"].at_close == {"phase": "diplomacy", "position": 4, "value": 90, "matches": False}
+    assert sheet.cells["A8"].value == 100 and sheet.cells["A8"].at_close is None
 
 
 def test_period_starts_and_variants_come_from_the_campaign_settings():
@@ -248,7 +259,9 @@ def test_cells_are_those_of_the_sheets_line_values():
     from ledger.rules.eu.ers import compute_sheet
 
     b = budget(campaign(entry("A1", 100), entry("A9", 37), entry("A9", 12), entry("B40", 2), entry("A9", -500),
-                        ("PhaseClosed", {"turn": 1, "phase": "economic", "ers": {"FRA": {"A13": 149}}}),
+                        ("PhaseClosed", {"turn": 1, "phase": "economic", "ers": {}}),
+                        ("PhaseFiguresRecorded", {"turn": 1, "phase": "economic", "country": "FRA",
+                                                  "lines": {"A13": 149}}),
                         ("TurnOpened", {"turn": 2}), entry("A9", 5, turn=2)))
     previous = None
     for turn in (1, 2):

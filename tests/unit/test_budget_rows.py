@@ -32,7 +32,8 @@ CAMPAIGNS = {
         entry("A1", 100), entry("A9", 35), entry("A13", 7),
         ("CorrectionRecorded", {"corrects": 4, "reason": "loot was 30", "replacement": {"amount": 30}})),
     "a phase closed with other figures": campaign(
-        entry("A1", 100), ("PhaseClosed", {"turn": 1, "phase": "diplomacy", "ers": {"FRA": {"A8": 90, "A1": 100}}}),
+        entry("A1", 100), ("PhaseClosed", {"turn": 1, "phase": "diplomacy", "ers": {}}),
+        ("PhaseFiguresRecorded", {"turn": 1, "phase": "diplomacy", "country": "FRA", "lines": {"A8": 90, "A1": 100}}),
         ("TurnOpened", {"turn": 2}), entry("A1", 5, turn=2)),
     "a sheet that cannot be computed": campaign(("TurnOpened", {"turn": 2})),
 }
