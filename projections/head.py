@@ -46,7 +46,7 @@ from ledger import dice as dicelib
 from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
-from ledger.economy.sheets import RELEVANT, Budget, Inputs, Sheet, budget, compute, sheet_json
+from ledger.economy.sheets import COUNTRY_TYPES, RELEVANT, Budget, Inputs, Sheet, budget, compute, sheet_json
 from projections import budget_public, budget_steps, budget_view, corrections, read, replay, turn_groups, views, words
 from projections import history as history_model
 from projections import timeline as timeline_model
@@ -911,7 +911,7 @@ class Reader:
             if r.type in budget_public.UNSETTLING:
                 return False
             if r.type in RELEVANT and not can_see(actor, r, revealed) and \
-                    (r.type != "TreasuryEntryRecorded" or r.data["country"] == country):
+                    (r.type not in COUNTRY_TYPES or r.data["country"] == country):
                 return False
         return True
 
@@ -942,7 +942,7 @@ class Reader:
             if r.type in budget_public.UNSETTLING:
                 return None
             if r.type not in RELEVANT or r.type == "TurnOpened" or \
-                    (r.type == "TreasuryEntryRecorded" and r.data["country"] != country):
+                    (r.type in COUNTRY_TYPES and r.data["country"] != country):
                 continue
             if not budget_public.public(r.visibility):
                 if actor.role == "player" and actor.country in budget_public.named(r.visibility):
@@ -1000,11 +1000,11 @@ class Reader:
                 self._country_sheets.pop(key, None)
             return None
         hidden = self._hidden_in(actor, self._restricted_budget_groups(cid, head), revealed)
-        ours = [e for e in logged if e[0] != "TreasuryEntryRecorded" or e[2].get("country") == country]
+        ours = [e for e in logged if e[0] not in COUNTRY_TYPES or e[2].get("country") == country]
         affected = [e for e in ours if e[1] in hidden]
         # An entry changes its own turn's sheet and, through it, the later ones: the sheets before the first
         # hidden one's turn are the game master's (a hidden event of another kind: every sheet may differ).
-        first = min((e[2].get("turn") if e[0] == "TreasuryEntryRecorded" and type(e[2].get("turn")) is int
+        first = min((e[2].get("turn") if e[0] in COUNTRY_TYPES and type(e[2].get("turn")) is int
                      else 0 for e in affected), default=None)
         if first is None or turn < first:
             kept = {"lock": threading.Lock(), "head": head, "inputs": None, "first": first}
@@ -1033,7 +1033,7 @@ class Reader:
         for r in tail(self.ledger, cid, kept["head"], head):
             if r.type == "CorrectionRecorded":
                 return False
-            if r.type not in RELEVANT or (r.type == "TreasuryEntryRecorded" and r.data.get("country") != country):
+            if r.type not in RELEVANT or (r.type in COUNTRY_TYPES and r.data.get("country") != country):
                 continue
             if can_see(actor, r, revealed):
                 if kept["inputs"] is not None:
@@ -1043,7 +1043,7 @@ class Reader:
             if kept["inputs"] is not None:
                 continue  # hidden: not among the inputs
             turn = r.data.get("turn")
-            if r.type != "TreasuryEntryRecorded" or type(turn) is not int:
+            if r.type not in COUNTRY_TYPES or type(turn) is not int:
                 return False
             kept["first"] = turn if kept["first"] is None else min(kept["first"], turn)
         kept["head"] = head
@@ -1165,7 +1165,7 @@ class Reader:
             groups = self._restricted_budget_groups(cid, state.version)
             hidden = [(p, kind) for kind, vis, positions in groups for p in sorted(
                 self._hidden_in(actor, [(kind, vis, positions)], revealed))]
-            if any(kind != "TreasuryEntryRecorded" for _, kind in hidden):
+            if any(kind not in COUNTRY_TYPES for _, kind in hidden):
                 return None
             countries = self._entry_countries(cid, [p for p, _ in hidden], state)
             affected = frozenset(countries[p] for p, _ in hidden)
@@ -1198,7 +1198,7 @@ class Reader:
         for r in tail(self.ledger, cid, position, state.version):
             if r.type not in RELEVANT or can_see(actor, r, revealed):
                 continue
-            if r.type != "TreasuryEntryRecorded":
+            if r.type not in COUNTRY_TYPES:
                 return None
             out.add(r.data["country"])
         return frozenset(out)
@@ -1214,7 +1214,7 @@ class Reader:
             missing = set(positions) - known.keys()
             if missing:
                 for kind, p, data in self.logged(state, max(missing)) or ():
-                    if p in missing and kind == "TreasuryEntryRecorded":
+                    if p in missing and kind in COUNTRY_TYPES:
                         known[p] = data.get("country")
                 missing -= known.keys()
             if missing:

@@ -37,6 +37,9 @@ RELEVANT = frozenset(
     {"CampaignCreated", "ScenarioImported", "TurnOpened", "TreasuryEntryRecorded", "CorrectionRecorded",
      "PhaseClosed", "PhaseFiguresRecorded"}
 )
+#: Relevant events of one country's sheets (their ``country`` and ``turn`` say which): every other relevant
+#: event may concern every sheet.
+COUNTRY_TYPES = frozenset({"TreasuryEntryRecorded", "PhaseFiguresRecorded"})
 SET_UNITS = frozenset({"percent", "modifier"})
 #: The fields ``Inputs.add`` reads from each relevant event (``trim``): what a view or the write side keeps.
 KEEP = {
