@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ledger.domain.sight import COMMANDED, held
 from projections.records import Record, plain_sum
 
 NAME = "map"
@@ -139,9 +140,25 @@ def _siege_from_markers(doc: dict[str, Any], place: str, position: int) -> None:
         doc["sieges"].pop(place, None)
 
 
+def _held(doc: dict[str, Any], r: Record) -> bool:
+    """A player's stack command this map cannot take (``ledger.domain.sight.held``: a stack id or a leader it
+    already has, a stack elsewhere or gone, more units than the stack holds): recorded against the map the
+    player saw, it is held here, as on the write side, never applied over what this map holds (a stack hidden
+    from that player)."""
+    stacks = doc["stacks"]
+
+    def stack(sid: str) -> Any:
+        s = stacks.get(sid)
+        return None if s is None else (s["country"], s["location"], s["units"], s["leaders"])
+
+    return held(r.type, r.data, stack, lambda: {n for s in stacks.values() for n in s["leaders"]}) is not None
+
+
 def apply(doc: dict[str, Any], r: Record) -> None:
     t, d = r.type, r.data
     doc["position"] = r.position
+    if t in COMMANDED and (d.get("actor") or {}).get("role") == "player" and _held(doc, r):
+        return
     if t == "ScenarioImported":
         _scenario(doc, d["scenario"])
     elif t == "TurnOpened":

@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.responses import Response
+import orjson
 
 from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, LedgerDep
@@ -62,7 +63,14 @@ async def state_at(request: Request, cid: CampaignId, actor: ActorDep, state: Ca
             responses=_json(schemas.MapPublic, "The map document"))
 async def map_view(request: Request, cid: CampaignId, actor: ActorDep, state: CampaignStateDep,
                    reads: ReadsDep) -> Response:
-    return await cached(request, reads, actor, state, lambda: reads.reader.map(cid, actor, state))
+    def render() -> bytes:
+        body = reads.reader.map(cid, actor, state)
+        if not read.sees_all(actor) or not state.held:
+            return body
+        # The players' commands the game master's map held (ledger/domain/sight.py): the game master's only.
+        return orjson.dumps({**orjson.loads(body), "held": sorted(state.held.values(), key=lambda h: h["position"])})
+
+    return await cached(request, reads, actor, state, render)
 
 
 @router.get("/map.svg", summary="The map drawn as of a position (default: the head), as the caller may see it",

@@ -487,7 +487,7 @@ def _map_page(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, Any] | 
     state = ledger.campaign(cid)
     return {"c": campaign_public(state), "forms": {k: map_forms.FORMS[k][0] for k in map_forms.allowed(actor, state)},
             "o": map_forms.options(ledger, state, actor), "posted": posted or {}, "failed": None,
-            "keys": {k: secrets.token_urlsafe(12) for k in map_forms.FORMS}}
+            "keys": {k: secrets.token_urlsafe(12) for k in map_forms.FORMS}, "held": map_forms.held(actor, state)}
 
 
 @router.get("/campaigns/{campaign}/map", response_class=HTMLResponse)
@@ -515,7 +515,7 @@ async def map_form(request: Request, campaign: str, name: str, form: FormDep):
 
     def work() -> int:
         state = ledger.campaign(cid)
-        command = map_forms.command_of(name, form, state)
+        command = map_forms.command_of(name, form, state, actor)
         if not may_write(actor, command.action, state.settings):  # the API route's Permit(action)
             raise Forbidden(f"a {actor.role} may not {command.action.replace('_', ' ')} in this campaign",
                             field="Authorization", rule=f"access.{command.action}")

@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ledger.access import may_write
+from ledger.access import ALL_SEEING, may_write
 from ledger.application import Actor, Ledger
 from ledger.domain import commands as cmd
+from ledger.domain import sight
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import InvalidInput
 
@@ -46,11 +47,14 @@ def allowed(actor: Actor, state: CampaignState) -> list[str]:
 
 
 def options(ledger: Ledger, state: CampaignState, actor: Actor) -> dict[str, Any]:
-    """What the forms offer: stacks (a player's own only) with where they are, places, countries, markers."""
+    """What the forms offer: stacks (a player's own only) with where they are, places, countries, markers;
+    the stacks and sieges of the map as the caller sees it (``sight.seen``: a player's view, never a stack or
+    a place hidden from them)."""
     scenario = ledger.scenario(state.id) or {"provinces": [], "sea_zones": []}
-    forces = (state.military or {}).get("forces") or {}
+    seen_stacks, military = sight.seen(state, actor)
+    forces = military.get("forces") or {}
     stacks = [{"id": sid, "at": at, "country": (forces.get(sid) or {}).get("country")}
-              for sid, (at, *_) in sorted((state.stacks or {}).items())]
+              for sid, (at, *_) in sorted(seen_stacks.items())]
     if actor.role == "player":
         stacks = [s for s in stacks if s["country"] == actor.country]
     provinces = sorted(p["name"] for p in scenario["provinces"])
@@ -58,8 +62,16 @@ def options(ledger: Ledger, state: CampaignState, actor: Actor) -> dict[str, Any
             "places": sorted([*provinces, *(z["name"] for z in scenario["sea_zones"])]),
             "countries": list(state.countries), "markers": list(cmd.MARKERS), "units": list(cmd.UNIT_TYPES),
             "unit_fields": [f"units.{u}" for u in cmd.UNIT_TYPES],
-            "outcomes": list(cmd.SIEGE_ENDS), "sieges": sorted((state.military or {}).get("sieges") or {}),
+            "outcomes": list(cmd.SIEGE_ENDS), "sieges": sorted(military.get("sieges") or {}),
             "kinds": ["general", "admiral", "explorer", "conquistador", "governor", "monarch"]}
+
+
+def held(actor: Actor, state: CampaignState) -> list[dict[str, Any]]:
+    """The players' commands the game master's map held (``CampaignState.held``), for the all-seeing only: each
+    names what only the game master's map holds."""
+    if actor.role not in ALL_SEEING:
+        return []
+    return sorted((state.held or {}).values(), key=lambda h: h["position"])
 
 
 def error_field(field: str | None) -> str:
@@ -90,8 +102,9 @@ def visibility_of(form: dict[str, str]) -> dict[str, Any]:
     return {"scope": scope}
 
 
-def command_of(name: str, form: dict[str, str], state: CampaignState) -> cmd.Command:
-    """The command a map form posted (``InvalidInput`` naming the field when it does not read as one)."""
+def command_of(name: str, form: dict[str, str], state: CampaignState, actor: Actor) -> cmd.Command:
+    """The command a map form posted (``InvalidInput`` naming the field when it does not read as one); a move's
+    origin, when the form does not say, is where the caller sees the stack."""
     if name not in FORMS:
         raise InvalidInput(f"no map form {name!r}", field="form")
     kind = FORMS[name][1][0]
@@ -112,8 +125,9 @@ def command_of(name: str, form: dict[str, str], state: CampaignState) -> cmd.Com
     if "visibility" in kind.model_fields:
         fields["visibility"] = visibility_of(form)
     if name == "move":
-        if "origin" not in fields and fields.get("stack") in (state.stacks or {}):
-            fields["origin"] = state.stacks[fields["stack"]][0]  # where the stack is: the form need not say
+        stacks = sight.seen(state, actor)[0]
+        if "origin" not in fields and fields.get("stack") in stacks:
+            fields["origin"] = stacks[fields["stack"]][0]  # where the stack is: the form need not say
         if form.get("forced") != "on":
             fields.pop("forced_reason", None)
         elif not fields.get("forced_reason"):

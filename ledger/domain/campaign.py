@@ -19,6 +19,7 @@ from ledger.chain import GENESIS
 from ledger.dice import ruling_dice
 from ledger.domain import events as ev
 from ledger.domain import forces as forcelib
+from ledger.domain import sight
 from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy.sheets import RELEVANT
@@ -85,6 +86,14 @@ class CampaignState:
     # of rulings both read. A few values per stack, never a history read.
     # None: restored from a snapshot older than this field; the application replays the history once.
     military: dict[str, Any] | None = field(default_factory=forcelib.empty)
+    # The map as each audience sees it (ledger/domain/sight.py): audience ("public", "country:FRA") ->
+    # {"stacks", "military"}, only for an audience some event that changed the map was hidden from; a
+    # player's commands are checked against their audience's. None: restored from a snapshot older than this
+    # field; the application replays the history once.
+    views: dict[str, dict[str, Any]] | None = field(default_factory=dict)
+    # A player's map commands the game master's map held (sight.held): position (a string: JSON keys) ->
+    # {position, type, actor, country, why}, until a correction of it. None: as for ``views``.
+    held: dict[str, dict[str, Any]] | None = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -105,6 +114,8 @@ class CampaignState:
         d["treasury"] = TreasuryLog.from_json(log) if log is not None else None
         d.setdefault("stacks", None)
         d.setdefault("closed_at", None)
+        d.setdefault("views", None)
+        d.setdefault("held", None)
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
         return cls(**d)
@@ -193,10 +204,13 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
     elif isinstance(event, ev.CampaignSettingsChanged):
         state = _evolve(state, settings={**state.settings, **event.changed})
     if isinstance(event, MILITARY):
-        if state.stacks is not None and not isinstance(event, ev.RulingRecorded):
-            state = _evolve(state, stacks=_stacks(state.stacks, event))
-        if state.military is not None:
-            state = _evolve(state, military=forcelib.apply(state.military, event))
+        if state.stacks is not None and state.military is not None and state.views is not None:
+            state = _evolve(state, **sight.follow(state, event))
+        else:  # restored from an older snapshot: the application folds the history again
+            if state.stacks is not None and not isinstance(event, ev.RulingRecorded):
+                state = _evolve(state, stacks=sight.places(state.stacks, event))
+            if state.military is not None:
+                state = _evolve(state, military=forcelib.apply(state.military, event))
     kind = type(event).__name__
     if kind in RELEVANT and state.treasury is not None:
         state = _evolve(state, treasury=state.treasury.add(kind, event.originator_version, vars(event)))
@@ -220,29 +234,6 @@ def _rolled(state: CampaignState, event: Any, indices: list[int]) -> CampaignSta
 
 #: The events that change where stacks are or what they hold.
 MILITARY = (ev.StackMoved, *forcelib.FOLLOWED)
-
-
-def _stacks(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:
-    if isinstance(event, ev.ScenarioImported):
-        return {st["id"]: [st["location"], 0, None] for st in event.scenario.get("stacks", ())}
-    if isinstance(event, ev.StackMoved):
-        return {**stacks, event.stack: [event.destination, event.originator_version, event.origin]}
-    if isinstance(event, ev.StackSplit):
-        return {**stacks, event.new_stack: [event.location, 0, None]}
-    if isinstance(event, ev.StackRaised):
-        return {**stacks, event.stack: [event.location, 0, None]}
-    if isinstance(event, ev.StacksMerged):
-        return {k: v for k, v in stacks.items() if k != event.merged}
-    if not isinstance(event, ev.CorrectionRecorded):
-        return stacks
-    # A correction of a stack's latest move moves it where the correction says (struck: back where it
-    # started). Earlier moves are not tracked here: the map view follows them, the game master forces.
-    for stack, (at, moved_at, origin) in stacks.items():
-        if moved_at and moved_at == event.corrects:
-            place = origin if event.replacement is None else event.replacement.get("destination", at)
-            if isinstance(place, str):
-                return {**stacks, stack: [place, moved_at, origin]}
-    return stacks
 
 
 def ruling_dice(ruling: dict[str, Any]) -> list[dict[str, Any]]:

@@ -7,11 +7,13 @@ recorded in the ruling (``overridden``); an input left out that the board knows 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ledger import board_facts
 from ledger.board import BoardError
 from ledger.domain import commands as cmd
+from ledger.domain import sight
 from ledger.domain.errors import ContradictsBoard, InvalidInput
 from ledger.rules.explain import plain
 
@@ -23,7 +25,18 @@ def check(d: Draft, c: cmd.RecordRuling, ruleset: str, inputs: Any
           ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
     """(the inputs with what the board filled, the overridden disagreements, the filled {field: value});
     raises on a disagreement the game master did not override, naming the input."""
-    return check_at(d, d.state, ruleset, c.procedure, c.context.as_dict(), dict(c.overrides or {}), inputs)
+    return check_at(d, as_seen(d, d.state), ruleset, c.procedure, c.context.as_dict(), dict(c.overrides or {}),
+                    inputs)
+
+
+def as_seen(d: Draft, state: Any) -> Any:
+    """``state`` with the map as the caller sees it (ledger/domain/sight.py): a player's ruling is checked, its
+    stacks named and its inputs filled, against what they may see; a stack hidden from them is one the map
+    does not have. The game master's is the state itself."""
+    stacks, military = sight.seen(state, d.actor)
+    if stacks is state.stacks and military is state.military:
+        return state
+    return replace(state, stacks=stacks, military=military)
 
 
 def check_again(d: Draft, root: Any, recorded: dict[str, Any], overrides: dict[str, str] | None, inputs: Any
@@ -36,7 +49,7 @@ def check_again(d: Draft, root: Any, recorded: dict[str, Any], overrides: dict[s
     if before is None:
         return inputs, [], {}
     kept = {o["field"]: o for o in recorded.get("overridden") or ()}
-    return check_at(d, before, root.ruleset, root.procedure, root.context, dict(overrides or {}), inputs,
+    return check_at(d, as_seen(d, before), root.ruleset, root.procedure, root.context, dict(overrides or {}), inputs,
                     prefix="replacement.", kept=kept)
 
 

@@ -16,7 +16,12 @@ the event records it as forced, with what the checks said.
 
 Players record stack commands (move, split, merge, change, start a siege) when
 the campaign's ``players_may_move`` setting allows it (ledger/access.py), and
-only with their own country's stacks; a player never forces a move.
+only with their own country's stacks; a player never forces a move. A
+player's command is checked against the map as they see it (``sight.seen``):
+names, suggestions, owners, places, conflicts. A stack, leader or siege hidden
+from them is answered as one that does not exist; what only the game master's
+map contradicts is recorded as the player's view accepts it and held there for
+the game master (``CampaignState.held``, ledger/domain/sight.py).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ledger.board import did_you_mean, load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
+from ledger.domain import sight
 from ledger.domain.forces import names, unit_count, war_key
 from ledger.domain.errors import Forbidden, InvalidInput, StateConflict
 from ledger.usecases.registry import handles
@@ -93,8 +99,23 @@ def _step_refusals(s: dict[str, Any], c: cmd.MoveStack, naval: bool) -> list[tup
     return refused
 
 
+def _seen(d: Draft) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """(stacks, military): the map as the caller sees it (ledger/domain/sight.py). A player's command is judged
+    against their own view: a stack, leader or siege hidden from them is one that does not exist, and a
+    suggestion names only what they may see; the game master's map then holds what it cannot take."""
+    return sight.seen(d.state, d.actor)
+
+
+def _stacks(d: Draft) -> dict[str, list[Any]]:
+    return _seen(d)[0]
+
+
+def _military(d: Draft) -> dict[str, Any]:
+    return _seen(d)[1]
+
+
 def _forces(d: Draft) -> dict[str, dict[str, Any]]:
-    return (d.state.military or {}).get("forces") or {}
+    return _military(d).get("forces") or {}
 
 
 def _own(d: Draft, stack: str, field: str) -> None:
@@ -109,7 +130,7 @@ def _own(d: Draft, stack: str, field: str) -> None:
 
 def _stack(d: Draft, stack: str, field: str) -> list[Any]:
     """Where the stack is ([place, ...]): a known stack, commanded by this caller."""
-    stacks = d.state.stacks or {}
+    stacks = _stacks(d)
     _require(stack, set(stacks), "stack", field)
     _own(d, stack, field)
     return stacks[stack]
@@ -118,7 +139,7 @@ def _stack(d: Draft, stack: str, field: str) -> list[Any]:
 @handles(cmd.MoveStack)
 def move_stack(d: Draft, c: cmd.MoveStack) -> dict[str, Any]:
     s = scenario(d)
-    stacks = d.state.stacks or {}
+    stacks = _stacks(d)
     _stack(d, c.stack, "stack")
     if c.forced_reason is not None and d.actor.role == "player":
         raise Forbidden("only a game master forces a move", field="forced_reason", rule="access.forced_move")
@@ -210,7 +231,7 @@ def check_names(d: Draft, kind: str, fields: dict[str, Any], prefix: str = "") -
             d.state.require_country(value, prefix + name)
         elif name in ("stack", "besiegers"):  # the scenario's stacks and those raised since
             for fld, stack in listed:
-                _require(stack, {st["id"] for st in s["stacks"]} | set(d.state.stacks or {}), "stack", prefix + fld)
+                _require(stack, {st["id"] for st in s["stacks"]} | set(_stacks(d)), "stack", prefix + fld)
         elif name == "province" and kind in ("ControlChanged", "OwnerChanged"):  # held by a country: land only
             _require(value, {p["name"] for p in s["provinces"]}, "province", prefix + name)
         elif name in ("origin", "destination", "path", "province"):
@@ -231,8 +252,7 @@ def check_ruling_context(d: Draft, context: cmd.Context) -> None:
     if context.where is not None:
         _require(context.where, _places(s), "province or sea zone", "context.where")
     for role, stack in (context.stacks or {}).items():
-        _require(stack, {st["id"] for st in s["stacks"]} | set(d.state.stacks or {}), "stack",
-                 f"context.stacks.{role}")
+        _require(stack, {st["id"] for st in s["stacks"]} | set(_stacks(d)), "stack", f"context.stacks.{role}")
 
 
 _NAMED = frozenset({"stack", "origin", "destination", "path", "province", "controller", "owner", "previous",
@@ -246,7 +266,7 @@ def change_fortress(d: Draft, c: cmd.ChangeFortress) -> dict[str, Any]:
     d.state.require_open_turn()
     # The level before: the scenario's unless a FortressChanged came since (the map view adds rulings' changes).
     printed = next(p.get("fortress") for p in s["provinces"] if p["name"] == c.province)
-    before = ((d.state.military or {}).get("fortresses") or {}).get(c.province, printed)
+    before = (_military(d).get("fortresses") or {}).get(c.province, printed)
     d.add(ev.FortressChanged, c.visibility.as_dict(), province=c.province, level=c.level, previous=before,
           reason=c.reason)
     return {"previous": before}
@@ -255,7 +275,7 @@ def change_fortress(d: Draft, c: cmd.ChangeFortress) -> dict[str, Any]:
 @handles(cmd.MakePeace)
 def make_peace(d: Draft, c: cmd.MakePeace) -> dict[str, Any]:
     _require_sides(d, c)
-    wars = (d.state.military or {}).get("wars") or []
+    wars = _military(d).get("wars") or []
     if war_key(c.attackers, c.defenders) not in wars:
         known = "; ".join(f"{' + '.join(a)} against {' + '.join(b)}" for a, b in wars) or "none"
         raise StateConflict(f"no war of {' + '.join(sorted(c.attackers))} against {' + '.join(sorted(c.defenders))} "
@@ -268,7 +288,7 @@ def make_peace(d: Draft, c: cmd.MakePeace) -> dict[str, Any]:
 @handles(cmd.RaiseStack)
 def raise_stack(d: Draft, c: cmd.RaiseStack) -> dict[str, Any]:
     s = scenario(d)
-    if c.stack in (d.state.stacks or {}):
+    if c.stack in _stacks(d):
         raise StateConflict(f"{c.stack} is already a stack on the map: choose another id", field="stack")
     _require(c.country, _countries(s), "country", "country")
     _require(c.location, _places(s), "province or sea zone", "location")
@@ -291,7 +311,7 @@ def _arrivals(d: Draft, leaders: list[cmd.ArrivingLeader], field: str) -> None:
 def split_stack(d: Draft, c: cmd.SplitStack) -> dict[str, Any]:
     scenario(d)
     at = _stack(d, c.stack, "stack")[0]
-    if c.new_stack in (d.state.stacks or {}):
+    if c.new_stack in _stacks(d):
         raise StateConflict(f"{c.new_stack} is already a stack on the map: choose another id", field="new_stack")
     force = _forces(d)[c.stack]
     for unit, n in c.units.items():
@@ -350,7 +370,7 @@ def change_stack(d: Draft, c: cmd.ChangeStack) -> dict[str, Any]:
 @handles(cmd.StartSiege)
 def start_siege(d: Draft, c: cmd.StartSiege) -> dict[str, Any]:
     _require(c.province, {p["name"] for p in scenario(d)["provinces"]}, "province", "province")
-    sieges = (d.state.military or {}).get("sieges") or {}
+    sieges = _military(d).get("sieges") or {}
     if c.province in sieges:
         raise StateConflict(f"{c.province} is already besieged by {', '.join(sieges[c.province])}", field="province")
     for i, stack in enumerate(c.besiegers):
@@ -367,7 +387,7 @@ def start_siege(d: Draft, c: cmd.StartSiege) -> dict[str, Any]:
 @handles(cmd.EndSiege)
 def end_siege(d: Draft, c: cmd.EndSiege) -> dict[str, Any]:
     _require(c.province, {p["name"] for p in scenario(d)["provinces"]}, "province", "province")
-    sieges = (d.state.military or {}).get("sieges") or {}
+    sieges = _military(d).get("sieges") or {}
     if c.province not in sieges:
         raise StateConflict(f"no siege of {c.province} is in progress (besieged: {', '.join(sieges) or 'none'})",
                             field="province")
