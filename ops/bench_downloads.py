@@ -15,6 +15,8 @@ writer of XML avoids.
 
     python ops/bench_downloads.py --reuse-db mycopy --schema bench_1234abcd   # LEDGER_POSTGRES_OWNER_DSN set
     python ops/bench_downloads.py --short                                      # SQLite, a small campaign
+
+``--results FILE``: each line also as a JSON row of FILE (ops/results.py), what the tests read.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.supervision import SteadyGC  # noqa: E402
 from ops.generate_campaign import generate  # noqa: E402
+from ops.results import Results, add_option  # noqa: E402
 from projections import export, xlsx  # noqa: E402
 from projections.head import Reader  # noqa: E402
 from projections.runner import Projector  # noqa: E402
@@ -49,6 +52,8 @@ from projections.store import ViewDB  # noqa: E402
 
 TARGET_MS = 100.0
 KEPT = (xlsx._plain_row, xlsx._styled_row, xlsx._tail, xlsx._shape, xlsx._comment)
+#: ``--results FILE``: every line below also as a row of the file (ops/results.py).
+RESULTS = Results()
 
 
 def forget() -> None:
@@ -76,9 +81,12 @@ def cpu_ms(fn: Any) -> float:
     return (time.process_time() - c0) * 1000
 
 
-def line(name: str, role: str, cpus: list[float], note: str = "") -> str:
+def line(name: str, role: str, cpus: list[float], note: str = "", **fields: object) -> str:
+    """The printed line; its figures, with ``fields``, also a row of ``--results``."""
     worst = max(cpus)
     verdict = "PASS" if worst <= TARGET_MS else "MISS"
+    RESULTS.add(name, role=role, n=len(cpus), cpu_p50_ms=statistics.median(cpus), cpu_max_ms=worst,
+                target_ms=TARGET_MS, verdict=verdict, **fields)
     return (f"{name:34s} {role:6s} cpu p50 {statistics.median(cpus):7.1f} ms  max {worst:7.1f} ms  "
             f"target <= {TARGET_MS:.0f} ms  {verdict}  (n={len(cpus)}{note})")
 
@@ -90,7 +98,9 @@ def main() -> None:
     ap.add_argument("--events", type=int, default=5000, help="SQLite: the campaign generated")
     ap.add_argument("--rounds", type=int, default=10)
     ap.add_argument("--short", action="store_true", help="a small campaign and two rounds (the test's run)")
+    add_option(ap)
     args = ap.parse_args()
+    RESULTS.open(args.results)
     if args.short:
         args.events, args.rounds = 600, 2
     load = os.getloadavg()
@@ -113,6 +123,8 @@ def main() -> None:
         country = "FRA" if "FRA" in state.countries else state.countries[0]
         print(f"campaign {state.slug}: {state.version} events, {state.turn} turns; {country}'s downloads; "
               f"{args.rounds} rounds")
+        RESULTS.add("campaign", slug=state.slug, events=state.version, turns=state.turn, country=country,
+                    rounds=args.rounds)
         # The server's collections (api/main.py): full ones on a clock, not by Python's count.
         SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start().settle()
         measure(ledger, settings, admin, state, country, args.rounds)
@@ -143,6 +155,7 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state: Any, country:
     raw = min(cpu_ms(lambda: xlsx.zip_parts(parts)) for _ in range(max(3, rounds)))
     print(f"raw baseline: deflate the ERS workbook's parts ({sum(len(t) for _, t in parts) / 1e6:.1f} MB of XML, "
           f"zlib-ng level 2): {raw:.1f} ms CPU")
+    RESULTS.add("raw baseline", cpu_ms=raw, xml_bytes=sum(len(t) for _, t in parts))
 
     for what in ("ers.xlsx", "entries.xlsx", "entries.csv", "victory.csv"):
         for role, history in histories.items():
@@ -151,8 +164,10 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state: Any, country:
                 forget()
                 cold.append(cpu_ms(lambda: write(history, what, country)))
                 again.append(cpu_ms(lambda: write(history, what, country)))
-            print(line(f"{what} ({country}) cold", role, cold, ", the first of its kind in a process"), flush=True)
-            print(line(f"{what} ({country}) again", role, again, ", the same download written again"), flush=True)
+            print(line(f"{what} ({country}) cold", role, cold, ", the first of its kind in a process", download=what,
+                       how="cold"), flush=True)
+            print(line(f"{what} ({country}) again", role, again, ", the same download written again", download=what,
+                       how="again"), flush=True)
 
     db = ViewDB(ledger.recorder)  # a server's, made once
     for role, actor in actors.items():
@@ -163,9 +178,11 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state: Any, country:
             write(fresh, "victory.csv", country)
             walls.append((time.perf_counter() - t0) * 1000)
             cpus.append((time.process_time() - c0) * 1000)
+        hashes = "stored" if fresh.awards and all(a.get("hash") for a in fresh.awards) else "read"
         print(line(f"victory.csv ({country}) from a new reader", role, cpus,
                    f", wall p50 {statistics.median(walls):.1f} ms max {max(walls):.1f} ms; its awards' hashes: "
-                   f"{'stored' if fresh.awards and all(a.get('hash') for a in fresh.awards) else 'read'}"),
+                   f"{hashes}", download="victory.csv", how="from a new reader", wall_p50_ms=statistics.median(walls),
+                   wall_max_ms=max(walls), awards_hashes=hashes),
               flush=True)
 
 

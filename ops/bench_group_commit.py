@@ -27,7 +27,8 @@ volume's does (ops/slow_flush.c, loaded with LD_PRELOAD): a separate, labelled f
 worth where the flush bounds a commit. The headline is this machine's own disk.
 
 Figures are wall-clock rates on whatever else the machine runs: the load average is printed with them, and
-the CPU the ledger spent per append (process time / appends) beside each ledger figure.
+the CPU the ledger spent per append (process time / appends) beside each ledger figure. ``--results FILE``:
+each figure also as a JSON row of FILE (ops/results.py), what the tests read.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
+from ops.results import Results, add_option  # noqa: E402
 
 GM = Actor("bench-gm", "gm")
 COUNTRIES = ["ENG", "FRA", "SPA", "POR", "VEN", "TUR", "HAB", "SWE"]
@@ -304,7 +306,9 @@ def main() -> None:
     parser.add_argument("--short", action="store_true", help="one round of half a second: that every line prints")
     parser.add_argument("--flush-delay-ms", type=float, default=0.0,
                         help="its own cluster on a simulated disk whose every flush waits this much more")
+    add_option(parser)
     args = parser.parse_args()
+    results = Results(args.results)
     if args.short:
         args.seconds, args.rounds = 0.5, 1
 
@@ -373,9 +377,25 @@ def main() -> None:
         print(f"(b)/(a)  = {b1 / a:5.2f}   (target >= 3.0)")
         print(f"(b2)/(a) = {b2 / a:5.2f}   (target >= 3.0, {args.processes} processes)")
         print(f"(b)/(b0) = {b1 / b0:5.2f}   (group commit against the same writers without it)")
+        results.add("run", rounds=args.rounds, seconds=args.seconds, writers=args.writers, processes=args.processes,
+                    payload_bytes=len(payload), flush_delay_ms=args.flush_delay_ms)
+        results.add("(a) raw, 1 connection", events_per_s=a, per_round=raw1)
+        results.add("(a') raw, writers' connections", events_per_s=a16, per_round=raw16)
+        results.add("(b0) ledger, no grouping", events_per_s=b0, per_round=off,
+                    cpu_ms_per_append=statistics.median(cpu_off))
+        results.add("(b) ledger, group commit", events_per_s=b1, per_round=on,
+                    appends_per_commit=statistics.median(per_commit), cpu_ms_per_append=statistics.median(cpu_on))
+        results.add("(b2) ledger over processes", events_per_s=b2, per_round=[r for r, _, _ in spread],
+                    appends_per_commit=statistics.median(g for _, g, _ in spread),
+                    cpu_ms_per_append=statistics.median(c for _, _, c in spread))
+        results.add("(b)/(a)", ratio=b1 / a, target=3.0)
+        results.add("(b2)/(a)", ratio=b2 / a, target=3.0)
+        results.add("(b)/(b0)", ratio=b1 / b0)
         print(f"(c)  hot campaign, 1 GM + 8 players: {len(lat)} appends, {hot_rate:.0f}/s; latency p50 "
               f"{pct(lat, 0.50):.1f} ms, p95 {pct(lat, 0.95):.1f} ms, p99 {pct(lat, 0.99):.1f} ms  "
               f"(target p99 <= 50 ms)")
+        results.add("(c) hot campaign", appends=len(lat), per_s=hot_rate, p50_ms=pct(lat, 0.50), p95_ms=pct(lat, 0.95),
+                    p99_ms=pct(lat, 0.99), target_p99_ms=50.0)
         group_size = statistics.median(per_commit)
         print(f"(d)  CPU per append by stage, one writer alone (a group of one): {serial:.3f} ms in all")
         for stage, ms in stages.items():
@@ -383,6 +403,9 @@ def main() -> None:
                                                          f"{ms / group_size:.3f} ms per append)"
                                                          if stage == STAGES[-1] else ""))
         print(f"       {'the rest (execute, queue, caches)':32s} {serial - sum(stages.values()):6.3f} ms")
+        results.add("(d) CPU per append by stage", total_ms=serial,
+                    stages_ms={**stages, "the rest (execute, queue, caches)": serial - sum(stages.values())},
+                    appends_per_commit=group_size)
         # What bounds (b): the CPU of one append, the ledger's and PostgreSQL's, on the machine's cores.
         ledger_ms, raw_pg, on_pg = statistics.median(cpu_on), pg_raw.per_event(), pg_on.per_event()
         cores = os.cpu_count() or 1
@@ -393,8 +416,11 @@ def main() -> None:
                   f"{on_pg:.3f} ms. CPU bounds: one process (one core for the ledger's {ledger_ms:.3f} ms) "
                   f"{one:.0f} events/s = {one / a:.2f} x (a); {cores} cores (ledger + PostgreSQL) {machine:.0f} "
                   f"events/s = {machine / a:.2f} x (a)")
+            results.add("(e) PostgreSQL's CPU per event", raw_ms=raw_pg, ledger_ms=on_pg,
+                        one_process_events_per_s=one, machine_events_per_s=machine)
         else:
             print("(e)  PostgreSQL's CPU per event: not measured (a cluster this benchmark did not start)")
+            results.add("(e) PostgreSQL's CPU per event", raw_ms=None, ledger_ms=None)
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f'DROP SCHEMA "{schema}" CASCADE')

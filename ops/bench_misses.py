@@ -9,7 +9,8 @@ client, ``LEDGER_RESPONSE_CACHE_BYTES=0``: every read renders) with the load's o
 ``Person``, the same weights and random targets, a fixed seed) against a store a ``--save-setup`` run kept,
 and prints the process CPU per request of each kind (``time.process_time``: the event loop's and the thread pool's). Run it from two checkouts back to back to compare a change, and
 ``--digests`` each side to a file: equal files, byte-identical answers (a page's per-request CSRF token and
-form key are replaced by fixed text before hashing).
+form key are replaced by fixed text before hashing). ``--results FILE``: each kind's row also as a JSON row of
+FILE (ops/results.py: requests, CPU, target, the statuses answered), what the tests read.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ import signal
 import subprocess
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(Path(__file__).resolve().parents[1]))  # ops.results (after the installed packages)
+
+from ops.results import Results, add_option  # noqa: E402
 
 #: The figures this stands beside: a miss must cost under ~0.9 ms of server CPU for 1,500 reads/s on 2 cores
 #: (issue 17, part 4); stop 25's calm pass measured a turn page at ~4.7 ms on a miss, an ERS page ~3.1-3.8 ms.
@@ -76,7 +80,8 @@ def _spy(out: str) -> subprocess.Popen:
 
 
 def run(env: dict[str, str], made: list[dict], clients: int, requests: int, seed: int,
-        digests: str | None, profile: str | None = None, reads: dict[str, int] | None = None) -> None:
+        digests: str | None, profile: str | None = None, reads: dict[str, int] | None = None,
+        results: Results | None = None) -> None:
     os.environ.update(env)
     os.environ["LEDGER_RESPONSE_CACHE_BYTES"] = "0"
     import logging
@@ -92,6 +97,7 @@ def run(env: dict[str, str], made: list[dict], clients: int, requests: int, seed
     plan = [_request(rng.choice(people)) for _ in range(requests)]
     app = create_app()
     cpu: dict[str, list[float]] = defaultdict(list)
+    statuses: dict[str, Counter[int]] = defaultdict(Counter)
     seen: dict[str, str] = {}
 
     async def get(path: str, token: str) -> tuple[int, bytes]:
@@ -124,6 +130,7 @@ def run(env: dict[str, str], made: list[dict], clients: int, requests: int, seed
                 t = time.process_time()
                 status, body = await get(path, token)
                 cpu[kind].append(time.process_time() - t)
+                statuses[kind][status] += 1
                 if status >= 500:
                     raise SystemExit(f"{path}: {status} {body[:300]!r}")
                 seen[f"{token[-6:]} {path}"] = f"{status} " + hashlib.sha256(_normal(body)).hexdigest()
@@ -138,13 +145,18 @@ def run(env: dict[str, str], made: list[dict], clients: int, requests: int, seed
     total = n = 0.0
     from load import READS
 
+    results = results or Results()
     for kind in sorted(reads or READS):  # every kind of the mix, "-" for one the draw did not come to
         xs = cpu.get(kind, [])
         total, n = total + sum(xs), n + len(xs)
         base = BASELINE_MS.get(kind)
         print(f"{kind:16} {len(xs):8} {f'{1000 * sum(xs) / len(xs):.2f}' if xs else '-':>10} {TARGET_MS:7.1f} "
               f"{base if base is not None else '-':>8}")
+        results.add(kind, requests=len(xs), cpu_ms=1000 * sum(xs) / len(xs) if xs else None, target_ms=TARGET_MS,
+                    baseline_ms=base, statuses=statuses.get(kind, {}))
     print(f"{'ALL READS':16} {int(n):8} {1000 * total / n:10.2f} {TARGET_MS:7.1f} {'-':>8}")
+    results.add("ALL READS", requests=int(n), cpu_ms=1000 * total / n, target_ms=TARGET_MS,
+                statuses=sum(statuses.values(), Counter()), warm_up=len(warm), response_cache=False)
     if digests:
         Path(digests).write_text("".join(f"{k} {v}\n" for k, v in sorted(seen.items())))
         print(f"digests of {len(seen)} answers: {digests}")
@@ -160,7 +172,9 @@ def main() -> None:
     ap.add_argument("--profile", metavar="OUT", help="py-spy's collapsed stacks of the measured reads to OUT")
     ap.add_argument("--reads", help="kind=weight,... instead of the load's mix (e.g. page:turn=1): one kind's cost")
     ap.add_argument("--short", action="store_true", help="2 campaigns set up here on SQLite, 30 requests")
+    add_option(ap)
     args = ap.parse_args()
+    results = Results(args.results)
     if args.short:
         import tempfile
 
@@ -169,13 +183,14 @@ def main() -> None:
         tmp = tempfile.mkdtemp(prefix="ledger-misses-")
         env, _ = store_env("sqlite", tmp)
         made = set_up(env, campaigns=2, events=120, turn_size=40, procs=1)
-        run(env, made, 6, 30, args.seed, args.digests)
+        run(env, made, 6, 30, args.seed, args.digests, results=results)
         return
     if not args.setup:
         raise SystemExit("--setup FILE (a store kept by ops/load.py --save-setup) or --short")
     kept = json.loads(Path(args.setup).read_text())
     run(kept["env"], kept["made"], args.clients, args.requests, args.seed, args.digests, args.profile,
-        {k: int(w) for k, _, w in (x.partition("=") for x in args.reads.split(","))} if args.reads else None)
+        {k: int(w) for k, _, w in (x.partition("=") for x in args.reads.split(","))} if args.reads else None,
+        results)
 
 
 if __name__ == "__main__":

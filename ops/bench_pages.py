@@ -10,6 +10,7 @@ are measured. Read only: nothing is appended to the store. Prints ms of CPU per 
 beside the target (the load's 1,500 reads/s on 2 cores: 1.3 ms of CPU per request, whole) and a raw baseline:
 one indexed statement of the same store (``SELECT`` of the timeline's head position) per page. A/B against
 another version of the code: the same command with that version's tree first on PYTHONPATH, rounds alternated.
+``--results FILE``: each line also as a JSON row of FILE (ops/results.py), what the tests read.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import time
 from pathlib import Path
 
 sys.path.append(str(Path(__file__).resolve().parents[1]))  # after PYTHONPATH: an A/B names the other tree there
+
+from ops.results import Results, add_option  # noqa: E402
 
 #: 1,500 reads/s on this machine's 2 cores: the CPU one request may take, page and all.
 TARGET_MS = 2000 / 1500
@@ -72,7 +75,9 @@ def main() -> None:
     ap.add_argument("--pages", type=int, default=1500, help="pages of each kind measured (as many warm it first)")
     ap.add_argument("--audiences", type=int, default=256, help="the Reader's per-audience cache (its default)")
     ap.add_argument("--seed", type=int, default=1)
+    add_option(ap)
     args = ap.parse_args()
+    results = Results(args.results)
     if not args.short and not args.setup:
         raise SystemExit("--setup FILE (ops/load.py --save-setup) or --short")
     tmp = tempfile.TemporaryDirectory()
@@ -116,6 +121,7 @@ def main() -> None:
 
         print(f"{len(made)} campaigns, {len(targets)} people; {pages} pages of each kind after as many to warm; "
               f"load average {os.getloadavg()[0]:.2f}")
+        results.add("set-up", campaigns=len(made), people=len(targets), pages=pages)
         for name, fn, arg in (("raw baseline: one indexed statement", raw, lambda: None),
                               ("turn page data (turn_view)", turn, lambda: rng.randint(1, 30)),
                               ("place page data at the head (place_view)", place, lambda: rng.choice(PLACES))):
@@ -129,6 +135,8 @@ def main() -> None:
             target = "" if fn is raw else f"  (target: a whole request <= {TARGET_MS:.2f} ms CPU; this part " \
                                           f"takes {ms / TARGET_MS:.0%} of it)"
             print(f"{name}: {ms:.3f} ms CPU per page{target}")
+            results.add(name, cpu_ms_per_page=ms, target_ms=None if fn is raw else TARGET_MS,
+                        share_of_target=None if fn is raw else ms / TARGET_MS)
     finally:
         ledger.close()
         tmp.cleanup()

@@ -17,7 +17,8 @@ process (target ≤ 500 MB), and state-at-N latency p50/p95 over 200 random N
 written: on a shared machine, a figure that the others' load moves less than the wall time).
 Each figure is printed beside its target and the baseline measured before
 issue 17's rebuild work (BASELINES, the nearer size). ``--short``: a few hundred events, one
-round, for the test suite (it checks the lines, never the timings).
+round, for the test suite (it checks the lines, never the timings). ``--results FILE``: each figure also as a
+JSON row of FILE (ops/results.py), what the tests read.
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from ledger.application import Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.supervision import SteadyGC  # noqa: E402
 from ops.generate_campaign import generate  # noqa: E402
+from ops.results import Results, add_option  # noqa: E402
 from projections import replay  # noqa: E402
 from projections.runner import Projector  # noqa: E402
 from projections.views import VIEW_CLASSES  # noqa: E402
@@ -84,7 +86,9 @@ def main() -> None:
                     help="also, in each round, (b') with these groups of views (this process's first; repeatable)")
     ap.add_argument("--profile", metavar="FILE",
                     help="also profile one single-process rebuild (cProfile, CPU time) into FILE; prints its top")
+    add_option(ap)
     args = ap.parse_args()
+    results = Results(args.results)
     if args.short:
         args.events, args.rounds, args.samples = 300, 1, 20
     dsn = (os.environ.get("LEDGER_POSTGRES_OWNER_DSN") or os.environ.get("LEDGER_POSTGRES_DSN"))
@@ -200,20 +204,30 @@ def main() -> None:
         was = (lambda key: f"; last {last[key]}") if last else (lambda key: "")  # noqa: E731
         cpu.sort()
         print(f"events: {head}" + ("" if args.reuse else f" (asked {args.events})"))
+        results.add("events", count=head, asked=None if args.reuse else args.events, rounds=args.rounds)
         runs = lambda xs: ", ".join(f"{x:,.0f}" for x in xs)  # noqa: E731
         print(f"{args.rounds} alternating rounds; medians, each round in brackets; load average {_load()}")
         print(f"(a) raw psycopg read + orjson decode: {n} rows: {raw_rate:,.0f} events/s  [{runs(raws)}]; "
               f"CPU {statistics.median(cpu_raw):.2f} s  (baseline {BASELINE['raw']}{was('raw')})")
+        results.add("(a) raw read", rows=n, events_per_s=raw_rate, per_round=raws, cpu_s=statistics.median(cpu_raw),
+                    baseline=BASELINE["raw"])
         print(f"(a') the same read with binary results (how the runner reads its pages): "
               f"{statistics.median(raws_binary):,.0f} events/s  [{runs(raws_binary)}]; (b)/(a') = "
               f"{rebuild_rate / statistics.median(raws_binary):.2f}  (for comparison: the target is against (a))")
+        results.add("(a') raw read, binary", events_per_s=statistics.median(raws_binary), per_round=raws_binary,
+                    rebuild_ratio=rebuild_rate / statistics.median(raws_binary))
         print(f"(b) full rebuild ({', '.join(VIEW_CLASSES)}): {done} events: {rebuild_rate:,.0f} events/s  "
               f"[{runs(rebuilds)}]; CPU {statistics.median(cpu_rebuild):.2f} s, the server's {_median(srv_rebuild)}  "
               f"(baseline {BASELINE['rebuild']}, CPU {BASELINE['cpu']}{was('rebuild')}"
               f"{', CPU ' + last['cpu'] if last else ''})")
+        results.add("(b) full rebuild", events=done, events_per_s=rebuild_rate, per_round=rebuilds,
+                    cpu_s=statistics.median(cpu_rebuild), server_cpu_s=_median_s(srv_rebuild),
+                    baseline=BASELINE["rebuild"])
         print(f"(b)/(a) = {rebuild_rate / raw_rate:.2f}  (target >= 0.50; baseline {BASELINE['ratio']}{was('ratio')}; "
               f"per round: "
               f"{', '.join(f'{b / a:.2f}' for a, b in zip(raws, rebuilds))})")
+        results.add("(b)/(a)", ratio=rebuild_rate / raw_rate, target=0.5, baseline=BASELINE["ratio"],
+                    per_round=[b / a for a, b in zip(raws, rebuilds)])
         print(f"(b') full rebuild, views over {args.jobs} processes: {rebuild2_rate:,.0f} events/s  "
               f"[{runs(rebuilds2)}]; (b')/(a) = {rebuild2_rate / raw_rate:.2f}, "
               f"(b')/(b) = {rebuild2_rate / rebuild_rate:.2f}  (target >= 1.0; baseline {BASELINE['ratio2']}"
@@ -221,29 +235,44 @@ def main() -> None:
               f"this process {statistics.median(c for c, _ in cpu_rebuild2):.2f} s + the other "
               f"{statistics.median(k for _, k in cpu_rebuild2):.2f} s, the server's {_median(srv_rebuild2)}"
               f"{'  (last ' + last['cpu2'] + ')' if last else ''}")
+        results.add("(b') full rebuild over processes", jobs=args.jobs, events_per_s=rebuild2_rate, per_round=rebuilds2,
+                    ratio_to_a=rebuild2_rate / raw_rate, ratio_to_b=rebuild2_rate / rebuild_rate, target=1.0,
+                    baseline=BASELINE["ratio2"], cpu_this_s=statistics.median(c for c, _ in cpu_rebuild2),
+                    cpu_other_s=statistics.median(k for _, k in cpu_rebuild2), server_cpu_s=_median_s(srv_rebuild2))
         for text, rates, cpus in zip(args.split, by_split, cpu_split):
             print(f"(b') with the groups {text}: {statistics.median(rates):,.0f} events/s  [{runs(rates)}]; against "
                   f"(b): {statistics.median(rates) / rebuild_rate:.2f}  (per round: "
                   f"{', '.join(f'{x / b:.2f}' for b, x in zip(rebuilds, rates))}); CPU this process "
                   f"{statistics.median(c for c, _ in cpus):.2f} s + the other {statistics.median(k for _, k in cpus):.2f} s")
+            results.add("(b') with groups", groups=text, events_per_s=statistics.median(rates), per_round=rates,
+                        ratio_to_b=statistics.median(rates) / rebuild_rate,
+                        cpu_this_s=statistics.median(c for c, _ in cpus),
+                        cpu_other_s=statistics.median(k for _, k in cpus))
         if ab:
             med = [statistics.median(x[i] for x in ab) for i in range(4)]
             print(f"A/B, (b) against a rebuild without {', '.join(left_out)} in the same rounds: wall {med[0]:.2f} s "
                   f"against {med[2]:.2f} s ({med[0] - med[2]:+.2f} s), CPU {med[1]:.2f} s against {med[3]:.2f} s "
                   f"({med[1] - med[3]:+.2f} s, {(med[1] - med[3]) / done * 1e6:.1f} us an event); per round (wall, CPU "
                   f"with / without): {'; '.join(f'{a:.2f}/{c:.2f} s, {b:.2f}/{d:.2f} s' for a, b, c, d in ab)}")
+            results.add("A/B", left_out=left_out, wall_s=med[0], wall_without_s=med[2], cpu_s=med[1],
+                        cpu_without_s=med[3], us_per_event=(med[1] - med[3]) / done * 1e6)
         if shares:
             print(f"each view rebuilt alone (read + decode included): {shares}  (baseline {BASELINE['shares']})")
+            results.add("each view rebuilt alone", views=shares)
         if stages:
             print(f"CPU by stage in memory (this process, nothing written; pages of 5,000): {stages}"
                   f"{'  (last ' + last['stages'] + ')' if last else ''}")
+            results.add("CPU by stage in memory", stages=stages)
         print(f"peak RSS: {rss:.0f} MB  (target <= 500 MB; baseline {BASELINE['rss']}{was('rss')})")
+        results.add("peak RSS", mb=rss, target_mb=500, baseline=BASELINE["rss"])
         print(f"state at N over {len(lat)} random N: p50 {p50:.1f} ms, p95 {p95:.1f} ms  "
               f"(target p95 <= 50 ms; baseline {BASELINE['state_p95']}{was('state_p95')}); "
               f"CPU of this process per read p50 {statistics.median(cpu):.1f} ms, "
               f"p95 {cpu[int(0.95 * len(cpu)) - 1]:.1f} ms; the service's collection rule (full every "
               f"{ledger.settings.full_gc_seconds:g} s, young every {ledger.settings.young_gc_objects:,} objects, "
               f"start-up heap frozen)")
+        results.add("state at N", n=len(lat), p50_ms=p50, p95_ms=p95, target_ms=50.0, cpu_p50_ms=statistics.median(cpu),
+                    cpu_p95_ms=cpu[int(0.95 * len(cpu)) - 1], baseline=BASELINE["state_p95"])
     finally:
         ledger.close()
         if args.keep or args.reuse:
@@ -376,9 +405,15 @@ class ServerCPU:
         return sum(cpu - self.start.get(pid, 0.0) for pid, cpu in self.last.items())
 
 
-def _median(xs: list[float | None]) -> str:
+def _median_s(xs: list[float | None]) -> float | None:
+    """The median of the server's CPU seconds, None when any round could not measure it (a remote server)."""
     known = [x for x in xs if x is not None]
-    return f"{statistics.median(known):.2f} s" if known and len(known) == len(xs) else "not measured (remote server)"
+    return statistics.median(known) if known and len(known) == len(xs) else None
+
+
+def _median(xs: list[float | None]) -> str:
+    seconds = _median_s(xs)
+    return f"{seconds:.2f} s" if seconds is not None else "not measured (remote server)"
 
 
 def _children_cpu() -> float:

@@ -43,6 +43,9 @@ p95 ≤ 100 ms, JSON reads p95 ≤ 50 ms) and PASS or MISS:
   with decoding (what a whole-history read on a page would cost);
 - how long catching the views up took before measuring, and the load average.
 
+With ``--results FILE`` each line is also written to FILE as a JSON row (ops/results.py: its figures, its
+statuses, its verdict), what the tests read instead of the text.
+
 The campaign is either generated here through the real application
 (ops/generate_campaign.py, seed 1) on SQLite or PostgreSQL, or an existing
 generated PostgreSQL campaign (``--reuse-db DB --schema S``: the 300,000-event
@@ -95,10 +98,13 @@ from ledger.application import Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.economy.milestones import PHASES  # noqa: E402
 from ops.generate_campaign import LAND, generate  # noqa: E402
+from ops.results import Results, add_option  # noqa: E402
 from projections import read  # noqa: E402
 from projections.runner import Projector  # noqa: E402
 
 PAGE_MS, JSON_MS = 100.0, 50.0
+#: ``--results FILE``: every line below also as a row of the file (ops/results.py), what the tests read.
+RESULTS = Results()
 
 
 @dataclass
@@ -162,9 +168,16 @@ def entry_of_another_country(client: TestClient, ledger: Ledger, cid: uuid.UUID,
 
 
 def line(name: str, role: str, lat: list[float], cpu: list[float], target: float, statuses: set[int],
-         note: str = "") -> str:
+         how: str = "", startup_p50_ms: float | None = None, **fields: object) -> str:
+    """The printed line of a kind and role (``how``: how its reads were made, e.g. "each after an append"); the
+    same figures, with ``fields``, also a row of ``--results``."""
     p95 = pct(lat, 0.95)
     verdict = "PASS" if p95 <= target else "MISS"
+    RESULTS.add(name, role=role, n=len(lat), p50_ms=statistics.median(lat), p95_ms=p95, cpu_ms=statistics.mean(cpu),
+                target_ms=target, verdict=verdict, statuses=statuses, how=how or None, startup_p50_ms=startup_p50_ms,
+                **fields)
+    note = (f", {how}" if how else "") + (f", start-up p50 {startup_p50_ms:.0f} ms" if startup_p50_ms is not None
+                                           else "")
     return (f"{name:22s} {role:6s} p50 {statistics.median(lat):8.1f} ms  p95 {p95:8.1f} ms  "
             f"cpu {statistics.mean(cpu):7.1f} ms  target p95 <= {target:5.0f} ms  {verdict}  "
             f"(n={len(lat)}{note}, statuses {sorted(statuses)})")
@@ -246,10 +259,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--live-rounds", type=int, default=20,
                     help="appends, each followed by one read of every live kind per role (0: none)")
     ap.add_argument("--first-read", action="store_true", help=argparse.SUPPRESS)  # the child of a first read
+    add_option(ap)
     args = ap.parse_args(argv)
     if args.first_read:
         first_read(orjson.loads(sys.stdin.buffer.read()))
         return
+    RESULTS.open(args.results)
     if args.short:
         args.events, args.samples, args.closes = min(args.events, 400), min(args.samples, 5), min(args.closes, 3)
         args.export_samples = min(args.export_samples, 2)
@@ -286,7 +301,9 @@ def main(argv: list[str] | None = None) -> None:
             [state] = ledger.campaigns()
         t0 = time.perf_counter()
         Projector(ledger).catch_up()
-        print(f"views caught up in {time.perf_counter() - t0:.1f} s")
+        caught_up = time.perf_counter() - t0
+        print(f"views caught up in {caught_up:.1f} s")
+        RESULTS.add("views caught up", seconds=caught_up)
         # The TestClient runs no lifespan: the server's full-collection clock (api/main.py) is started here.
         SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start().settle()
         print(f"full garbage collections every {settings.full_gc_seconds:g} s (LEDGER_FULL_GC_SECONDS; 0: Python's own)")
@@ -310,6 +327,8 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
     print(f"raw baseline: read + decode all {head} events {wall * 1000:.0f} ms (cpu {cpu * 1000:.0f} ms); "
           f"{turns} turns, {len(countries)} countries; {args.samples} random targets per kind and role; "
           "TestClient (no network)")
+    RESULTS.add("raw baseline", events=head, wall_ms=wall * 1000, cpu_ms=cpu * 1000, turns=turns,
+                countries=len(countries))
 
     client = TestClient(create_app(settings, ledger))
     logging.getLogger("ledger.access").disabled = True  # one JSON line per request would be timed too
@@ -368,8 +387,8 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
                 statuses.add(found["status"])
                 if found["status"] >= 500:
                     print(f"  {found['status']} {found['text']}")
-            print(line(f"first {kind.name}", role, lat, cpus, kind.target, statuses,
-                       f", fresh processes, start-up p50 {statistics.median(starts):.0f} ms"), flush=True)
+            print(line(f"first {kind.name}", role, lat, cpus, kind.target, statuses, "fresh processes",
+                       statistics.median(starts)), flush=True)
 
     for kind in kinds:
         if args.only and kind.name not in args.only:
@@ -415,7 +434,7 @@ def measure(ledger: Ledger, settings: Settings, admin: str, state, args) -> None
         if r.status_code >= 400:
             print(f"  close {phase}: {r.status_code} {r.text[:200]}")
     added = ledger.campaign(cid).version - head
-    print(line("close a phase (write)", "gm", lat, cpus, PAGE_MS, statuses)
+    print(line("close a phase (write)", "gm", lat, cpus, PAGE_MS, statuses, appended_events=added)
           + f"; appended {added} events in all (turns opened and closed around them)")
 
 
@@ -437,7 +456,7 @@ def built_downloads(client: TestClient, tokens: dict[str, str], api: str, player
                 timed_get(client, f"{api}/export/{table}.{fmt}?country={player}&fresh={role}{i}", headers, lat,
                           cpus, statuses)
             print(line(f"built {table}.{fmt} ({player})", role, lat, cpus, PAGE_MS, statuses,
-                       ", each written afresh"), flush=True)
+                       "each written afresh"), flush=True)
 
 
 def live_downloads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: dict[str, str], api: str,
@@ -464,7 +483,7 @@ def live_downloads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: d
         for role in ("gm", "player"):
             lat, cpus, statuses = got[(f"{table}.{fmt}", role)]
             print(line(f"live download {table}.{fmt} ({player})", role, lat, cpus, PAGE_MS, statuses,
-                       ", each after an append"), flush=True)
+                       "each after an append"), flush=True)
 
 
 def live_reads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: dict[str, str], api: str, ui: str,
@@ -503,7 +522,7 @@ def live_reads(client: TestClient, ledger: Ledger, cid: uuid.UUID, tokens: dict[
     for (name, role), (lat, cpus, statuses) in sorted(got.items(), key=lambda kv: (list(urls).index(kv[0][0]),
                                                                                     kv[0][1])):
         target = JSON_MS if name in ("state (head)", "timeline of the turn") else PAGE_MS
-        print(line(f"live {name}", role, lat, cpus, target, statuses, ", each after an append"), flush=True)
+        print(line(f"live {name}", role, lat, cpus, target, statuses, "each after an append"), flush=True)
 
 
 if __name__ == "__main__":

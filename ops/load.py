@@ -57,7 +57,9 @@ in the last column. The targets are the headline's.
 Prints per kind: requests, req/s, p50/p95/p99 and errors by status (a 409 of a
 turn conflict or a 429 is counted and shown, never retried away); then the
 targets (reads >= 1,500 req/s with p99 <= 50 ms, appends p99 <= 100 ms) beside
-the figures, not asserted. Only a server started here is driven.
+the figures, not asserted. Only a server started here is driven. ``--results FILE``: every row and figure
+also as a JSON row of FILE (ops/results.py: each kind's requests and errors by status per run, the 5xx count,
+the calm pass's CPU, the caches), what the tests read instead of the text.
 """
 
 from __future__ import annotations
@@ -82,6 +84,9 @@ from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.append(str(ROOT))  # ops.results (after the installed packages)
+
+from ops.results import Results, add_option  # noqa: E402
 
 M13 = {"procedure": "M13", "inputs": {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd": 4,
                                       "blockader_nd": 6, "blockader_all_nwd": True, "blockader_technology": "GAL"}}
@@ -525,12 +530,17 @@ def gc_counts(folder: str) -> dict[str, list[float]]:
     return found
 
 
-def print_gc_counts(before: dict[str, list[float]], after: dict[str, list[float]], requests: int) -> None:
+def print_gc_counts(before: dict[str, list[float]], after: dict[str, list[float]], requests: int,
+                    results: Results) -> None:
     """The collector's share of the server's CPU in the mixed run (the processes alive at its end)."""
     d = [sum(v[i] - before.get(pid, [0.0] * 7)[i] for pid, v in after.items()) for i in range(7)]
     if d[0] <= 0:
         return
     gc_cpu = d[2] + d[4] + d[6]
+    results.add("garbage collection", run="mixed", ms_per_request=gc_cpu / requests * 1e3,
+                share_of_server=gc_cpu / d[0],
+                collections={"young": d[1], "middle": d[3], "full": d[5]},
+                seconds={"young": d[2], "middle": d[4], "full": d[6]})
     print(f"  garbage collection in the mixed run: {gc_cpu / requests * 1e3:.2f} ms per request, {gc_cpu / d[0]:.1%} "
           f"of the server's CPU (young {d[1]:.0f} collections, {d[2]:.2f} s; middle {d[3]:.0f}, {d[4]:.2f} s; "
           f"full {d[5]:.0f}, {d[6]:.2f} s)")
@@ -546,7 +556,7 @@ def _cache_name(site: str) -> str:
     return ""
 
 
-def print_cache_counts(before: dict[str, list[int]], after: dict[str, list[int]]) -> None:
+def print_cache_counts(before: dict[str, list[int]], after: dict[str, list[int]], results: Results) -> None:
     print("  caches in the mixed run (every LRUCache of the server's processes, by the line that made it, summed over "
           "the processes: with 2 workers each bound is twice one worker's; the response cache is api/readpath.py's; "
           "size and bound in entries, or bytes where the cache counts bytes):")
@@ -559,6 +569,8 @@ def print_cache_counts(before: dict[str, list[int]], after: dict[str, list[int]]
         _, _, entries, size, bound = after[site]
         print(f"  {site:<20} {_cache_name(site):<28} {hits:>8} {misses:>8} {hits / (hits + misses):>8.0%} "
               f"{entries:>8} {size:>11,} {bound:>11,}")
+        results.add("cache", run="mixed", site=site, cache=_cache_name(site), hits=hits, misses=misses,
+                    hit_rate=hits / (hits + misses), entries=entries, size=size, bound=bound)
 
 
 def stop_server(proc: subprocess.Popen) -> None:
@@ -702,13 +714,17 @@ def pct(values: list[float], p: float) -> float:
 
 
 def report(latencies: dict[str, list[float]], errors: dict[tuple[str, int], int], samples: dict[str, str],
-           elapsed: float) -> dict[str, float]:
-    def statuses(kinds: set[str]) -> str:
-        counted = Counter()
+           elapsed: float, results: Results, run: str) -> dict[str, float]:
+    """Prints a row per kind, per group and in all (``results``: each also a row, of this ``run``)."""
+    def counted(kinds: set[str]) -> Counter[int]:
+        found: Counter[int] = Counter()
         for (k, status), n in errors.items():
             if k in kinds:
-                counted[status] += n
-        return ", ".join(f"{n}x{status}" for status, n in sorted(counted.items())) or "0"
+                found[status] += n
+        return found
+
+    def statuses(kinds: set[str]) -> str:
+        return ", ".join(f"{n}x{status}" for status, n in sorted(counted(kinds).items())) or "0"
 
     reads = {k for k in latencies if not k.startswith("append")}
     appends = {k for k in latencies if k.startswith("append")}
@@ -724,12 +740,15 @@ def report(latencies: dict[str, list[float]], errors: dict[tuple[str, int], int]
               f"{pct(vs, 95) * 1e3:>8.1f} {pct(vs, 99) * 1e3:>8.1f}  {statuses(kinds)}")
         figures[name] = len(vs)
         figures[f"{name} rps"], figures[f"{name} p99"] = len(vs) / elapsed, pct(vs, 99) * 1e3
+        results.add(name, run=run, requests=len(vs), rps=len(vs) / elapsed, p50_ms=pct(vs, 50) * 1e3,
+                    p95_ms=pct(vs, 95) * 1e3, p99_ms=pct(vs, 99) * 1e3, errors_by_status=counted(kinds))
     for kind, sample in sorted(samples.items()):
         print(f"  first {kind} error: {sample}")
     return figures
 
 
-def print_costs(costs: dict[str, tuple[float, float | None, float | None]], pg: PostgresCPU | None) -> None:
+def print_costs(costs: dict[str, tuple[float, float | None, float | None]], pg: PostgresCPU | None,
+                results: Results) -> None:
     """The calm pass's CPU per request by kind: the server's (every process of its session) and PostgreSQL's,
     and the SQL statements the server ran per request."""
     print("  CPU per request by kind, alone (the server's processes"
@@ -738,6 +757,8 @@ def print_costs(costs: dict[str, tuple[float, float | None, float | None]], pg: 
     for kind, (server, postgres, statements) in costs.items():
         print(f"  {kind:<16} {server * 1e3:>9.2f} {'-' if postgres is None else f'{postgres * 1e3:.2f}':>11} "
               f"{'-' if statements is None else f'{statements:.1f}':>10}")
+        results.add(kind, run="calm cpu", server_cpu_ms=server * 1e3,
+                    postgres_cpu_ms=None if postgres is None else postgres * 1e3, statements=statements)
 
 
 def share_line(specs: list[dict], reads: dict[str, int]) -> str:
@@ -781,7 +802,9 @@ def main() -> None:
     ap.add_argument("--save-setup", metavar="FILE", help="keep the set-up's store and write what reuses it to FILE")
     ap.add_argument("--setup", metavar="FILE", help="drive the store a --save-setup run kept (no set-up, kept after)")
     ap.add_argument("--short", action="store_true", help="3 campaigns of 60 events, 6 clients, 1 worker, 2 s")
+    add_option(ap)
     args = ap.parse_args()
+    results = Results(args.results)
     if args.short:
         args.campaigns, args.events, args.turn_size = 3, 60, 20
         args.clients, args.procs, args.seconds, args.workers = 6, 1, 2.0, 1
@@ -802,6 +825,7 @@ def main() -> None:
         if args.setup:
             print(f"set-up: {len(made)} campaigns, {9 * len(made)} tokens kept by --save-setup ({args.setup}), "
                   f"store {env['LEDGER_STORE']}")
+            results.add("set-up", campaigns=len(made), tokens=9 * len(made), kept=args.setup, store=env["LEDGER_STORE"])
         else:
             t0 = time.perf_counter()
             made = set_up(env, args.campaigns, args.events, args.turn_size, setup_procs)
@@ -809,6 +833,8 @@ def main() -> None:
             head = sum(c["people"][0]["head"] for c in made)
             print(f"set-up: {len(made)} campaigns, {head} events, {9 * len(made)} tokens in {took:.1f} s "
                   f"({head / took:,.0f} events/s, {setup_procs} process(es), store {args.store})")
+            results.add("set-up", campaigns=len(made), events=head, tokens=9 * len(made), seconds=took,
+                        processes=setup_procs, store=args.store)
             if args.save_setup:
                 Path(args.save_setup).write_text(json.dumps({"env": env, "made": made}))
                 cleanup = lambda: None  # noqa: E731
@@ -837,6 +863,9 @@ def main() -> None:
               f"{min(args.clients, len(made))} campaigns; {os.cpu_count()} cores, load average "
               f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
         print(share_line(specs, reads))
+        results.add("server", workers=args.workers, store=args.store, settings=server_settings, replica=args.replica,
+                    clients=args.clients, client_processes=args.procs, campaigns=min(args.clients, len(made)),
+                    reads_by_weight=reads)
 
         if args.calm:
             # One client, one kind at a time, nothing else running: each kind's own time, without queueing.
@@ -862,8 +891,8 @@ def main() -> None:
                 errs.update(err)
                 calm_samples.update(sample)
             print(f"\ncalm pass: one client, one kind at a time, {args.calm:g} s each (a game master; moves by a player)")
-            report(calm, errs, calm_samples, args.calm)
-            print_costs(costs, pg)
+            report(calm, errs, calm_samples, args.calm, results, "calm")
+            print_costs(costs, pg, results)
             if mover:  # where the calm pass left the stack: the mixed run's mover starts from there
                 where = stack_location(env, mover["slug"], mover["stack"])
                 for spec in specs:
@@ -876,10 +905,11 @@ def main() -> None:
                                                        LAND, seconds, args.procs)
         server_cpu = session_cpu(proc.pid) - cpu0
         print(f"\nceiling: GET /health with the same clients for {seconds:.0f} s")
-        ceiling = report(lat, err, samples, seconds)
+        ceiling = report(lat, err, samples, seconds, results, "ceiling")
         n = max(1, int(ceiling["ALL"]))
         print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms, clients {client_cpu / n * 1e3:.2f} ms "
               f"(server {server_cpu / seconds:.2f} cores, clients {client_cpu / seconds:.2f} cores)")
+        results.add("CPU per request", run="ceiling", server_ms=server_cpu / n * 1e3, clients_ms=client_cpu / n * 1e3)
 
         print(f"\nmixed run, {args.seconds:.0f} s:")
         spy = profile(proc.pid, args.profile, args.seconds, args.profile_cpu) if args.profile else None
@@ -892,12 +922,15 @@ def main() -> None:
         if spy is not None:
             spy.wait(timeout=60)
             print(f"  py-spy samples of the server's processes (collapsed stacks): {args.profile}")
-        figures = report(lat, err, samples, args.seconds)
+        figures = report(lat, err, samples, args.seconds, results, "mixed")
         n = max(1, int(figures["ALL"]))
         load = os.getloadavg()
         print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms, clients {client_cpu / n * 1e3:.2f} ms "
               f"(server {server_cpu / args.seconds:.2f} cores, clients {client_cpu / args.seconds:.2f} cores"
               + f"); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+        results.add("CPU per request", run="mixed", server_ms=server_cpu / n * 1e3, clients_ms=client_cpu / n * 1e3,
+                    projection_ms=follower_cpu / n * 1e3, statements=ran,
+                    postgres_ms=backends / n * 1e3 if pg else None)
         if follower_cpu:  # the views catching up with the appends: a share of the server's CPU, not of a request's
             print(f"  of the server's, the projection process (ledger project --follow): {follower_cpu / n * 1e3:.2f} ms "
                   f"per request ({follower_cpu / args.seconds:.2f} cores)")
@@ -909,8 +942,8 @@ def main() -> None:
               f"{int(server_settings.get('response_cache_bytes', default_cache_bytes())) / 2**20:,.0f} MB per worker")
         if counts:
             time.sleep(1.2)  # each process writes its counts every second
-            print_cache_counts(counted, cache_counts(counts))
-            print_gc_counts(collected, gc_counts(counts), n)
+            print_cache_counts(counted, cache_counts(counts), results)
+            print_gc_counts(collected, gc_counts(counts), n, results)
         if pg:
             print(f"  PostgreSQL's CPU per request: {backends / n * 1e3:.2f} ms in the backends of database "
                   f"{pg.database} ({backends / args.seconds:.2f} cores); the cluster's background processes "
@@ -927,6 +960,12 @@ def main() -> None:
         print(f"for scale: /health ceiling {ceiling['ALL rps']:,.0f} req/s; all requests "
               f"{figures['ALL rps']:,.0f} req/s ({figures['ALL rps'] / max(ceiling['ALL rps'], 1e-9):.2f} of it)")
         print(f"server errors (5xx): {five}")
+        results.add("targets", run="mixed", reads_rps=reads_rps, reads_rps_target=TARGETS["read_rps"],
+                    reads_rps_met=reads_rps >= TARGETS["read_rps"], reads_p99_ms=reads_p99,
+                    reads_p99_target_ms=TARGETS["read_p99_ms"], reads_p99_met=reads_p99 <= TARGETS["read_p99_ms"],
+                    appends_p99_ms=appends_p99, appends_p99_target_ms=TARGETS["append_p99_ms"],
+                    appends_p99_met=appends_p99 <= TARGETS["append_p99_ms"], ceiling_rps=ceiling["ALL rps"])
+        results.add("server errors", run="mixed", server_errors=five)
         if args.revalidate:
             # Not the headline: the same clients and mix, each now holding what it got and asking with its ETag,
             # as a browser revalidates a page it has (Cache-Control: no-cache); a 304 costs the head's read only.
@@ -940,8 +979,11 @@ def main() -> None:
             lat, err, samples, client_cpu, ran = run_clients(port, [{**s, "revalidate": True} for s in specs],
                                                              neighbours, LAND, args.seconds, args.procs)
             server_cpu = session_cpu(proc.pid) - cpu0
-            again = report(lat, err, samples, args.seconds)
+            again = report(lat, err, samples, args.seconds, results, "revalidation")
             n = max(1, int(again["ALL"]))
+            results.add("revalidation", server_cpu_ms=server_cpu / n * 1e3, reads_rps=again["ALL READS rps"],
+                        reads_p99_ms=again["ALL READS p99"], headline_reads_rps=reads_rps,
+                        headline_reads_p99_ms=reads_p99)
             print(f"  CPU per request: server {server_cpu / n * 1e3:.2f} ms; reads {again['ALL READS rps']:,.0f} req/s "
                   f"at p99 {again['ALL READS p99']:.1f} ms, beside the headline's {reads_rps:,.0f} req/s at p99 "
                   f"{reads_p99:.1f} ms")

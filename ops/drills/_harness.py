@@ -7,6 +7,8 @@
   ``killpg``), an admin token, its output in a log file printed when it fails to start.
 - ``writes()``: POST with an Idempotency-Key, retried with the same key on 409 ConcurrencyExhausted, 503 and
   connection errors (what a well-behaved client does): a retry never appends twice.
+- ``figure()`` prints a figure; ``conclude()`` prints OK or FAILED and, with ``--results FILE``, writes every
+  figure and the verdict as JSON rows (ops/results.py): what the tests read.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from ledger.checkpoints import generate_key  # noqa: E402
+from ops.results import Results, add_option  # noqa: E402
+
 ADMIN = "drill-admin-" + uuid.uuid4().hex
 AUTH = {"Authorization": f"Bearer {ADMIN}"}
 VIEW_TABLES = {"proj_docs": "view, campaign", "proj_checkpoints": "view, campaign, position",
@@ -45,6 +49,7 @@ def parser(doc: str) -> argparse.ArgumentParser:
     p.add_argument("--short", action="store_true", help="a small version, for CI")
     p.add_argument("--store", choices=["postgres", "sqlite"], default="postgres")
     p.add_argument("--workers", type=int, default=2)
+    add_option(p)
     return p
 
 
@@ -284,5 +289,22 @@ def verify(base: str, slug: str) -> dict:
     return httpx.get(f"{base}/campaigns/{slug}/verify", headers=AUTH, timeout=120).json()
 
 
+#: The figures printed so far, by name: ``conclude`` writes them as rows.
+FIGURES: dict[str, Any] = {}
+
+
 def figure(name: str, value: Any) -> None:
     print(f"{name:<34} {value}", flush=True)
+    FIGURES[name.strip()] = value
+
+
+def conclude(args: argparse.Namespace, ok: bool) -> int:
+    """Prints the drill's verdict, OK or FAILED; with ``--results FILE``, each figure and then the verdict as rows
+    of FILE (``{"name": "verdict", "verdict": "OK", "drill": "writers"}``). Returns the exit code."""
+    verdict = "OK" if ok else "FAILED"
+    results = Results(args.results)
+    for name, value in FIGURES.items():
+        results.add(name, value=value)
+    results.add("verdict", verdict=verdict, drill=Path(sys.argv[0]).stem, store=args.store)
+    print(verdict)
+    return 0 if ok else 1

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import (VIEW_TABLES, Service, Store, create_campaign, figure, ledger_cli, parser,  # noqa: E402
+from _harness import (VIEW_TABLES, Service, Store, conclude, create_campaign, figure, ledger_cli, parser,  # noqa: E402
                       verify)
 from _load import Load  # noqa: E402
 
@@ -82,8 +82,7 @@ def main() -> int:
     figure("view tables differing", differing or "none")
     ok = (not missing_mid and "BROKEN" not in mid_out and source_events == restored_events and not differing
           and head_line in final_out and not load.failed)
-    print("OK" if ok else "FAILED")
-    return 0 if ok else 1
+    return conclude(args, ok)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,8 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import AUTH, Service, Store, create_campaign, figure, history, parser, post, verify  # noqa: E402
+from _harness import (AUTH, Service, Store, conclude, create_campaign, figure, history, parser, post,  # noqa: E402
+                      verify)
 
 
 def main() -> int:
@@ -76,8 +77,7 @@ def main() -> int:
     for m in mismatched[:5]:
         print("  mismatch:", m)
     ok = not mismatched and extra == 0 and len(rolls) == n and chain["intact"] and max(per_purpose.values()) == 1
-    print("OK" if ok else "FAILED")
-    return 0 if ok else 1
+    return conclude(args, ok)
 
 
 if __name__ == "__main__":

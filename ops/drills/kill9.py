@@ -20,7 +20,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import (VIEW_TABLES, Service, Store, create_campaign, figure, history, ledger_cli,  # noqa: E402
+from _harness import (VIEW_TABLES, Service, Store, conclude, create_campaign, figure, history, ledger_cli,  # noqa: E402
                       parser, verify)
 from _load import Load  # noqa: E402
 
@@ -84,8 +84,7 @@ def main() -> int:
         print("  failure:", f)
     ok = (not missing and not duplicated and chain["intact"] and lag == 0 and rebuilt.returncode == 0
           and not differing and not load.failed)
-    print("OK" if ok else "FAILED")
-    return 0 if ok else 1
+    return conclude(args, ok)
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ from uuid import UUID
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Store, figure, parser  # noqa: E402
+from _harness import Store, conclude, figure, parser  # noqa: E402
 
 from ledger import merkle  # noqa: E402
 from ledger.application import Actor, Ledger  # noqa: E402
@@ -288,8 +288,7 @@ def main() -> int:
     for miss in misses:
         print("MISSED", miss)
     ok = total_located == count
-    print("OK" if ok else "FAILED")
-    return 0 if ok else 1
+    return conclude(args, ok)
 
 
 if __name__ == "__main__":

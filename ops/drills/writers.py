@@ -21,7 +21,8 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import AUTH, Service, Store, create_campaign, figure, history, parser, post, verify  # noqa: E402
+from _harness import (AUTH, Service, Store, conclude, create_campaign, figure, history, parser, post,  # noqa: E402
+                      verify)
 
 WRITERS = 16
 
@@ -80,8 +81,7 @@ def main() -> int:
     for f in failures[:5]:
         print("  failure:", f)
     ok = not failures and not lost and not duplicated and gapless and dice_gapless and chain["intact"]
-    print("OK" if ok else "FAILED")
-    return 0 if ok else 1
+    return conclude(args, ok)
 
 
 if __name__ == "__main__":

@@ -1,55 +1,51 @@
 """ops/load.py in its --short version: it sets up its campaigns, drives its own `ledger serve` and prints
-every figure beside its target. Timings are never asserted (a loaded machine says nothing about the code):
-what must hold is that each line is printed, every kind of read and append was made, and no request got a 5xx.
-"""
+every figure beside its target. Timings are never asserted (a loaded machine says nothing about the code): what
+must hold is that every kind of read and append was made and no request got a 5xx, read from its results file
+(``--results``: a row per kind and run, with its errors by status), never from the figures' text."""
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
+import json
+import shutil
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.opsrun import assert_no_server_error, row, rows_named, run_ops
+
 KINDS = ["page:turn", "page:ers", "page:map.svg", "page:place", "json:state", "json:timeline", "json:ers",
          "json:events", "append:ruling", "append:treasury", "append:move"]
 
 
 @pytest.mark.slow
 @pytest.mark.e2e
-def test_the_short_load_drive_prints_each_figure_beside_its_target_with_no_server_error():
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
+def test_the_short_load_drive_makes_every_kind_of_request_beside_its_target_with_no_server_error():
     # --short: 6 clients on 3 campaigns, a game master, a player who moves (FRA, players_may_move), readers; each
     # client draws from a seeded generator, and every kind comes up within its first 14 requests (4 s is dozens).
-    done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "4", "--revalidate"], env=env,
-                          cwd=ROOT, capture_output=True, text=True, timeout=240)
-    out = done.stdout
-    assert done.returncode == 0, out + done.stderr[-3000:]
-    assert re.search(r"^set-up: 3 campaigns, \d+ events, 27 tokens in [\d.]+ s", out, re.M), out
-    assert "reads by weight: page:turn 20%" in out and "appends expected" in out, out
-    assert re.search(r"^health\s+\d+", out, re.M) and "/health ceiling" in out, out
-    calm = out.split("calm pass:")[1].split("ceiling:")[0]
-    for kind in KINDS:  # the calm pass times each kind alone
-        assert re.search(rf"^{re.escape(kind)}\s+[1-9]", calm, re.M), f"{kind} missing from the calm pass:\n{out}"
-        # ... and prints its CPU (the server's; PostgreSQL's and the statements on PostgreSQL only, else "-")
-        assert re.search(rf"^  {re.escape(kind)}\s+[\d.]+\s+(-|[\d.]+)\s+(-|[\d.]+)$", calm, re.M), out
-    out, revalidated = out.split("mixed run")[1].split("browser-like revalidation")
-    # The separate figure: clients holding what they got are answered 304 for some reads, and it says beside what.
-    assert re.search(r"^ALL READS\s+\d+.*\d+x304", revalidated, re.M), revalidated
-    assert re.search(r"reads [\d,]+ req/s at p99 [\d.]+ ms, beside the headline's [\d,]+ req/s", revalidated), revalidated
-    for kind in KINDS:  # each kind was asked at least once, and answered without a 5xx
-        # kind, requests, req/s, p50, p95, p99, then the errors by status ("0", or "3x409, 1x503")
-        row = re.search(rf"^{re.escape(kind)}\s+(\d+)\s+\S+\s+\S+\s+\S+\s+\S+\s+(.+)$", out, re.M)
-        assert row and int(row[1]) > 0, f"no {kind} row:\n{out}"
-        assert not re.search(r"x5\d\d", row[2]), f"{kind}: {row[2]}\n{out}"
+    run = run_ops("load.py", "--short", "--seconds", "4", "--revalidate")
+    rows = run.rows
+    set_up = row(rows, "set-up")
+    assert (set_up["campaigns"], set_up["tokens"]) == (3, 27) and set_up["events"] > 0, set_up
+    assert row(rows, "server")["reads_by_weight"]["page:turn"] == 20, rows  # the mix, as stated
+    assert "reads by weight: page:turn 20%" in run.out and "appends expected" in run.out, run
+    assert row(rows, "health", run="ceiling")["requests"] > 0, rows
+    for kind in KINDS:  # the calm pass times each kind alone ...
+        assert row(rows, kind, run="calm")["requests"] > 0, f"{kind} missing from the calm pass:\n{run}"
+        # ... and measures its CPU (the server's; PostgreSQL's and the statements on PostgreSQL only, else None)
+        assert row(rows, kind, run="calm cpu")["server_cpu_ms"] is not None, rows
+    # The separate figure: clients holding what they got are answered 304 for some reads.
+    assert row(rows, "ALL READS", run="revalidation")["errors_by_status"].get("304", 0) > 0, rows
+    assert row(rows, "revalidation")["headline_reads_rps"] > 0, rows
+    for kind in KINDS:  # each kind was asked at least once in the mixed run (a 5xx: below, for every row)
+        found = row(rows, kind, run="mixed")
+        assert found["requests"] > 0, f"no {kind} row:\n{run}"
         if kind == "append:move":  # the mover is alone with its stack and follows it: every move is accepted
-            assert row[2].strip() == "0", f"{kind}: {row[2]}\n{out}"
-    assert re.search(r"CPU per request: server [\d.]+ ms, clients [\d.]+ ms", out), out
-    assert re.search(r"targets: reads >= 1,500 req/s: [\d,]+ \((met|NOT met)\); reads p99 <= 50 ms: [\d.]+", out), out
-    assert "server errors (5xx): 0" in out, out
+            assert found["errors_by_status"] == {}, found
+    assert row(rows, "CPU per request", run="mixed")["server_ms"] is not None, rows
+    targets = row(rows, "targets")
+    assert (targets["reads_rps_target"], targets["reads_p99_target_ms"]) == (1500, 50), targets
+    assert isinstance(targets["reads_rps_met"], bool) and isinstance(targets["reads_p99_met"], bool), targets
+    assert row(rows, "server errors", run="mixed")["server_errors"] == 0, rows
+    assert_no_server_error(rows)
 
 
 @pytest.mark.slow
@@ -57,50 +53,40 @@ def test_the_short_load_drive_prints_each_figure_beside_its_target_with_no_serve
 def test_a_kept_set_up_is_driven_again_without_setting_it_up(tmp_path):
     """--save-setup keeps the store and what drives it; --setup drives it again (A/B runs of two versions of the
     server on one store), each mover starting where its stack stands, with a server setting passed through."""
-    import json
-    import shutil
-
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
     kept = tmp_path / "setup.json"
-    first = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "2", "--calm", "0",
-                            "--save-setup", str(kept)], env=env, cwd=ROOT, capture_output=True, text=True,
-                           timeout=240)
-    assert first.returncode == 0, first.stdout + first.stderr[-3000:]
+    first = run_ops("load.py", "--short", "--seconds", "2", "--calm", "0", "--save-setup", str(kept))
+    assert_no_server_error(first.rows)
     store = json.loads(kept.read_text())["env"]["LEDGER_DATA_DIR"]
     try:
-        again = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "2", "--calm",
-                                "0", "--setup", str(kept), "--server-setting", "read_slots=2"], env=env, cwd=ROOT,
-                               capture_output=True, text=True, timeout=240)
-        out = again.stdout
-        assert again.returncode == 0, out + again.stderr[-3000:]
-        assert re.search(r"^set-up: 3 campaigns, 27 tokens kept by --save-setup", out, re.M), out
-        assert ", read_slots=2;" in out, out
-        moves = re.search(r"^append:move\s+(\d+)\s+\S+\s+\S+\s+\S+\s+\S+\s+(.+)$", out.split("mixed run")[1], re.M)
-        assert moves and int(moves[1]) > 0 and moves[2].strip() == "0", out  # from where the first run left it
-        assert "server errors (5xx): 0" in out, out
+        again = run_ops("load.py", "--short", "--seconds", "2", "--calm", "0", "--setup", str(kept),
+                        "--server-setting", "read_slots=2")
+        set_up = row(again.rows, "set-up")
+        assert (set_up["campaigns"], set_up["tokens"], set_up["kept"]) == (3, 27, str(kept)), set_up
+        assert row(again.rows, "server")["settings"] == {"read_slots": "2"}, again.rows
+        assert ", read_slots=2;" in again.out, again  # and said so
+        moves = row(again.rows, "append:move", run="mixed")  # from where the first run left it: every move accepted
+        assert moves["requests"] > 0 and moves["errors_by_status"] == {}, moves
+        assert row(again.rows, "server errors", run="mixed")["server_errors"] == 0
+        assert_no_server_error(again.rows)
     finally:
         shutil.rmtree(store, ignore_errors=True)
 
 
 @pytest.mark.slow
 @pytest.mark.e2e
-def test_cache_stats_prints_each_caches_hits_in_the_mixed_run_and_the_response_caches_bound():
+def test_cache_stats_counts_each_caches_hits_in_the_mixed_run_and_the_response_caches_bound():
     """--cache-stats counts the server's caches (ops/cachecount) without changing its code: a row per cache the
-    mixed run used, named as the code names it, with its hit rate, the response cache bounded in bytes, and the
+    mixed run used, named as the code names it, with its hits, the response cache bounded in bytes, and the
     garbage collector's share of the server's CPU."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
-    done = subprocess.run([sys.executable, str(ROOT / "ops/load.py"), "--short", "--seconds", "2", "--calm", "0",
-                           "--cache-stats"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=240)
-    out = done.stdout
-    assert done.returncode == 0, out + done.stderr[-3000:]
-    table = out.split("caches in the mixed run")[1].split("targets:")[0]
-    rows = {m[1]: m for m in re.finditer(r"^  (\S+:\d+)\s+(\S+)\s+(\d+)\s+(\d+)\s+(\d+)%\s+(\d+)\s+([\d,]+)\s+([\d,]+)$",
-                                         table, re.M)}
-    response = rows.get(next((site for site in rows if site.startswith("readpath.py:")), ""))
-    assert response is not None and response[2] == "self._entries", table
-    assert int(response[3]) + int(response[4]) > 0, table  # the reads went through it
-    assert int(response[8].replace(",", "")) == 64 << 20, table  # bounded in bytes (LEDGER_RESPONSE_CACHE_BYTES)
-    assert any(site.startswith("head.py:") for site in rows), table  # the views' caches of projections.head
+    run = run_ops("load.py", "--short", "--seconds", "2", "--calm", "0", "--cache-stats")
+    caches = rows_named(run.rows, "cache")
+    response = [c for c in caches if c["site"].startswith("readpath.py:")]
+    assert len(response) == 1 and response[0]["cache"] == "self._entries", caches
+    assert response[0]["hits"] + response[0]["misses"] > 0, response  # the reads went through it
+    assert response[0]["bound"] == 64 << 20, response  # bounded in bytes (LEDGER_RESPONSE_CACHE_BYTES)
+    assert any(c["site"].startswith("head.py:") for c in caches), caches  # the views' caches of projections.head
+    assert "caches in the mixed run" in run.out, run  # the table printed for people
     # and the collector's CPU by generation, a share of the server's (gc.callbacks in ops/cachecount)
-    assert re.search(r"garbage collection in the mixed run: [\d.]+ ms per request, [\d.]+% of the server's CPU "
-                     r"\(young \d+ collections", table), table
+    collected = row(run.rows, "garbage collection", run="mixed")
+    assert collected["share_of_server"] is not None and collected["collections"]["young"] >= 0, collected
+    assert_no_server_error(run.rows)

@@ -1,31 +1,25 @@
-"""ops/bench_projections.py --short runs and prints every figure beside its target (PostgreSQL; timings unchecked)."""
+"""ops/bench_projections.py --short runs and prints every figure beside its target (PostgreSQL; timings unchecked):
+each figure's line printed for people, and its row in the results file (``--results``), where the counts are read."""
 
 from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests.conftest import PG_DSN
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.opsrun import ROOT, row, run_ops
 
 
 @pytest.mark.skipif(not PG_DSN, reason="the benchmark measures PostgreSQL")
 def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("LEDGER_")}
     env.update(LEDGER_POSTGRES_DSN=PG_DSN, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, str(ROOT / "ops/bench_projections.py"), "--short", "--shares", "--stages",
-                           "--ab", "turn_groups,budget_public",
-                           "--split", "budget,budget_public/map,timeline,victory,turn_groups",
-                           "--profile", str(tmp_path / "rebuild.prof")], cwd=ROOT, env=env,
-                          capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-2000:]
-    out = done.stdout
+    run = run_ops("bench_projections.py", "--short", "--shares", "--stages", "--ab", "turn_groups,budget_public",
+                  "--split", "budget,budget_public/map,timeline,victory,turn_groups",
+                  "--profile", str(tmp_path / "rebuild.prof"), env=env)
+    out = run.out
     for pattern in (r"\(a\) raw psycopg read \+ orjson decode: \d+ rows: [\d,]+ events/s .*\(baseline ",
                     r"\(a'\) the same read with binary results .*: [\d,]+ events/s .*\(b\)/\(a'\) = [\d.]+",
                     r"\(b\) full rebuild .*: [\d,]+ events/s .*\(baseline ",
@@ -52,4 +46,9 @@ def test_the_rebuild_benchmark_prints_each_figure_beside_its_target_and_baseline
                     r"load average [\d.]+"):
         assert re.search(pattern, out), (pattern, out)
     assert (tmp_path / "rebuild.prof").stat().st_size > 0
-    assert re.search(r"events: (\d+)", out) and int(re.search(r"events: (\d+)", out).group(1)) >= 300
+    assert row(run.rows, "events")["count"] >= 300, run.rows
+    assert row(run.rows, "(b) full rebuild")["events"] >= 300, run.rows
+    assert (row(run.rows, "(b)/(a)")["target"], row(run.rows, "(b') full rebuild over processes")["target"]) == (0.5, 1)
+    assert row(run.rows, "A/B")["left_out"] == ["turn_groups", "budget_public"], run.rows
+    assert row(run.rows, "(b') with groups")["groups"] == "budget,budget_public/map,timeline,victory,turn_groups"
+    assert row(run.rows, "state at N")["n"] == 20 and row(run.rows, "peak RSS")["target_mb"] == 500, run.rows

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 import threading
 import time
 from dataclasses import replace
@@ -21,6 +20,7 @@ from ledger.domain import events as ev
 from ledger.store.recorders import Extras, IdempotencyRecord, LedgerPostgresRecorder, PendingAppend, TurnSeed
 from tests.conftest import PG_DSN
 from tests.integration import rulesets  # noqa: F401  (registers the "check" ruleset)
+from tests.opsrun import clean_env, row, run_ops
 
 GM = Actor("gm-anne", "gm")
 
@@ -145,14 +145,10 @@ def test_group_commit_can_be_turned_off(pg_settings):
 
 @pytest.mark.slow
 def test_the_group_commit_benchmark_prints_every_figure_beside_its_target(pg_settings):
-    """Its short variant, on the test cluster: the lines the lead reads, never their timings."""
-    root = Path(__file__).resolve().parents[2]
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LEDGER_", "POSTGRES_"))}
-    env["LEDGER_POSTGRES_DSN"] = PG_DSN
-    done = subprocess.run([sys.executable, str(root / "ops/bench_group_commit.py"), "--short", "--writers", "4"],
-                          env=env, cwd=root, capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stdout + done.stderr[-3000:]
-    lines = done.stdout.splitlines()
+    """Its short variant, on the test cluster: the lines the lead reads, never their timings; the counts read
+    from its results file (``--results``)."""
+    run = run_ops("bench_group_commit.py", "--short", "--writers", "4", env=clean_env(LEDGER_POSTGRES_DSN=PG_DSN))
+    lines = run.out.splitlines()
     for start, beside in [("PostgreSQL, fsync on", "load average"), ("(a)  raw", "events/s"),
                           ("(a') raw", "events/s"), ("(b0) ledger", "CPU"), ("(b)  ledger", "appends per commit"),
                           ("(b2) ledger", "processes"), ("(b)/(a)", "target >= 3.0"), ("(b2)/(a)", "target >= 3.0"),
@@ -165,6 +161,12 @@ def test_the_group_commit_benchmark_prints_every_figure_beside_its_target(pg_set
                   "commit of its group", "the rest"):
         [line] = [x for x in stages if x.strip().startswith(stage)]
         assert line.split()[-1] == "ms" or "per append" in line, line
+    assert (row(run.rows, "run")["writers"], row(run.rows, "run")["rounds"]) == (4, 1), run.rows
+    for name, target in [("(b)/(a)", 3.0), ("(b2)/(a)", 3.0)]:
+        assert row(run.rows, name)["target"] == target, run.rows
+    assert row(run.rows, "(c) hot campaign")["appends"] > 0 and row(run.rows, "(c) hot campaign")["target_p99_ms"] == 50
+    assert len(row(run.rows, "(d) CPU per append by stage")["stages_ms"]) == 9, run.rows
+    assert row(run.rows, "(b) ledger, group commit")["appends_per_commit"] >= 1, run.rows
 
 
 class HeldCommits:
