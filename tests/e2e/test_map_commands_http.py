@@ -258,3 +258,33 @@ def test_a_new_stack_is_raised_with_its_leaders_arriving_this_turn(settings, led
             "stack FRA-2 (FRA) raised in Ile-de-France: 4 LD, Gié (levy of Paris)")
         r = http.post(f"{MAP}/moves", json={"stack": "FRA-2", "origin": "Ile-de-France", "destination": "Caux"})
         assert r.status_code == 201, r.text
+
+
+def test_a_players_command_the_game_masters_map_cannot_take_is_held_there_and_listed_for_the_game_master_only(
+        settings, ledger):
+    """A stack raised unseen by the English player takes the id they then split a detachment to: they are
+    answered as if it did not exist, the game master's map keeps its stack (read side and write side) and
+    lists the held split; the player's map shows their own new stack and no list."""
+    cid = started(ledger)
+    with client(settings, ledger) as http:
+        http.post(f"/campaigns/{SLUG}/settings", json={"settings": {"players_may_move": True}, "reason": "r"})
+        r = http.post(f"{MAP}/stacks", json={"stack": "FRA-SECRET", "country": "FRA", "location": "Ile-de-France",
+                                             "units": {"LD": 3}, "visibility": {"scope": "gm"}})
+        assert r.status_code == 201, r.text
+        issued = http.post(f"/campaigns/{SLUG}/tokens", json={"role": "player", "country": "ENG", "holder": "alice"})
+        alice = {"Authorization": f"Bearer {issued.json()['token']}"}
+        ld = http.get(MAP, headers=alice).json()["stacks"]["ENG-1"]["units"]["LD"]
+        r = http.post(f"{MAP}/stacks/split", json={"stack": "ENG-1", "new_stack": "FRA-SECRET", "units": {"LD": 1}},
+                      headers=alice)
+        assert r.status_code == 201, r.text
+        position = r.json()["events"][0]["position"]
+        gm = http.get(MAP).json()
+        assert gm["stacks"]["FRA-SECRET"] == {"country": "FRA", "location": "Ile-de-France", "units": {"LD": 3},
+                                              "leaders": []}
+        assert gm["stacks"]["ENG-1"]["units"]["LD"] == ld
+        assert gm["held"] == [{"position": position, "type": "StackSplit", "actor": "alice", "country": "ENG",
+                               "why": "FRA-SECRET already names a stack on the map"}]
+        mine = http.get(MAP, headers=alice).json()
+        assert "held" not in mine and mine["stacks"]["FRA-SECRET"]["country"] == "ENG"
+        assert mine["stacks"]["ENG-1"]["units"]["LD"] == ld - 1
+        assert ledger.campaign(cid).held[str(position)]["why"] == "FRA-SECRET already names a stack on the map"

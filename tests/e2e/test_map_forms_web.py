@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 from api.main import create_app
 from ledger import tokens
 from ledger.domain.campaign import campaign_id
-from ledger.domain.commands import ChangeSettings
+from ledger.domain.commands import ChangeSettings, MoveStack, RaiseStack
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 
@@ -161,3 +161,29 @@ def test_the_dispute_form_of_a_units_change_reads_in_words_and_corrects_it(setti
     assert correction.replacement == {"units": {"LD": 1}} and correction.corrects == at
     # The map view reads the change as corrected: 5 LD after the battle, + 1 (not + 2).
     assert c.get("/campaigns/sample/map").json()["stacks"]["FRA-1"]["units"]["LD"] == 6
+
+
+def test_a_players_forms_list_their_stacks_where_they_see_them_and_the_game_master_sees_what_is_held(settings,
+                                                                                                    sample):
+    """The game master moves France's stack unseen and raises another: France's forms list FRA-1 where France
+    last saw it and nothing of the other; a move posted from the form starts where France sees the stack, is
+    recorded, and the game master's map page lists it as held (the stack is elsewhere on their map)."""
+    sample.handle(CID, ChangeSettings(settings={"players_may_move": True}, reason="players move"), actor=GM)
+    hidden = {"scope": "gm"}
+    sample.submit(CID, MoveStack, stack="FRA-1", origin="Normandie", destination="Caux", vis=hidden, actor=GM,
+                  reason="unseen")
+    sample.submit(CID, RaiseStack, stack="FRA-SECRET", country="FRA", location="Picardie", units={"LD": 2},
+                  vis=hidden, actor=GM)
+    c, csrf = logged_in(settings, sample, "player", "FRA")
+    page = c.get("/ui/campaigns/sample/map").text
+    assert "FRA-1 (FRA, in Normandie)" in page and "FRA-SECRET" not in page and "Caux)" not in page
+    assert 'id="held"' not in page
+    r = c.post("/ui/campaigns/sample/map/move", data={"csrf": csrf, "stack": "FRA-1", "destination": "Manche",
+                                                      "visibility": "public"}, follow_redirects=False)
+    assert r.status_code == 303, r.text
+    at = sample.campaign(CID).version
+    assert sample.event_at(CID, at).origin == "Normandie"
+    gm, _ = logged_in(settings, sample)
+    page = gm.get("/ui/campaigns/sample/map").text
+    assert "FRA-1 (FRA, in Caux)" in page and "FRA-SECRET (FRA, in Picardie)" in page
+    assert f'id="held-{at}"' in page and "FRA-1 is in Caux, not in Normandie" in page
