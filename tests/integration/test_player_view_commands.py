@@ -18,13 +18,21 @@ from typing import Any
 from uuid import UUID
 
 import orjson
+import hypothesis
+from hypothesis import HealthCheck, given
+from hypothesis import strategies as st
 
 from ledger.application import Actor, Ledger
+from ledger.config import Settings
 from ledger.domain import commands as cmd
+from ledger.domain import sight
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import LedgerError
+from ledger.domain.forces import names, unit_count
 from ledger.sample import GM
 from ledger.scenario import import_scenario, load_text
+from projections import map as map_model
+from projections.read import records, visible
 
 ENGLAND = Actor("alice", "player", "ENG")
 GM_ONLY = {"scope": "gm"}
@@ -237,3 +245,122 @@ def test_the_maps_of_each_audience_and_what_is_held_survive_a_snapshot_and_a_col
             (state.views, state.held, state.stacks, state.military)
     finally:
         cold.close()
+
+
+# ----------------------------------------------------------------- properties, on SQLite (hypothesis)
+
+STACK_IDS = ("ENG-1", "ENG-2", "ENG-3", "ENG-F1", "FRA-1", "FRA-2", "FRA-3")
+PLACES = ("Kent", "Wessex", "Manche", "Picardie", "Caux", "Ile-de-France", "Normandie", "Nord")
+SAMPLE = load_text("sample")
+VISIBILITIES = ({"scope": "public"}, GM_ONLY, {"scope": "countries", "countries": ["FRA"]},
+                {"scope": "countries", "countries": ["ENG"]})
+KINDS = ("raise", "raise", "move", "split", "merge", "change", "siege")
+# (who: "gm" or a player's country, kind, a stack, another stack, a place, a number, a visibility, which of the
+# stacks the caller sees to name instead of the stacks drawn: 0 for none)
+order = st.tuples(st.sampled_from(("gm", "gm", "ENG", "FRA")), st.sampled_from(KINDS), st.sampled_from(STACK_IDS),
+                  st.sampled_from(STACK_IDS), st.sampled_from(PLACES), st.integers(-4, 4),
+                  st.sampled_from(VISIBILITIES), st.integers(0, 5))
+hidden_order = order.map(lambda o: ("gm", *o[1:6], GM_ONLY, o[7]))
+english_order = order.map(lambda o: ("ENG", *o[1:]))
+
+
+def neighbours(place: str) -> list[str]:
+    from ledger.scenario import normalise, parse
+
+    pairs = normalise(parse(SAMPLE)[0])["adjacency"]
+    return sorted({b for pair in pairs for a, b in (pair, pair[::-1]) if a == place})
+
+
+def command_of(state: Any, who: str, kind: str, a: str, b: str, place: str, n: int, vis: dict[str, Any], k: int
+               ) -> tuple[Actor, cmd.Command]:
+    """An order as the game master (moves forced) or a player (a move from where they see the stack, to a
+    neighbour; never a new stack, which a player may not raise) records it; some are refused, which appends
+    nothing."""
+    actor = GM if who == "gm" else Actor(who.lower(), "player", who)
+    stacks, military = sight.seen(state, actor)
+    if who != "gm":  # a player commands their own country's stacks (mostly: others are refused)
+        a, b = who + a[3:], who + b[3:]
+        kind = "split" if kind == "raise" else kind
+    named = sorted(sid for sid, f in military["forces"].items() if who == "gm" or f["country"] == who)
+    if k and named and kind != "raise":
+        a, b = named[k % len(named)], (named[(k + 1) % len(named)] if kind == "merge" else b)
+    at = stacks.get(a, [place])[0]  # where the caller sees the stack
+    fields: dict[str, Any] = {"visibility": vis}
+    if kind == "raise":
+        return actor, cmd.build(cmd.RaiseStack, stack=a, country=a[:3], location=place, units={"LD": abs(n) + 1},
+                                **fields)
+    if kind == "move":
+        if who == "gm":
+            return actor, cmd.build(cmd.MoveStack, stack=a, origin=at, destination=place, forced_reason="r", **fields)
+        return actor, cmd.build(cmd.MoveStack, stack=a, origin=at, destination=(neighbours(at) or [place])[n % 2],
+                                **fields)
+    if kind == "split":
+        return actor, cmd.build(cmd.SplitStack, stack=a, new_stack=b, units={"LD": abs(n) % 3 + 1}, **fields)
+    if kind == "merge":
+        return actor, cmd.build(cmd.MergeStacks, stack=a, merged=b, **fields)
+    if kind == "change":
+        return actor, cmd.build(cmd.ChangeStack, stack=a, units={"LD": n or 1}, reason="r", **fields)
+    return actor, cmd.build(cmd.StartSiege, province=at if n % 2 else place, besiegers=[a], **fields)
+
+
+def play(ledger: Ledger, cid: UUID, orders: list[tuple[Any, ...]]) -> list[tuple[Any, ...]]:
+    """The answer to each order in turn (a command that does not validate is answered as over HTTP)."""
+    said = []
+    for o in orders:
+        try:
+            actor, command = command_of(ledger.campaign(cid), *o)
+        except LedgerError as e:
+            said.append((e.status, e.message, e.field, e.rule))
+            continue
+        said.append(answer(ledger, cid, command, actor))
+    return said
+
+
+def stacks_as_seen(stacks: dict[str, Any], forces: dict[str, Any]) -> dict[str, Any]:
+    return {sid: (forces[sid]["country"], at[0], {u: unit_count(n) for u, n in forces[sid]["units"].items()
+                                                   if unit_count(n)}, names(forces[sid]))
+            for sid, at in stacks.items()}
+
+
+def stacks_read(doc: dict[str, Any]) -> dict[str, Any]:
+    return {sid: (s["country"], s["location"], {u: unit_count(n) for u, n in s["units"].items() if unit_count(n)},
+                  s["leaders"]) for sid, s in doc["stacks"].items()}
+
+
+@hypothesis.settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(orders=st.lists(order, max_size=20))
+def test_each_audiences_map_on_the_write_side_is_the_map_it_reads(tmp_path, orders):
+    """Whatever the game master records and for whom, and whatever the players command on what they see, the
+    map each audience's commands are judged against (its copy, or the game master's) has the stacks, places,
+    units and leaders of the map it reads (the read side's fold of the events it may see)."""
+    ledger = Ledger(Settings(env="test", data_dir=tmp_path, store="sqlite"))
+    try:
+        cid = campaign(ledger)
+        said = play(ledger, cid, orders)
+        state = ledger.campaign(cid)
+        hypothesis.event(f"{len(state.views)} audiences with a map of their own")
+        hypothesis.event(f"held: {bool(state.held)}")
+        hypothesis.event(f"recorded: {sum(a[0] == 201 for a in said)}")
+        for actor in (GM, ENGLAND, Actor("bruno", "player", "FRA"), Actor("olga", "observer")):
+            stacks, military = sight.seen(state, actor)
+            assert set(stacks) == set(military["forces"])
+            doc = map_model.empty()
+            for r in visible(actor, records(ledger, cid), state.revealed):
+                map_model.apply(doc, r)
+            assert stacks_as_seen(stacks, military["forces"]) == stacks_read(doc), (actor.role, actor.country)
+    finally:
+        ledger.close()
+
+
+@hypothesis.settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(hidden=st.lists(hidden_order, min_size=1, max_size=8), mine=st.lists(english_order, min_size=1, max_size=6))
+def test_a_players_answers_are_those_of_the_history_without_what_is_hidden_from_them(tmp_path, hidden, mine):
+    """Two histories that differ only in the game master's unseen stack commands give the English player the
+    same answers, refusals and records alike, command after command."""
+    ledger = Ledger(Settings(env="test", data_dir=tmp_path, store="sqlite"))
+    try:
+        with_hidden = campaign(ledger)
+        play(ledger, with_hidden, hidden)
+        assert play(ledger, with_hidden, mine) == play(ledger, campaign(ledger), mine)
+    finally:
+        ledger.close()
