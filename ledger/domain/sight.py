@@ -218,11 +218,15 @@ def follow(state: Any, event: Any) -> dict[str, Any]:
         if hidden and (stacks != state.stacks or military != state.military):
             # The first event hidden from these audiences that changes the map: their copies start here.
             views = {**views, **{a: {"stacks": state.stacks, "military": state.military} for a in hidden}}
-        folded = dict(views)
+        folded, done = dict(views), {}
         for name, view in views.items():
             if name not in hidden and sees(name, event):
-                s, m, _ = fold(view["stacks"], view["military"], event)
-                folded[name] = {"stacks": s, "military": m}
+                # Audiences whose copies started together and saw the same events share them: folded once.
+                key = (id(view["stacks"]), id(view["military"]))
+                if key not in done:
+                    s, m, _ = fold(view["stacks"], view["military"], event)
+                    done[key] = {"stacks": s, "military": m}
+                folded[name] = done[key]
         changes["views"] = folded
     gm_held = state.held
     if gm_held is not None:
