@@ -115,6 +115,8 @@ class CampaignState:
         d.setdefault("stacks", None)
         d.setdefault("closed_at", None)
         d.setdefault("views", None)
+        for name, view in (d["views"] or {}).items():  # copies equal when snapshotted are shared again (one fold)
+            d["views"][name] = next((v for v in d["views"].values() if v == view), view)
         d.setdefault("held", None)
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
