@@ -288,3 +288,7 @@ def test_a_players_command_the_game_masters_map_cannot_take_is_held_there_and_li
         assert "held" not in mine and mine["stacks"]["FRA-SECRET"]["country"] == "ENG"
         assert mine["stacks"]["ENG-1"]["units"]["LD"] == ld - 1
         assert ledger.campaign(cid).held[str(position)]["why"] == "FRA-SECRET already names a stack on the map"
+        for headers in ({}, alice):  # the map as of the held split, and drawn, for both
+            at = http.get(f"/campaigns/{SLUG}/state", params={"at": position}, headers=headers)
+            assert at.status_code == 200 and "FRA-SECRET" in at.json()["map"]["stacks"]
+            assert http.get(f"{MAP}.svg", params={"at": position}, headers=headers).status_code == 200
