@@ -60,7 +60,8 @@ class CampaignState:
     revealed: tuple[int, ...] = ()
     # Inputs a procedure carries to its next ruling (core.Procedure.carry):
     # "ruleset:code" -> {"position": p, "values": {field: value}}.
-    carried: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # per "ruleset:procedure", the latest ruling carrying a result of each visibility (position, values)
+    carried: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     # What the budget reads (ledger/economy/treasury_log.py): closing a phase computes the ERS from it.
     # None: restored from a snapshot older than this field; the application replays the history once.
     treasury: TreasuryLog | None = field(default_factory=TreasuryLog)
@@ -191,9 +192,12 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
             state = _rolled(state, event, indices)
         carry = (event.ruling.get("outcome") or {}).get("carry")
         if isinstance(carry, dict):
-            key = f"{event.ruleset}:{event.procedure}"
-            state = _evolve(state, carried={**state.carried, key: {"position": event.originator_version,
-                                                                     "values": carry}})
+            # The latest ruling of each visibility: a player's next ruling carries from the latest they may
+            # see (``usecases.records.carry``), never from one hidden from them.
+            key, vis = f"{event.ruleset}:{event.procedure}", event.visibility
+            kept = [c for c in state.carried.get(key, ()) if c["visibility"] != vis]
+            state = _evolve(state, carried={**state.carried, key: [*kept, {
+                "position": event.originator_version, "values": carry, "visibility": vis}]})
     elif isinstance(event, ev.TokenIssued):
         token = {"id": event.token_id, "role": event.role, "country": event.country, "holder": event.holder}
         state = _evolve(state, tokens={**state.tokens, event.sha256: token})

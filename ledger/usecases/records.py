@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ledger import dice as dicelib
+from ledger.access import can_see
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.campaign import ruling_dice
@@ -53,7 +54,7 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
         raise InvalidInput(str(e), field=e.field or "procedure", rule=e.rule) from None
     vis = c.visibility.as_dict()
     source: Any = ManualDice(c.manual_dice) if c.manual_dice is not None else d.dice_for(vis)
-    given, carried = carry(d.state, rs.id, proc, c.inputs)
+    given, carried = carry(d.state, d.actor, rs.id, proc, c.inputs)
     # Ruleset options the request leaves out are the campaign's choices (settings rules_options).
     given, options = apply_rules_options(proc, d.state.settings.get("rules_options", {}), given)
     map_usecases.check_ruling_context(d, c.context)  # any procedure: its place and stacks exist
@@ -416,9 +417,11 @@ def follow_entries(d: Draft, root: ev.RulingRecorded, later: list[ev.LedgerEvent
     return changes
 
 
-def carry(state: Any, ruleset: str, proc: Any, inputs: Any) -> tuple[Any, dict[str, int]]:
-    """Fill the inputs a procedure carries from its previous ruling when the request leaves them out."""
-    previous = state.carried.get(f"{ruleset}:{proc.code}")
+def carry(state: Any, actor: Any, ruleset: str, proc: Any, inputs: Any) -> tuple[Any, dict[str, int]]:
+    """Fill the inputs a procedure carries from its previous ruling when the request leaves them out: the latest
+    one ``actor`` may see (a ruling hidden from them carries nothing into theirs, nor tells them it exists)."""
+    seen = [c for c in state.carried.get(f"{ruleset}:{proc.code}", ()) if can_see(actor, c, state.revealed)]
+    previous = max(seen, key=lambda c: c["position"], default=None)
     if not proc.carry or previous is None or not isinstance(inputs, dict):
         return inputs, {}
     filled = {f: previous["values"][f] for f in proc.carry if f not in inputs and f in previous["values"]}

@@ -374,3 +374,28 @@ def test_a_snapshot_read_as_binary_is_the_row_the_librarys_text_read_gives(setti
         assert ledger.check_snapshot(state.id)[1] is None  # the latest one is sealed and used
     finally:
         ledger.close()
+
+
+def test_a_ruling_hidden_from_a_player_carries_nothing_into_theirs(ledger):
+    """A player's ruling carries from the latest ruling of the procedure they may see: a game master's hidden
+    ruling neither feeds it nor tells the player it exists (the same inputs with or without it)."""
+    answers = []
+    for slug, hidden in (("with-hidden", True), ("without", False)):
+        cid = ledger.create_campaign(slug=slug, name="Channel", ruleset="check", countries=["ENG", "FRA"],
+                                     players={"ENG": "alice"}, settings={"players_may_roll": True},
+                                     actor=GM).data["id"]
+        cid = UUID(cid)
+        ledger.open_turn(cid, actor=GM)
+        seen = ledger.record_ruling(cid, procedure="T2", inputs={"count": 3}, actor=GM)
+        if hidden:
+            ledger.record_ruling(cid, procedure="T2", inputs={"count": 40}, actor=GM,
+                                 visibility={"scope": "gm"})
+        else:
+            ledger.roll(cid, purpose="a roll in its place", actor=GM, visibility={"scope": "gm"})
+        player = ledger.record_ruling(cid, procedure="T2", inputs={}, actor=Actor("alice", "player", "ENG"))
+        ruling = player.data["ruling"]
+        assert ruling["carried"] == {"count": seen.events[0]["position"]}
+        answers.append(ruling["inputs"])
+        assert ledger.record_ruling(cid, procedure="T2", inputs={}, actor=GM).data["ruling"]["carried"] == \
+            {"count": player.events[-1]["position"]}  # the game master's carries from the latest of all
+    assert answers == [{"count": 4}, {"count": 4}]
