@@ -7,11 +7,15 @@ tested. Reads source files only (no import of the tests, nothing written).
 from __future__ import annotations
 
 import ast
+import inspect
 import re
 import sys
+import textwrap
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from ledger.rules.core import Procedure, Ruleset
 
@@ -98,13 +102,51 @@ def tests_naming(code: str, resolver: str = "") -> tuple[str, ...]:
     return tuple(out)
 
 
+def table_names(resolver: Callable[..., Any]) -> list[str]:
+    """The table files a resolver reads: those named in its own body and in every function of the rules it
+    calls, directly or through others, and in the constants they refer to (``REMAINDERS_FILES``), in the order
+    met. Not the module's whole source: two procedures of one module read different tables (M9 and M10)."""
+    package = resolver.__module__.rpartition(".")[0]  # the ruleset's own: not the shared loader's examples
+    found: list[str] = []
+    seen: set[int] = set()
+    todo: list[Any] = [resolver]
+    while todo:
+        func = inspect.unwrap(todo.pop(0))
+        if id(func) in seen or not inspect.isfunction(func) or not func.__module__.startswith(package):
+            continue
+        seen.add(id(func))
+        try:
+            source = textwrap.dedent(inspect.getsource(func))
+        except (OSError, TypeError):
+            continue
+        found += _TABLE_RE.findall(source)
+        for node in ast.walk(ast.parse(source)):
+            for value in _referred(node, func.__globals__, package):
+                if callable(value):
+                    todo.append(value)
+                elif isinstance(value, (str, Mapping, tuple, list, frozenset)):
+                    found += _TABLE_RE.findall(repr(value))
+                    # a dispatch table (table key -> its resolver): the functions it holds are called too
+                    todo += [v for v in (value.values() if isinstance(value, Mapping) else value) if callable(v)]
+    return list(dict.fromkeys(found))
+
+
+def _referred(node: ast.AST, names: Mapping[str, Any], package: str) -> list[Any]:
+    """What a name (``f``) or a module's attribute (``attrition.f``) in a function's body refers to."""
+    if isinstance(node, ast.Name):
+        return [names[node.id]] if node.id in names else []
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        module = names.get(node.value.id)
+        if inspect.ismodule(module) and module.__name__.startswith(package):
+            return [getattr(module, node.attr)] if hasattr(module, node.attr) else []
+    return []
+
+
 def where(ruleset: Ruleset, proc: Procedure) -> Where:
     module = sys.modules[proc.resolver.__module__]
     path = Path(module.__file__ or "")
-    source = path.read_text(encoding="utf-8") if path.exists() else ""
     tables_dir = path.parent / "tables"
-    tables = tuple(_relative(tables_dir / t) for t in dict.fromkeys(_TABLE_RE.findall(source))
-                   if (tables_dir / t).exists())
+    tables = tuple(_relative(tables_dir / t) for t in table_names(proc.resolver) if (tables_dir / t).exists())
     heads = decision_headings(ruleset.id)
     return Where(
         code=proc.code, title=proc.title, module=_relative(path), resolver=proc.resolver.__name__, tables=tables,

@@ -43,9 +43,25 @@ def test_where_of_the_siege_names_its_module_table_option_decisions_and_tests():
     rs = get_ruleset("eu")
     w = where(rs, rs.get("M21"))
     assert w.module == "ledger/rules/eu/sieges.py" and w.resolver == "resolve_siege"
-    assert w.tables == ("ledger/rules/eu/tables/siege_tables.toml",)
+    # its own table, and the small-stack reduction of the battle's tables its besieger's losses take
+    assert w.tables == ("ledger/rules/eu/tables/siege_tables.toml", "ledger/rules/eu/tables/combat_small_stack.toml")
     assert any(h.startswith("M21 — siege artillery") for h in w.decisions)
     assert "tests/unit/rules/eu/test_sieges.py::test_eu8_artillery_reduces_the_fortress_malus_for_fire_only" in w.tests
+
+
+def test_where_names_the_tables_a_procedure_reads_not_every_table_of_its_module():
+    """M9 (movement) and M10 (movement attrition) share a module: each names the tables its resolver and the
+    functions it calls read (M10: the four attrition tables; M9: the movement costs and thresholds)."""
+    rs = get_ruleset("eu")
+    m9, m10 = where(rs, rs.get("M9")), where(rs, rs.get("M10"))
+    assert m9.module == m10.module
+    assert sorted(t.rpartition("/")[2] for t in m10.tables) == [
+        "attrition_discoveries.toml", "attrition_remainders_2016.toml", "attrition_remainders_fr.toml",
+        "attrition_star_die.toml"]
+    assert sorted(t.rpartition("/")[2] for t in m9.tables) == ["movement_costs.toml", "movement_thresholds.toml"]
+    # a dispatch table's functions are followed: M22's annex tables, not every fr_*.toml of its module
+    m22 = {t.rpartition("/")[2] for t in where(rs, rs.get("M22")).tables}
+    assert "fr_monarch_combat.toml" in m22 and "fr_size_comparison.toml" not in m22
 
 
 def test_ledger_procedures_where_prints_each_code_with_its_module_tables_and_tests():
