@@ -6,8 +6,8 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from ledger.cli.base import (Actor, ActorOpt, KeyOpt, cid_of, dotted, emit, error_text, escape, fail, ledger_app,
-                             out, pair_of, parse_ints, parse_json)
+from ledger.cli.base import (Actor, ActorOpt, KeyOpt, cid_of, dotted, emit, error_text, escape, fail, in_words,
+                             ledger_app, out, pair_of, parse_ints, parse_json)
 from ledger.domain import events as ev
 from ledger.domain.commands import RecordCorrection, RecordRuling, RecordTreasuryEntry, ReworkRuling, build
 
@@ -194,3 +194,41 @@ def correct(
         cid = cid_of(ledger, campaign)
         command = build(RecordCorrection, corrects=position, reason=reason, replacement=repl)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
+
+
+def whatif(
+    campaign: str,
+    position: int,
+    replacement: Annotated[Optional[str], typer.Option(help="JSON of the corrected content")] = None,
+    set_: Annotated[Optional[list[str]], typer.Option(
+        "--set", help="One corrected field, NAME=VALUE (amount=45); repeat; without --set or --replacement: what if "
+                      "the event had never happened")] = None,
+    actor: ActorOpt = "gm",
+) -> None:
+    """What the map, the budget and the victory points would be now had the event at POSITION been otherwise
+    (corrected as ``ledger correct`` would record it, or struck): the same answer as POST .../whatif, in words.
+    Records nothing."""
+    from projections import whatif as whatif_model
+    from projections.head import Reader
+    from projections.runner import Projector
+
+    repl = dotted(set_, "--set", parse_json(replacement, "replacement") if replacement else None) \
+        if replacement or set_ else None
+    with ledger_app() as ledger:
+        cid = cid_of(ledger, campaign)
+        command = build(RecordCorrection, corrects=position, reason="what if", replacement=repl)
+        projector = Projector(ledger)
+        projector.catch_up()
+        answer = whatif_model.ask(Reader(ledger, projector.db), cid,
+                                  ledger.drafted(cid, command, actor=Actor(actor, "gm")))
+    if not in_words():
+        emit(answer)
+        return
+    how = "struck" if repl is None else "corrected"
+    out.print(escape(f"Had position {position} been {how}, at position {answer['at']}:"))
+    lines = [*answer["changes"], *answer["budget"],
+             *(f"{country}: {vp['now']} victory points now, {vp['then']} then" for country, vp in
+               answer["victory"].items() if vp["now"] != vp["then"])]
+    for line in lines or ["nothing would change on the map, the budget or the victory points"]:
+        out.print(escape(f"  {line}"))
+    out.print("nothing recorded (a what-if)")

@@ -33,6 +33,7 @@ for name, command in [
     ("roll", turns.roll),
     ("treasury", records.treasury),
     ("correct", records.correct),
+    ("whatif", records.whatif),
     ("events", audit.events),
     ("verify", audit.verify),
     ("audit", audit.audit),

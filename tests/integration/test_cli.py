@@ -116,3 +116,25 @@ def test_a_correction_and_a_rework_are_typed_field_by_field_without_json(setting
     assert events[0]["payload"]["replacement"] == {"amount": 30}
     wrong = run(settings, "correct", "sample", str(at), "--reason", "x", "--set", "amount")
     assert wrong.exit_code == 2 and "[--set]" in wrong.output
+
+
+def test_whatif_on_the_command_line_says_what_a_correction_would_change_and_records_nothing(settings, ledger):
+    """``ledger whatif``: the HTTP what-if's answer in words (a game master on the server's store), the same
+    question as ``ledger correct`` would record: an entry's amount restated, or the event struck."""
+    from tests.integration.test_dispute import sample
+
+    cid = sample(ledger)
+    head = ledger.campaign(cid).version
+    ledger.close()
+    words = {**cli_env(settings), "LEDGER_OUTPUT": "words", "COLUMNS": "200"}
+    entry = run(settings, "treasury", "sample", "FRA", "A9", "35", "--reason", "raid on Navarra")
+    [at] = [e["position"] for e in json.loads(entry.stdout)["events"]]
+    said = runner.invoke(app, ["whatif", "sample", str(at), "--set", "amount=30"], env=words)
+    assert said.exit_code == 0, said.output
+    assert said.output.startswith(f"Had position {at} been corrected, at position {at}:"), said.output
+    assert "A9" in said.output and "35 → 30" in said.output.replace("ducats", ""), said.output
+    assert said.output.rstrip().endswith("nothing recorded (a what-if)")
+    struck = json.loads(run(settings, "whatif", "sample", str(at)).stdout)  # piped: the route's JSON
+    assert struck["at"] == at and any("A9" in line for line in struck["budget"])
+    assert json.loads(run(settings, "events", "sample", "--json", "--after", str(at)).stdout) == []
+    assert at == head + 1
