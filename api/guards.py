@@ -11,6 +11,9 @@ starts, where a loopback client without a token acts as admin):
 ``InFlightLimit``: more than ``limit`` requests in flight in this process get a 503 with ``Retry-After``
 (uvicorn's own ``limit_concurrency`` answers a bare 503, so it is set above this one as a hard bound).
 
+``SecurityHeaders``: every answer forbids framing, type sniffing and cross-site referrers, and carries a
+Content-Security-Policy without inline script (``CSP``).
+
 ``ReadSlots``: at most ``slots`` reads (GET, HEAD) are worked on at once in this process, the others wait their
 turn on the event loop; writes and probes never wait for a slot. A page costs milliseconds of Python CPU
 under one GIL: with 25 reads in as many threads, an append's thread got the GIL back after each of its round
@@ -134,3 +137,42 @@ class ReadSlots:
         finally:
             if held:
                 free.release()
+
+
+#: Every answer's: no page of the ledger may be framed (a game master's forms under another site's buttons), no
+#: answer sniffed into another type, no address of a private page sent to another site.
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+]
+#: The pages' policy: scripts from the ledger's own files only, never inline (api/web/static/ledger.js); inline
+#: styles stay (the drawn map's <style>, a few style attributes); images from the ledger or data: URLs.
+CSP = (b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+       b"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+#: The API's reference pages (/docs, /redoc) start Swagger UI with an inline script of FastAPI's: allowed there
+#: alone; they show nothing of a campaign.
+DOCS_CSP = (b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+            b"img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+
+
+class SecurityHeaders:
+    """Adds ``SECURITY_HEADERS`` and a Content-Security-Policy to every HTTP answer."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path = scope.get("path", "")
+        csp = DOCS_CSP if path in ("/docs", "/redoc") or path.startswith("/docs/") else CSP
+
+        async def with_headers(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *SECURITY_HEADERS,
+                                      (b"content-security-policy", csp)]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)

@@ -93,6 +93,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         app.add_middleware(guards.LocalOnly)
     app.add_middleware(replica.Positions)  # a write's position (Ledger-Position) for read-your-writes
     app.add_middleware(Observability, statements=settings.count_statements)
+    app.add_middleware(guards.SecurityHeaders)
     configure_logging()
     if open_development(settings):
         logging.getLogger("ledger.security").warning(

@@ -131,3 +131,20 @@ def test_a_player_sees_neither_the_dispute_form_nor_another_campaigns_pages(sett
         listed = c.get("/ui").text
         assert "/ui/campaigns/sample" in listed and "/ui/campaigns/other" not in listed
         assert c.get("/ui/campaigns/other").status_code == 403
+
+
+def test_every_answer_forbids_framing_sniffing_and_inline_script(settings, ledger):
+    """A game master's forms cannot be framed under another site's buttons (frame-ancestors 'none'), no answer
+    is read as another type (nosniff), no address of a page goes to another site, and pages run no inline
+    script (the one script is the ledger's own file)."""
+    http = client(settings, ledger)
+    for path in ("/ui", "/health", "/docs", "/campaigns/no-such-campaign/state"):
+        r = http.get(path)
+        assert r.headers["x-content-type-options"] == "nosniff", path
+        assert r.headers["referrer-policy"] == "same-origin", path
+        assert r.headers["x-frame-options"] == "DENY", path
+        csp = r.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in csp and "object-src 'none'" in csp, path
+    page = http.get("/ui").headers["content-security-policy"]
+    [scripts] = [d for d in page.split("; ") if d.startswith("script-src")]
+    assert scripts == "script-src 'self'"

@@ -54,6 +54,13 @@
     }
   });
 
+  // An error page's "back" (no inline script: the pages' Content-Security-Policy forbids it); without script,
+  // the link leads to the campaigns.
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest && ev.target.closest("a[data-back]");
+    if (a && history.length > 1) { ev.preventDefault(); history.back(); }
+  });
+
   window.addEventListener("popstate", function () {
     if (turnEl()) { load(window.location.pathname + window.location.search, false); }
   });
