@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ledger.access import PUBLIC, meet
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import StateConflict
@@ -35,11 +36,13 @@ def close_phase(d: Draft, c: cmd.ClosePhase) -> dict[str, Any]:
         ers = milestones.recorded(d.ledger.budget_of(d.state), d.state.countries, turn, c.phase)
     d.context["phase"] = c.phase
     d.add(ev.PhaseClosed, turn=turn, phase=c.phase, ers={})
-    # Each country's figures in an event of their own, seen as its treasury entries are: the phase's close
-    # is everyone's to read, a rival's treasury is not.
+    # Each country's figures in an event of their own, seen as its treasury entries are (and by nobody who
+    # does not see every event they are computed from: a game master's hidden entry on a sheet makes its
+    # figures the game masters'): the phase's close is everyone's to read, a rival's treasury is not.
+    readers = d.state.sheet_readers or {}
     for country, lines in ers.items():
-        d.add(ev.PhaseFiguresRecorded, default_visibility(d.state.settings, country), turn=turn, phase=c.phase,
-              country=country, lines=lines)
+        vis = meet(default_visibility(d.state.settings, country), readers.get(country, PUBLIC))
+        d.add(ev.PhaseFiguresRecorded, vis, turn=turn, phase=c.phase, country=country, lines=lines)
     following = milestones.PHASES.index(c.phase) + 1
     return {"turn": turn, "phase": c.phase, "ers": ers,
             "next": milestones.PHASES[following] if following < len(milestones.PHASES) else None}

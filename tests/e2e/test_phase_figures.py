@@ -126,3 +126,22 @@ def test_a_phase_close_of_an_older_history_is_served_to_a_player_without_the_cou
     assert links[old["position"]]["visible"] is False and links[old["position"] - 1]["visible"] is True
     rival = http.get(f"/campaigns/{SLUG}/ers/ENG/1", headers=fra).json()
     assert all(line["at_close"] is None for line in rival["lines"])
+
+
+def test_a_game_masters_hidden_entry_on_a_sheet_makes_its_figures_at_a_close_the_game_masters_alone(http, ledger):
+    """Figures are seen only by those who see every event they are computed from: France's player does not see a
+    GM-only entry on France's sheet, so France's figures at the close are the game masters' (else the player
+    would read the hidden amount off A8)."""
+    ledger.create_campaign(slug=SLUG, name="Closing figures", ruleset="eu", countries=["ENG", "FRA"], actor=SETUP)
+    ledger.open_turn(CID, actor=SETUP)
+    ledger.record_treasury_entry(CID, country="FRA", line="A1", amount=150, reason="FRA start", actor=SETUP)
+    ledger.record_treasury_entry(CID, country="FRA", line="A9", amount=-40, reason="a secret subsidy", actor=SETUP,
+                                 visibility={"scope": "gm"})
+    ledger.record_treasury_entry(CID, country="ENG", line="A1", amount=100, reason="ENG start", actor=SETUP)
+    for phase in ("events", "diplomacy"):
+        ledger.close_phase(CID, phase, actor=SETUP)
+    figures = {e["payload"]["country"]: e["visibility"] for e in events_of(http, {})
+               if e["type"] == "PhaseFiguresRecorded"}
+    assert figures == {"FRA": {"scope": "gm"}, "ENG": {"scope": "countries", "countries": ["ENG"]}}
+    fra = bearer(issue(ledger, CID, "player", "FRA"))
+    assert not [e for e in events_of(http, fra) if e["type"] == "PhaseFiguresRecorded"]
