@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, ledger_app, out, pair_of, record, scalar
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, fail, ledger_app, out, pair_of, record, scalar
 from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege,
                                      MakePeace, MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack,
                                      StartSiege)
@@ -88,11 +88,24 @@ def map_fortress(campaign: str, province: str, level: int, reason: ReasonOpt = N
 @map_app.command("raise")
 def map_raise(campaign: str, stack: str, country: str, location: str, units: UnitsOpt = None,
               leader: Annotated[Optional[list[str]], typer.Option(
-                  "--leader", help="A leader with it (values with map leader-arrives); repeat")] = None,
+                  "--leader", help="A leader with it and the values printed on the counter, NAME:FIRE/SHOCK/"
+                                   "MANOEUVRE/SIEGE (\"Talbot:3/3/2/1\"; a name alone: no values); repeat")] = None,
               reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
-    """A new stack STACK of COUNTRY in LOCATION, with its units (--units LD=6) and leaders (--leader NAME)."""
+    """A new stack STACK of COUNTRY in LOCATION, with its units (--units LD=6) and leaders (--leader NAME:F/S/M/S)."""
     record(campaign, RaiseStack, Actor(actor, "gm"), key, **given(stack=stack, country=country, location=location, units=_counts(units),
-                                            leaders=[{"name": name} for name in leader or ()], reason=reason))
+                                            leaders=[_leader(text) for text in leader or ()], reason=reason))
+
+
+def _leader(text: str) -> dict[str, object]:
+    """``"Talbot:3/3/2/1"``: a leader and the fire, shock, manoeuvre and siege printed on the counter."""
+    name, sep, values = text.rpartition(":") if ":" in text else (text, "", "")
+    if not sep:
+        return {"name": text.strip()}
+    parts = values.split("/")
+    if len(parts) != 4 or not all(p.strip().isdigit() for p in parts):
+        fail("--leader", f"{text!r}: a leader is NAME or NAME:FIRE/SHOCK/MANOEUVRE/SIEGE, e.g. \"Talbot:3/3/2/1\"")
+    fire, shock, manoeuvre, siege = (int(p) for p in parts)
+    return {"name": name.strip(), "fire": fire, "shock": shock, "manoeuvre": manoeuvre, "siege": siege}
 
 
 @map_app.command("split")

@@ -102,3 +102,25 @@ def test_a_refused_siege_from_the_cli_names_the_field(settings):
     assert r.exit_code != 0 and "besiegers[0]" in r.output and "ENG-1 is in Kent, not in Picardie" in r.output
     r = run(settings, "map", "units", "corner", "ENG-1", "--units", "LD")
     assert r.exit_code != 0 and "--units" in r.output
+
+
+def test_a_leader_raised_with_his_stack_carries_the_values_printed_on_his_counter(settings):
+    """``--leader "Talbot:3/3/2/1"``: fire, shock, manoeuvre and siege from the start (a battle form then reads
+    them from the map); a malformed one is refused naming --leader, and nothing is recorded."""
+    assert run(settings, "campaign", "create", "corner", "--name", "The corner", "--scenario", "sample").exit_code == 0
+    assert run(settings, "turn", "open", "corner").exit_code == 0
+    bad = run(settings, "map", "raise", "corner", "ENG-9", "ENG", "Kent", "--units", "LD=2", "--leader", "Talbot:3/3")
+    assert bad.exit_code == 2 and "[--leader]" in bad.output and "FIRE/SHOCK/MANOEUVRE/SIEGE" in bad.output
+    r = run(settings, "map", "raise", "corner", "ENG-9", "ENG", "Kent", "--units", "LD=2",
+            "--leader", "Warwick:3/3/2/1", "--leader", "Scales")
+    assert r.exit_code == 0, r.output
+    [raised] = json.loads(r.stdout)["events"]
+    ledger = Ledger(settings)
+    try:
+        event = ledger.event_at(campaign_id("corner"), raised["position"])
+    finally:
+        ledger.close()
+    warwick, scales = event.leaders
+    assert (warwick["name"], warwick["fire"], warwick["shock"], warwick["manoeuvre"], warwick["siege"]) == \
+        ("Warwick", 3, 3, 2, 1)
+    assert scales["name"] == "Scales" and scales["fire"] == 0
