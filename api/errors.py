@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from api.guards import RETRY_AFTER
 from eventsourcing.persistence import InterfaceError as PersistenceInterfaceError
 from eventsourcing.persistence import OperationalError as PersistenceOperationalError
-from ledger.domain.errors import ConcurrencyExhausted, LedgerError
+from ledger.domain.errors import ConcurrencyExhausted, LedgerError, plain
 from ledger.rules.core import RulesError
 
 
@@ -73,7 +73,8 @@ async def validation_error(_: Request, exc: RequestValidationError) -> JSONRespo
     first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
     loc = [str(p) for p in first.get("loc", ()) if p not in ("body", "query", "path", "header")]
     field = ".".join(loc) or None
-    message = f"{field}: {first.get('msg')}" if field else str(first.get("msg"))
+    why = plain(str(first.get("msg")))  # a validator's words, without pydantic's "Value error, "
+    message = f"{field}: {why}" if field else why
     return JSONResponse(_body("InvalidInput", message, field), status_code=422)
 
 

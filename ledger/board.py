@@ -138,10 +138,55 @@ class Board:
         return self.borders.get(frozenset((a, b)))
 
 
-def did_you_mean(name: str, known: Iterable[str]) -> str:
-    """"; did you mean 'Picardie'?" for a misspelt name (the closest known ones), else ""."""
-    close = difflib.get_close_matches(name, list(known), n=4, cutoff=0.6)
-    return f"; did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+def _fold(name: str) -> str:
+    return " ".join(name.split()).casefold()
+
+
+#: How close a name must be to be proposed (difflib's ratio), and how far behind the closest one it may be.
+CUTOFF, MARGIN = 0.6, 0.1
+
+
+def close_names(name: str, known: Iterable[str], aliases: Mapping[str, Iterable[str]] | None = None,
+                n: int = 4) -> list[str]:
+    """The known names closest to a misspelt ``name``, closest first (case and repeated spaces ignored). With
+    ``aliases`` (a name -> its other spellings), a spelling close to ``name`` proposes the name it stands for,
+    shown "name (spelling)" when they differ: "Frnace" -> "FRA (France)"."""
+    spellings: dict[str, tuple[str, str]] = {}
+    for k in known:
+        spellings.setdefault(_fold(k), (k, k))
+    for k, others in (aliases or {}).items():
+        for other in others:
+            spellings.setdefault(_fold(other), (k, other))
+    matcher = difflib.SequenceMatcher()
+    matcher.set_seq2(_fold(name))
+    scored: list[tuple[float, str]] = []
+    for key in spellings:
+        matcher.set_seq1(key)
+        if matcher.real_quick_ratio() >= CUTOFF and matcher.quick_ratio() >= CUTOFF and matcher.ratio() >= CUTOFF:
+            scored.append((matcher.ratio(), key))
+    scored.sort(key=lambda s: (-s[0], s[1]))
+    best = scored[0][0] if scored else 0.0
+    out: list[str] = []
+    seen: set[str] = set()
+    for score, close in scored:
+        if score < best - MARGIN:  # far behind the closest: not what was meant
+            break
+        k, spelling = spellings[close]
+        if k not in seen:
+            seen.add(k)
+            out.append(k if _fold(k) == _fold(spelling) else f"{k} ({spelling})")
+    return out[:n]
+
+
+def did_you_mean(name: str, known: Iterable[str], *, aliases: Mapping[str, Iterable[str]] | None = None,
+                 quote: bool = True, lead: str = "; ") -> str:
+    """"; did you mean 'Picardie'?" for a misspelt name (the closest known ones, closest first), else "".
+    The project's one "did you mean": places, stacks and the closed vocabularies of the rules
+    (``ledger/rules/names.py``, unquoted after a colon: "unknown minor 'Venisse': did you mean venise?")."""
+    close = close_names(name, known, aliases)
+    if not close:
+        return ""
+    return f"{lead}did you mean {', '.join(repr(c) if quote else c for c in close)}?"
 
 
 def _lookup(table: Mapping[str, Any], name: str, fld: str) -> Any:

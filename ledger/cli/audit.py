@@ -12,6 +12,7 @@ from rich.table import Table
 from ledger.cli.base import cid_of, emit, err, error_text, escape, fail, ledger_app, out, parse_ints, parse_json
 from ledger.domain import events as ev
 from ledger.domain.campaign import campaign_id
+from ledger.domain.errors import first_error
 from ledger.rules.core import FixedDice, RulesError, get_ruleset, procedure_order
 
 
@@ -197,8 +198,9 @@ def resolve(
         ruling = proc.resolve(data, source)
     except RulesError as e:
         fail(e.field or "inputs", str(e))
-    except ValueError as e:
-        fail("inputs", str(e))
+    except ValueError as e:  # the model's refusal, in plain words (never pydantic's "1 validation error for ...")
+        loc, why = first_error(e)
+        fail(f"inputs.{loc}" if loc else "inputs", f"{loc}: {why}" if loc else why)
     if source.unused:
         err.print(f"[yellow]warning:[/yellow] {source.unused} dice were not used")
     if explain:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class LedgerError(Exception):
     """Base of every error the ledger reports to a user."""
@@ -70,3 +72,28 @@ class ChainBroken(LedgerError):
     """The stored history does not verify (edited outside the ledger): nothing is built on it."""
 
     status = 409
+
+
+#: pydantic's own words before a validator's message ("Value error, unknown minor ..."): not the page's.
+_PYDANTIC_HEADS = ("Value error, ", "Assertion failed, ")
+
+
+def plain(message: str) -> str:
+    """A validation message in the page's words: a validator's own message without pydantic's heading."""
+    for head in _PYDANTIC_HEADS:
+        if message.startswith(head):
+            return message[len(head):]
+    return message
+
+
+def first_error(e: Exception) -> tuple[str | None, str]:
+    """(the field, dotted, and the reason in plain words) of a pydantic validation error's first error; any
+    other error is its text. Never pydantic's "1 validation error for MinorPeaceInputs ... [type=value_error]":
+    the CLI, the API and the web forms all say what this says."""
+    errors: Any = getattr(e, "errors", None)
+    if callable(errors):
+        found = errors()
+        if found:
+            loc = ".".join(str(p) for p in found[0].get("loc", ()))
+            return loc or None, plain(str(found[0].get("msg", "invalid")))
+    return None, plain(str(e))

@@ -331,6 +331,8 @@ def check_rules_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
     of a procedure, each value is one the option's input accepts (returned as that input records it)."""
     from pydantic import TypeAdapter, ValidationError
 
+    from ledger.domain.errors import plain
+
     if not isinstance(options, dict):
         raise RulesError("rules_options: an object of \"CODE.field\": value", field="settings.rules_options")
     checked: dict[str, Any] = {}
@@ -346,7 +348,7 @@ def check_rules_options(ruleset: Ruleset, options: Any) -> dict[str, Any]:
         try:
             checked[key] = TypeAdapter(info.annotation).validate_python(value, strict=True)
         except ValidationError as e:
-            raise RulesError(f"{key}: {e.errors()[0]['msg']}", field=where) from None
+            raise RulesError(f"{key}: {plain(e.errors()[0]['msg'])}", field=where) from None
     return checked
 
 

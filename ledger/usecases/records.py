@@ -10,7 +10,7 @@ from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.campaign import ruling_dice
 from ledger.domain.corrections import Standing, replaced
-from ledger.domain.errors import InvalidInput, StateConflict
+from ledger.domain.errors import InvalidInput, StateConflict, first_error
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, apply_rules_options, get_ruleset
 from ledger.usecases import board_rulings
@@ -449,9 +449,7 @@ class ManualDice:
 
 
 def validation_error(e: ValueError) -> InvalidInput:
-    errors = getattr(e, "errors", None)
-    if callable(errors):
-        first = errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ()))
-        return InvalidInput(f"{loc or 'inputs'}: {first.get('msg')}", field=f"inputs.{loc}" if loc else "inputs")
-    return InvalidInput(str(e), field="inputs")
+    """An input the procedure's model refuses, as a 422 on ``inputs.<field>`` in plain words ("minor: unknown
+    minor 'Venisse': did you mean venise?"), never pydantic's own wording."""
+    loc, why = first_error(e)
+    return InvalidInput(f"{loc or 'inputs'}: {why}", field=f"inputs.{loc}" if loc else "inputs")

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode, NavalTech
+from ledger.rules.eu.vocabularies import CountryCode, MajorCode, NavalTech
 
 SEED = "eu-military-rules.tex"
 SEC_BLOCKADE = f"{SEED} §Movements/Sea (blockade escape)"
@@ -188,7 +188,7 @@ class ConvoyAttackInputs(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     corsair_owner: Literal["pirates", "minor", "major"] = Field(description="Pirates, or the privateer's country kind")
-    controller: CountryCode | None = Field(default=None, description="Major controlling the corsair (gold goes to its ERS A9)")
+    controller: MajorCode | None = Field(default=None, description="Major controlling the corsair (gold goes to its ERS A9)")
     corsair_admiral_man: int | None = Field(default=None, ge=0, le=9, description="MAN of the corsair's admiral; none: pirates use 2, others 0")
     convoy_admiral_man: int = Field(default=0, ge=0, le=9, description="MAN of the convoy's admiral (0 without one)")
     convoy_ntd: int = Field(ge=1, le=20, description="Gold-laden NTD in the attacked stack (a convoy counter holds 5)")

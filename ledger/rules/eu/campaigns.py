@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Ruling, TableCell, load_table
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
+from ledger.rules.eu.vocabularies import MAJOR_TYPES, MINOR_TYPES, CountryCode, MajorCode, country_type
+from ledger.rules.names import TYPE_WORDS
 
 SEC = "eu-military-rules.tex §Choice of campaign"
 
@@ -90,7 +91,7 @@ class CampaignInputs(BaseModel):
         description="major; minor in limited intervention (1 simple campaign a turn + 1 passive a round free); "
         "minor fully at war (1 simple campaign a round free)",
     )
-    controller: CountryCode | None = Field(
+    controller: MajorCode | None = Field(
         default=None, description="Major controlling the minor, who pays any upgrade"
     )
     simple_campaign_used_this_turn: bool = Field(
@@ -110,6 +111,13 @@ class CampaignInputs(BaseModel):
             raise ValueError("controller: only a minor has a controller")
         if self.simple_campaign_used_this_turn and self.country_status != "minor_limited_intervention":
             raise ValueError("simple_campaign_used_this_turn: only for a minor in limited intervention")
+        kind = country_type(self.country)
+        if self.country_status == "major" and kind not in MAJOR_TYPES:
+            raise ValueError(f"country_status: {self.country} is {TYPE_WORDS.get(kind, kind)} on the board, "
+                             "not a major power: a minor's campaign is minor_limited_intervention or minor_at_war")
+        if self.country_status != "major" and kind not in MINOR_TYPES:
+            raise ValueError(f"country_status: {self.country} is {TYPE_WORDS.get(kind, kind)} on the board, "
+                             "not a minor: a major's campaign has country_status major")
         return self
 
 

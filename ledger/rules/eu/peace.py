@@ -19,8 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, Step, TableCell, load_table, sum_modifiers
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode, ProvinceName
-from ledger.rules.names import board_countries, vocabulary
+from ledger.rules.eu.vocabularies import MINOR_TYPES, CountryCode, MajorCode, ProvinceName
+from ledger.rules.names import board_countries, not_among, vocabulary
 
 SEED = "eu-redeployment-peace-interphase.tex"
 SEC_PD = f"{SEED} §The Formal Peace (Peace Differential)"
@@ -132,7 +132,7 @@ def resolve_peace_differential(i: PeaceDifferentialInputs, dice: DiceSource) -> 
 
 
 class MajorOccupation(_Inputs):
-    country: Country
+    country: MajorCode
     side: Side
     capitals_controlled_by_enemy: bool = Field(description="Its capital (or both capitals) controlled by enemies")
     national_provinces: int = Field(ge=1, le=200)
@@ -152,7 +152,7 @@ class PeaceProposal(_Inputs):
     level: int = Field(ge=0, le=5, description="0 white, 1 negotiated, 1–5 conditional; ignored if unconditional")
     winner: Side | None = Field(None, description="The victorious side (none for a white peace)")
     conditions: list[Condition] = Field(default_factory=list, max_length=3)
-    payer: Country | None = Field(None, description="Losing major paying the indemnities")
+    payer: MajorCode | None = Field(None, description="Losing major paying the indemnities")
     receiver: Country | None = Field(None, description="Victorious power receiving them")
     paid_now: int | None = Field(None, ge=0, le=10_000, description="Ducats paid now (default: all)")
 
@@ -303,22 +303,29 @@ class MinorSituation(_Inputs):
 
 
 def minor_names() -> dict[str, tuple[str, ...]]:
-    """P5's minors: the seed's names (the board's French names, or the seed's where it differs), each with
-    its board code, English name and board name as aliases."""
+    """P5's minors: the board's countries a seed's "minor" names (tables/country_kinds.toml: minors, the rest of
+    the world's, revolts', minormajors; never a major), by the seed's names (the board's French names, or the
+    seed's where it differs), each with its board code, English name and board name as aliases."""
     seed = {code: name for name, code in peace_data()["minor"]["seed_names"].items()}
     out: dict[str, tuple[str, ...]] = {}
-    for code, (french, english) in board_countries().items():
+    for code, (french, english) in board_countries("eu", MINOR_TYPES).items():
         out[seed.get(code, french)] = (code, english, french) if code in seed else (code, english)
     return out
 
 
-Minor = vocabulary("minor", minor_names(), "The minor, by the seed's name; its board code or English name "
-                   "is accepted and recorded as the seed's name")
+def minor_code(name: str) -> str:
+    """The board code of a P5 minor named by its canonical (seed) name."""
+    return minor_names()[name][0]
+
+
+Minor = vocabulary("minor", minor_names(), "A minor of the board (never a major power), by the seed's name; its "
+                   "board code or English name is accepted and recorded as the seed's name",
+                   refused=not_among("eu", MINOR_TYPES, "a minor"))
 
 
 class MinorPeaceInputs(_Inputs):
     minor: Minor = Field(description="The minor country (its nationality modifier is the seed's, by name)")
-    player: Country = Field(description="The player proposing the peace")
+    player: MajorCode = Field(description="The major power proposing the peace (a player's country)")
     level: int = Field(ge=0, le=5, description="Peace level chosen by the player (0 = white)")
     favours: Literal["minor", "player"] = Field("player", description="Side the offered peace favours")
     brandenburg_after_iv11: bool = Field(False, description="Brandenburg's −3 applies after turn IV-11")

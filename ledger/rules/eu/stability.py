@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ledger.rules.core import DiceSource, Effect, Modifier, Ruling, RulesError, TableCell, load_table
 from ledger.rules.eu import EU
-from ledger.rules.eu.vocabularies import CountryCode
+from ledger.rules.eu.vocabularies import MAJOR_TYPES, MINOR_TYPES, CountryCode, country_type
+from ledger.rules.names import TYPE_WORDS
 
 PACKAGE = "ledger.rules.eu"
 SEED = "eu-redeployment-peace-interphase.tex"
@@ -314,6 +315,10 @@ class RansomInputs(BaseModel):
             raise ValueError("only a minor's monarch may be used for the peace modifier")
         if self.monarch_of == self.captor:
             raise ValueError("a country cannot ransom its monarch from itself")
+        kind = country_type(self.monarch_of)
+        if kind not in (MAJOR_TYPES if self.power == "major" else MINOR_TYPES):
+            raise ValueError(f"power: {self.monarch_of} is {TYPE_WORDS.get(kind, kind)} on the board, "
+                             f"not a {'major power' if self.power == 'major' else 'minor'}")
         return self
 
 

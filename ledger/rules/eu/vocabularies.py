@@ -19,8 +19,29 @@ NAVAL_TECHNOLOGIES: tuple[str, ...] = tuple(_TABLE["naval"])
 LandTech = vocabulary("land technology", _TABLE["land"], "Land technology (TABLES.md code; full name accepted)")
 NavalTech = vocabulary("naval technology", _TABLE["naval"], "Naval technology (TABLES.md code; full name accepted)")
 
+_SEED_ALIASES = load_table("ledger.rules.eu", "country_aliases.toml")["seed"]
+_KINDS = load_table("ledger.rules.eu", "country_kinds.toml")
+#: The board's country types a seed's "minor" and "major" name (tables/country_kinds.toml).
+MINOR_TYPES: tuple[str, ...] = tuple(_KINDS["minor"])
+MAJOR_TYPES: tuple[str, ...] = tuple(_KINDS["major"])
+
 #: A country of the board, by code; its French or English name is accepted and recorded as the code.
-CountryCode = country_code(extra=load_table("ledger.rules.eu", "country_aliases.toml")["seed"])
+CountryCode = country_code(extra=_SEED_ALIASES)
+#: A major power: a country the board marks major, or minormajor (a game may play it as a major).
+MajorCode = country_code("A major power of the board (a major or a minormajor), by code; its French or English "
+                         "name is accepted and recorded as the code", extra=_SEED_ALIASES, types=MAJOR_TYPES,
+                         what="major power")
+#: A minor: a country the board marks minor, rest of the world, revolt or minormajor.
+MinorCode = country_code("A minor of the board (a minor, of the rest of the world, born of a revolt, or a "
+                         "minormajor left minor), by code; its French or English name is accepted and recorded "
+                         "as the code", extra=_SEED_ALIASES, types=MINOR_TYPES, what="minor")
+
+
+def country_type(code: str) -> str:
+    """The board's type of a country code (major, minormajor, minor, rotw, revolt, hab, virtual)."""
+    from ledger.board import load_board
+
+    return load_board("eu").countries[code].type
 
 #: A trade zone (STZ / CTZ) by the seed's name, with its board id as an alias (tables/trade_centres.toml).
 TradeZone = vocabulary(

@@ -99,26 +99,38 @@ def test_active_campaign_limits():
 
 
 def test_minor_at_war_has_a_free_simple_campaign_each_round_and_the_controller_pays_upgrades():
-    free = m8(land="active", country_status="minor_at_war", controller="ESP")
+    free = m8(land="active", country_status="minor_at_war", controller="ESP", country="SAV")
     assert free.outcome["ducats_paid"] == 0 and ticks(free) == []
-    up = m8(land="major", country_status="minor_at_war", controller="ESP")
+    up = m8(land="major", country_status="minor_at_war", controller="ESP", country="SAV")
     # whole ticks on the controller's sheet: the free active tick taken back, a major one ticked
     assert up.outcome["ducats_paid"] == 30 and ticks(up) == [("B41", -20), ("B42", 50)]
     assert [e.country for e in up.effects if e.kind == "ers_tick"] == ["SPA", "SPA"]  # the seed's ESP, as its board code
 
 
 def test_minor_in_limited_intervention_one_simple_a_turn_then_passive_each_round():
-    first = m8(land="active", country_status="minor_limited_intervention", controller="ESP")
+    first = m8(land="active", country_status="minor_limited_intervention", controller="ESP", country="SAV")
     assert first.outcome["ducats_paid"] == 0
-    later = m8(land="active", country_status="minor_limited_intervention", controller="ESP", simple_campaign_used_this_turn=True)
+    later = m8(land="active", country_status="minor_limited_intervention", controller="ESP", country="SAV", simple_campaign_used_this_turn=True)
     assert later.outcome["ducats_paid"] == 10 and ticks(later) == [("B40", -10), ("B41", 20)]
-    passive = m8(land="passive", country_status="minor_limited_intervention", controller="ESP", simple_campaign_used_this_turn=True)
+    passive = m8(land="passive", country_status="minor_limited_intervention", controller="ESP", country="SAV", simple_campaign_used_this_turn=True)
     assert passive.outcome["ducats_paid"] == 0
 
 
 def test_minor_requires_a_controller():
     with pytest.raises(ValueError, match="controller"):
-        m8(land="active", country_status="minor_at_war")
+        m8(land="active", country_status="minor_at_war", country="SAV")
+
+
+def test_m8_a_minors_campaign_is_a_minors_and_its_controller_a_major_power():
+    # The board marks each country's type (R_COUNTRY TYPE): France is a major, Savoy a minor (DECISIONS.md
+    # "Names — a seed's minor and major").
+    with pytest.raises(ValueError, match="FRA is a major power on the board, not a minor"):
+        m8(land="active", country_status="minor_at_war", controller="ESP")
+    with pytest.raises(ValueError, match="SAV is a minor on the board, not a major power"):
+        m8(land="active", country="SAV")
+    with pytest.raises(ValueError, match=r"Savoy \(SAV\) is a minor on the board, not a major power"):
+        m8(land="active", country_status="minor_at_war", controller="SAV", country="GEN")
+    assert m8(land="active", country_status="minor_at_war", controller="VEN", country="GEN").inputs["controller"] == "VEN"
 
 
 def test_extended_campaign_upgrade_moves_the_tick_and_pays_the_difference():
