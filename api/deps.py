@@ -13,6 +13,8 @@ Access control for route authors (see ``ledger/access.py`` for the rules):
   on every write route: ``actor: Permit("record_ruling")``. A new action is
   allowed to game masters and refused to players and observers until a
   ``WRITES`` entry says otherwise.
+- ``OperatorDep``: the admin token's caller only (else 403), for what concerns the
+  service rather than a campaign (``/metrics``).
 - ``CampaignId``: the campaign of the path (id or slug), resolved once per request.
 - ``IdempotencyKey``: the ``Idempotency-Key`` header, to pass to ``Ledger.execute``.
 """
@@ -128,6 +130,20 @@ def Permit(action: str) -> Any:  # noqa: N802 (reads as a type in signatures)
     return Annotated[Actor, Depends(_Permit(action))]
 
 
+async def operator(caller: CallerDep) -> Actor:
+    """The service's operator: the admin token (``LEDGER_ADMIN_TOKEN``), or in development without one a request
+    without a token from loopback (``api/security.py``); a campaign's token, whatever its role, gets 403."""
+    if caller.actor.role != "admin":
+        raise Forbidden("only the operator's admin token (LEDGER_ADMIN_TOKEN) may read this", field="Authorization",
+                        rule="access.operator")
+    return caller.actor
+
+
+#: ``_: OperatorDep`` on a route for the operator alone (``/metrics``: its counters move with every append, hidden
+#: ones too, so a reader who may not see an event would learn when one of which type was recorded).
+OperatorDep = Annotated[Actor, Depends(operator)]
+
+
 async def idempotency_key(
     idempotency_key: Annotated[str | None, Header(max_length=200, description="Retry-safe key")] = None,
 ) -> str | None:
@@ -158,5 +174,5 @@ async def campaign_state(request: Request) -> CampaignState:
 
 
 CampaignStateDep = Annotated[CampaignState, Depends(campaign_state)]
-__all__ = ["LedgerDep", "ActorDep", "Permit", "CallerDep", "IdempotencyKey",
+__all__ = ["LedgerDep", "ActorDep", "Permit", "OperatorDep", "CallerDep", "IdempotencyKey",
            "CampaignId", "CampaignStateDep", "CampaignNotFound"]

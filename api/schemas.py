@@ -75,6 +75,10 @@ class EventPublic(BaseModel):
                                                "reason": "looting of Picardie", "source": None}])
     prev_hash: str = Field(examples=["9f2c" + "0" * 60])
     hash: str = Field(examples=["b41a" + "0" * 60])
+    salt: str | None = Field(default=None, examples=[None],
+                             description="A hidden event's salt (64 hex digits; null for a public event and one "
+                                         "recorded before salts): part of what its hash covers, given only to "
+                                         "those who may read the event")
 
 
 class ChainPublic(BaseModel):

@@ -17,7 +17,7 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -30,12 +30,14 @@ from eventsourcing.application import Application, LRUCache
 from eventsourcing.persistence import IntegrityError, InterfaceError, OperationalError
 from eventsourcing.utils import get_topic
 
+from ledger import chain as chainlib
 from ledger import dice as dicelib
 from ledger import merkle, positions
 from ledger.chain import (GENESIS, ChainReport, Expectation, NotCanonical, StoredRow, canonical_json, event_hash, hash_body,
                           verify_rows)
 from ledger.checkpoints import CheckpointError, load_signer, parse_note
 from ledger.config import Settings
+from ledger.files import private_file, private_sqlite
 from ledger.domain import commands as cmd
 from ledger.domain.actors import SYSTEM, Actor
 from ledger.domain import events as ev
@@ -274,10 +276,15 @@ class Draft:
                 "timestamp": now,
                 "prev_hash": prev,
             }
-            digest = event_hash(prev, hash_body(self.state.id, position, get_topic(cls), state))
-            sealed.append(
-                cls(originator_id=self.state.id, originator_version=position, hash=digest, **state)  # type: ignore[arg-type]
-            )
+            # A hidden event's salt is part of its stored state, so its hash covers it (ledger/chain.py): only
+            # those who receive the event whole can recompute that hash, or confirm a guess of its content.
+            salt = chainlib.new_salt() if chainlib.blinded(vis) else None
+            digest = event_hash(prev, hash_body(self.state.id, position, get_topic(cls),
+                                                state if salt is None else {**state, "salt": salt}))
+            event = cls(originator_id=self.state.id, originator_version=position, hash=digest, **state)  # type: ignore[arg-type]
+            if salt is not None:  # not a dataclass field (LedgerEvent.salt): stored as the rest of its state is
+                object.__setattr__(event, "salt", salt)
+            sealed.append(event)
             prev = digest
         return sealed
 
@@ -907,11 +914,15 @@ class Ledger(Application[UUID]):
                 "to_root": merkle.root(leaves).hex(),
                 "proof": [h.hex() for h in merkle.consistency_proof(first, leaves)]}
 
-    def verify_dice(self, cid: UUID, turn: int) -> dicelib.DiceReport:
-        """Recompute every server roll of a closed turn, of every audience (the service sees every seed)."""
+    def verify_dice(self, cid: UUID, turn: int, actor: Actor | None = None,
+                    revealed: Collection[int] = ()) -> dicelib.DiceReport:
+        """Recompute every server roll of a closed turn, of every audience (the service sees every seed); with an
+        ``actor`` who may not see everything, only the rolls they may see (``dice.verify_for``)."""
         records = (dicelib.TurnRecord(e.position, e.type, e.visibility, e.context.get("turn"), e.payload())
                    for e in self.history(cid))
-        return dicelib.verify_records(str(cid), turn, records)
+        if actor is None:
+            return dicelib.verify_records(str(cid), turn, records)
+        return dicelib.verify_for(actor, revealed, str(cid), turn, records)
 
     def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None,
                   board: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -996,8 +1007,10 @@ def _opening(settings: Settings) -> Iterator[None]:
         yield
         return
     path = settings.sqlite_path
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.with_name(path.name + ".open-lock"), "a") as lock:
+    private_sqlite(path)  # 0600 (ledger/files.py): the file holds every event, hidden ones too
+    lock_path = path.with_name(path.name + ".open-lock")
+    private_file(lock_path, create=True)
+    with open(lock_path, "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # per open file: threads of one process exclude each other too
         try:
             yield

@@ -4,11 +4,22 @@
 canonical JSON is orjson with sorted keys, UTF-8, no whitespace. The body hashed
 includes the campaign id, the position and the event type, so an event cannot
 be moved, renumbered or retyped without breaking the chain.
+
+A hidden event (visibility not public) also stores a ``salt``: 32 random bytes
+(hex) drawn when it is sealed, part of what its hash covers. Every reader gets
+every link (``/chain``), and an event's content is often guessable (a die's
+faces, a marker in one of a few provinces, a time between two visible
+neighbours'); without the salt, a reader who may not see the event could hash
+each guess and confirm the one that matches. With it, the hash tells them
+nothing they could not draw at random; whoever may see the event receives it
+whole, salt included, and recomputes its hash as for any other. Public events
+carry no salt, and events sealed before salts existed hash as they always did.
 """
 
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -57,6 +68,16 @@ def hash_body(campaign: UUID | str, position: int, topic: str, state: Mapping[st
     body["position"] = position
     body["topic"] = topic
     return body
+
+
+def blinded(visibility: Mapping[str, Any] | None) -> bool:
+    """Whether an event of this visibility is sealed with a salt: every event not shown to everyone."""
+    return (visibility or {}).get("scope", "public") != "public"
+
+
+def new_salt() -> str:
+    """A hidden event's salt: 32 bytes from the OS's CSPRNG, hex (what a guess of the event must also guess)."""
+    return secrets.token_hex(32)
 
 
 def event_hash(prev_hash: str, body: Mapping[str, Any]) -> str:

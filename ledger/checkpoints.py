@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey,
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from ledger.config import Settings
+from ledger.files import private_dir, private_file
 
 log = logging.getLogger("ledger.checkpoints")
 ED25519 = b"\x01"  # the signed-note signature type of Ed25519
@@ -134,6 +135,7 @@ def load_signer(settings: Settings) -> Signer:
         path = settings.data_dir / "signing-key.pem"
         if not path.exists():
             _generate(path)
+    private_file(path)  # 0600, also a key file written before (or copied) with a looser mode (ledger/files.py)
     try:
         private = serialization.load_pem_private_key(Path(path).read_bytes(), password=None)
     except (OSError, ValueError) as e:
@@ -149,7 +151,7 @@ def generate_key(path: Path) -> None:
 
 
 def _generate(path: Path) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)  # 0700 where the ledger makes it
     pem = Ed25519PrivateKey.generate().private_bytes(
         serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     # Written aside, then linked into place: the link fails if the file exists, so two processes starting at

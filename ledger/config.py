@@ -15,6 +15,8 @@ from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from psycopg.conninfo import conninfo_to_dict
 
+from ledger.files import private_dir
+
 
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="LEDGER_", extra="ignore")
@@ -132,7 +134,7 @@ class Settings(BaseSettings):
                         env[var] = str(parts[key])
             env.setdefault("POSTGRES_PASSWORD", os.environ.get("POSTGRES_PASSWORD", ""))
         else:
-            self.data_dir.mkdir(parents=True, exist_ok=True)
+            private_dir(self.data_dir)  # 0700 where the ledger makes it (ledger/files.py)
             env["PERSISTENCE_MODULE"] = "ledger.store.recorders:LedgerSQLiteFactory"
             env["APPLICATION_RECORDER_TOPIC"] = "ledger.store.recorders:LedgerSQLiteRecorder"
             env["SQLITE_DBNAME"] = str(self.sqlite_path)

@@ -25,10 +25,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ledger.access import ALL_SEEING, can_see
+from ledger.domain.actors import Actor
 from ledger.domain.errors import InvalidInput, StateConflict
 
 MAX_SIDES = 1000
@@ -138,11 +140,14 @@ class DiceReport:
         return not self.mismatches
 
 
-def verify_turn(seed: bytes, committed: str, campaign: str, turn: int, rolls: Iterable[RecordedRoll]) -> DiceReport:
+def verify_turn(seed: bytes, committed: str, campaign: str, turn: int, rolls: Iterable[RecordedRoll], *,
+                gapless: bool = True) -> DiceReport:
     """Recompute every server roll of a closed turn; report what does not match.
 
     Checks the seed against the commitment, each roll's faces, and that the roll
     indices run 0, 1, 2 ... without a gap (a gap would expose a discarded roll).
+    ``gapless=False``: the rolls are some of the seed's only (what a reader may see of an audience they are not
+    in): their indices are not checked.
     """
     problems: list[str] = []
     if commitment(seed) != committed:
@@ -153,6 +158,8 @@ def verify_turn(seed: bytes, committed: str, campaign: str, turn: int, rolls: It
     checked = 0
     expected = 0
     for roll in sorted((r for r in rolls if not r.manual), key=lambda r: r.index):
+        if not gapless:
+            expected = roll.index
         if roll.index != expected:
             problems.append(f"turn {turn}: roll index {expected} is missing (next recorded is {roll.index})")
             expected = roll.index
@@ -178,13 +185,24 @@ class TurnRecord:
     data: Mapping[str, Any]  # its payload (more fields are ignored)
 
 
-def verify_records(campaign: str, turn: int, records: Iterable[TurnRecord]) -> DiceReport:
+def verify_records(campaign: str, turn: int, records: Iterable[TurnRecord], *,
+                   shown: Callable[[TurnRecord], bool] | None = None,
+                   whole: Callable[[str | None], bool] | None = None) -> DiceReport:
     """Verify the server rolls of a closed turn from the events given (a history, or what one reader sees).
 
     Scheme 2: each audience whose seed is revealed among the events is checked (the seed against its
     commitment, the faces, indices 0 .. n-1 with n the count its reveal states); rolls of an audience whose
     seed is not among the events are counted as ``hidden``: whoever may not see a seed cannot recompute them.
+
+    A reader's check (``verify_for``): the seeds are the records' (the service's, every one), but only the rolls of
+    the records ``shown`` accepts are checked, counted and reported, and an audience none of whose rolls is shown is
+    not named; an audience's stated count and gapless indices are checked only where ``whole`` accepts its key
+    (``None``: every roll of a scheme-1 turn), that is where the reader may see every roll of it: elsewhere the rolls
+    they do not see are not theirs to count.
     """
+    def complete(key: str | None) -> bool:
+        return whole is None or whole(key)
+
     opened = closed = None
     commitments: dict[str, str] = {}
     revealed: dict[str, tuple[int, str, int]] = {}  # audience -> (position, seed, rolls)
@@ -201,6 +219,8 @@ def verify_records(campaign: str, turn: int, records: Iterable[TurnRecord]) -> D
             commitments[d["audience"]] = d["commitment"]
         elif r.type == "DiceSeedRevealed":
             revealed[d["audience"]] = (r.position, d["seed"], d["rolls"])
+        elif shown is not None and r.type in ("DiceRolled", "RulingRecorded") and not shown(r):
+            continue
         elif r.type == "DiceRolled":
             rolls.append((audience(r.visibility), RecordedRoll(r.position, d.get("index"), d["sides"], d["count"],
                                                                d["purpose"], tuple(d["values"]), bool(d.get("manual")))))
@@ -215,13 +235,14 @@ def verify_records(campaign: str, turn: int, records: Iterable[TurnRecord]) -> D
         raise StateConflict(f"turn {turn} is still open: its seeds are revealed when it closes", field="turn")
     if opened.get("dice_scheme", SINGLE_SEED) == SINGLE_SEED:
         every = [roll for _, roll in rolls]
-        report = verify_turn(bytes.fromhex(closed["seed"]), opened["commitment"], campaign, turn, every)
-        return _counted(report, turn, closed["rolls"], every, "the closing event")
+        report = verify_turn(bytes.fromhex(closed["seed"]), opened["commitment"], campaign, turn, every,
+                             gapless=complete(None))
+        return _counted(report, turn, closed["rolls"], every, "the closing event") if complete(None) else report
     commitments[PUBLIC] = opened["commitment"]
     revealed[PUBLIC] = (0, closed["seed"], closed["rolls"])
     checked = manual = hidden = 0
     problems: list[str] = []
-    for key in sorted({k for k, _ in rolls} | set(revealed)):
+    for key in sorted({k for k, _ in rolls} | {k for k in revealed if complete(k)}):
         own = [roll for k, roll in rolls if k == key]
         if key not in revealed:
             hidden += sum(1 for roll in own if not roll.manual)
@@ -229,15 +250,36 @@ def verify_records(campaign: str, turn: int, records: Iterable[TurnRecord]) -> D
             continue
         position, seed, count = revealed[key]
         if key not in commitments:
-            problems.append(f"turn {turn}: the seed of the rolls {audience_words(key)} (revealed at position "
-                            f"{position}) has no commitment among these events")
+            where = f" (revealed at position {position})" if complete(key) else ""
+            problems.append(f"turn {turn}: the seed of the rolls {audience_words(key)}{where} has no commitment "
+                            "among these events")
             continue
-        report = verify_turn(bytes.fromhex(seed), commitments[key], campaign, turn, own)
-        reveal = "the closing event" if key == PUBLIC else f"the reveal at position {position}"
-        report = _counted(report, turn, count, own, reveal, key)
+        report = verify_turn(bytes.fromhex(seed), commitments[key], campaign, turn, own, gapless=complete(key))
+        if complete(key):
+            reveal = "the closing event" if key == PUBLIC else f"the reveal at position {position}"
+            report = _counted(report, turn, count, own, reveal, key)
         checked, manual = checked + report.checked, manual + report.manual
         problems.extend(report.mismatches)
     return DiceReport(turn, checked, manual, tuple(problems), hidden)
+
+
+def verify_for(actor: Actor, revealed: Collection[int], campaign: str, turn: int,
+               records: Iterable[TurnRecord]) -> DiceReport:
+    """``verify_records`` as ``actor`` may hear it: the game masters (and the admin, the ledger) every roll of every
+    audience; anyone else only the rolls they may see (``ledger.access.can_see``, reveals included), each checked
+    against the seed the service holds, and the count and indices of the audiences they belong to. The report is
+    then a function of what they may see: it tells nobody outside an audience that it rolled, nor how often."""
+    if actor.role in ALL_SEEING:
+        return verify_records(campaign, turn, records)
+    shown = frozenset(revealed)
+
+    def sees(r: TurnRecord) -> bool:
+        return can_see(actor, {"visibility": r.visibility, "position": r.position}, shown)
+
+    def belongs(key: str | None) -> bool:  # every roll of the audience is theirs to see (not by a reveal)
+        return key is not None and can_see(actor, {"visibility": audience_visibility(key)})
+
+    return verify_records(campaign, turn, records, shown=sees, whole=belongs)
 
 
 def _counted(report: DiceReport, turn: int, stated: int, rolls: list[RecordedRoll], where: str,

@@ -153,8 +153,10 @@ class Reader:
         self._lineages: LRUCache[tuple[UUID, str], budget_steps.Lineage] = LRUCache(audiences)
         self._hidden_sheets: LRUCache[tuple[Any, ...], frozenset[int]] = LRUCache(audiences)
         self._created: LRUCache[UUID, Record] = LRUCache(audiences)
-        # Closed turns' checks: small, and a busy server's turn pages span more turns than it has audiences.
-        self._dice: LRUCache[tuple[UUID, int], dicelib.DiceReport] = LRUCache(16 * audiences)
+        # Closed turns' dice events, and their checks by audience and the reveals among them: small, and a busy
+        # server's turn pages span more turns than it has audiences.
+        self._dice_records: LRUCache[tuple[UUID, int], list[dicelib.TurnRecord]] = LRUCache(16 * audiences)
+        self._dice: LRUCache[tuple[Any, ...], dicelib.DiceReport] = LRUCache(16 * audiences)
         # (campaign, a turn's start) -> the stored rows after it, in order, no gaps (``turn_records``): events
         # never change, so a prefix read once serves every later step of the turn; bounded by bytes.
         self._turn_rows: LRUCache[tuple[UUID, int], list[Any]] = LRUCache(
@@ -1355,18 +1357,33 @@ class Reader:
                 out.setdefault(key, x.data.get("commitment"))
         return out
 
-    def turn_dice(self, cid: UUID, turn: int, head: int) -> dicelib.DiceReport:
-        """``Ledger.verify_dice`` of a closed turn from its dice events only (every one, hidden ones too), kept
-        per turn: once closed, nothing is added to a turn. Raises its ``LedgerError`` (an open turn...)."""
+    def turn_dice(self, cid: UUID, turn: int, head: int, actor: Actor | None = None,
+                  revealed: Collection[int] = ()) -> dicelib.DiceReport:
+        """``Ledger.verify_dice`` of a closed turn from its dice events only, as ``actor`` may hear it (None: every
+        roll, hidden ones too; a player or an observer: the rolls they may see, ``dice.verify_for``). The events are
+        kept per turn (once closed, nothing is added to a turn), the report per audience and the reveals among
+        them. Raises its ``LedgerError`` (an open turn...)."""
         with self._lock:
-            found = self._dice.get((cid, turn))
+            records = self._dice_records.get((cid, turn))
+        if records is None:
+            records = [dicelib.TurnRecord(r.position, r.type, r.visibility, r.turn, r.data)
+                       for r in self._turn_span(cid, turn, head, DICE_TYPES, DICE_DECODERS)
+                       if r.turn is None or r.turn <= turn]
+            if any(r.type == "TurnClosed" and r.data.get("turn", r.turn) == turn for r in records):
+                with self._lock:  # kept once closed only: an open turn's check raises, and is asked again later
+                    self._dice_records[(cid, turn)] = records
+        if actor is None or sees_all(actor):
+            key: tuple[Any, ...] = (cid, turn)
+        else:
+            shown = frozenset(revealed)
+            key = (cid, turn, audience(actor), tuple(r.position for r in records if r.position in shown))
+        with self._lock:
+            found = self._dice.get(key)
         if found is None:
-            found = dicelib.verify_records(str(cid), turn, (
-                dicelib.TurnRecord(r.position, r.type, r.visibility, r.turn, r.data)
-                for r in self._turn_span(cid, turn, head, DICE_TYPES, DICE_DECODERS)
-                if r.turn is None or r.turn <= turn))
+            found = (dicelib.verify_records(str(cid), turn, records) if len(key) == 2
+                     else dicelib.verify_for(actor, revealed, str(cid), turn, records))  # type: ignore[arg-type]
             with self._lock:
-                self._dice[(cid, turn)] = found
+                self._dice[key] = found
         return found
 
     def _turn_groups(self, cid: UUID, head: int) -> tuple[int, dict[tuple[int, str], list[Any]]]:

@@ -4,9 +4,10 @@ Verification and visibility: every reader may walk the whole chain on the
 server (``/verify``: counts and hashes only) and read every link (``/chain``:
 position, previous hash, own hash, whether they may see the event). A player
 can thus check that nothing was inserted, removed or rewritten between the
-events they see, without learning a hidden event's type or content; only a
-game master (or an observer once the GM reveals it) can recompute a hidden
-event's own hash.
+events they see, without learning a hidden event's type or content: a hidden
+event's hash covers a salt served only with the event (ledger/chain.py), so its
+link confirms no guess of it. Whoever may read the event (its audience; everyone
+once it is revealed) gets it whole, salt included, and recomputes its hash.
 """
 
 from __future__ import annotations
@@ -87,21 +88,10 @@ def chain(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignSt
             for e in ledger.history(cid, after=after, limit=limit)]
 
 
-_AT_POSITION = re.compile(r"^(turn \d+): roll \d+ at position (\d+) \(")
-
-
 @router.get("/turns/{turn}/dice/verify", response_model=schemas.DicePublic,
-            summary="Recompute every server roll of a closed turn from its revealed seed")
+            summary="Recompute the server rolls of a closed turn this caller may see from their revealed seeds")
 def verify_dice(cid: CampaignId, turn: Annotated[int, Path(ge=1, le=2**31)], ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep):
-    r = ledger.verify_dice(cid, turn)
-    mismatches = list(r.mismatches)
-    if actor.role not in ALL_SEEING:
-        # Every roll is checked, hidden ones too; a hidden roll's purpose and faces are not shown.
-        def redact(problem: str) -> str:
-            m = _AT_POSITION.match(problem)
-            if m and not can_see(actor, ledger.event_at(cid, int(m.group(2))), state.revealed):
-                return f"{m.group(1)}: a roll hidden from you, at position {m.group(2)}, does not match the seed"
-            return problem
-
-        mismatches = [redact(p) for p in mismatches]
-    return schemas.DicePublic(turn=r.turn, checked=r.checked, manual=r.manual, ok=r.ok, mismatches=mismatches)
+    # The game master hears of every roll; anyone else checks, counts and hears of the rolls they may see only
+    # (ledger/dice.py ``verify_for``): nobody outside an audience learns that it rolled, nor how often.
+    r = ledger.verify_dice(cid, turn, actor=actor, revealed=state.revealed)
+    return schemas.DicePublic(turn=r.turn, checked=r.checked, manual=r.manual, ok=r.ok, mismatches=list(r.mismatches))

@@ -1,4 +1,8 @@
-"""Liveness, readiness and metrics (no token needed: they tell nothing about campaigns)."""
+"""Liveness and readiness (no token needed: load balancers probe them), and metrics for the operator.
+
+``/metrics`` needs the admin token (``LEDGER_ADMIN_TOKEN``; in development without one, a request without a
+token from loopback): its counters of appended events by type and of requests by route move with every write,
+hidden ones too, so anyone reading them could tell when an event of which type was recorded out of their sight."""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ from typing import Any
 from fastapi import APIRouter, Depends, Request, Response
 
 from api import schemas
-from api.deps import LedgerDep
+from api.deps import LedgerDep, OperatorDep
+from api.errors import ERRORS, _doc
 from api.replica import on_primary
 from api.observability import metrics_body
 
@@ -63,9 +68,10 @@ def _external(request: Request, ledger: Any) -> tuple[dict[str, int], int, dict[
     return per, max(per.values(), default=0), {"alive": alive, **(beat or {})}
 
 
-@router.get("/metrics", summary="Prometheus metrics", response_class=Response,
+@router.get("/metrics", summary="Prometheus metrics (the admin token)", response_class=Response,
             responses={200: {"content": {"text/plain": {"example": METRICS_EXAMPLE}},
-                             "description": "Prometheus text format"}})
-def metrics():
+                             "description": "Prometheus text format"},
+                       401: ERRORS[401], 403: _doc("Not the admin token (a campaign's token, whatever its role)")})
+def metrics(_: OperatorDep):
     body, content_type = metrics_body()
     return Response(body, media_type=content_type)

@@ -34,7 +34,7 @@ def event_public(e: LedgerEvent) -> schemas.EventPublic:
     return schemas.EventPublic(
         position=e.originator_version, type=type(e).__name__, timestamp=e.timestamp, schema_version=e.schema,
         context=e.context, actor=e.actor, visibility=e.visibility, payload=e.payload(), prev_hash=e.prev_hash,
-        hash=e.hash,
+        hash=e.hash, salt=e.salt,
     )
 
 
@@ -45,7 +45,7 @@ def event_public_of(r: Record) -> schemas.EventPublic:
     return schemas.EventPublic(
         position=r.position, type=r.type, timestamp=d["timestamp"], schema_version=d["schema"], context=d["context"],
         actor=d["actor"], visibility=d["visibility"], payload={k: v for k, v in d.items() if k not in ENVELOPE},
-        prev_hash=d["prev_hash"], hash=d["hash"],
+        prev_hash=d["prev_hash"], hash=d["hash"], salt=d.get("salt"),
     )
 
 
@@ -71,7 +71,7 @@ def events_json(records: Sequence[Record]) -> bytes:
         rows.append({"position": r.position, "type": r.type, "timestamp": _timestamp(d["timestamp"]),
                      "schema_version": d["schema"], "context": d["context"], "actor": d["actor"],
                      "visibility": d["visibility"], "payload": {k: v for k, v in d.items() if k not in ENVELOPE},
-                     "prev_hash": d["prev_hash"], "hash": d["hash"]})
+                     "prev_hash": d["prev_hash"], "hash": d["hash"], "salt": d.get("salt")})
     try:
         return orjson.dumps(rows)
     except TypeError:

@@ -145,7 +145,7 @@ def _rework_dice(report: dict[str, Any]) -> dict[str, list[str]]:
 
 def _event(r: Record, summary: str) -> dict[str, Any]:
     payload = {k: v for k, v in r.data.items()
-               if k not in ("context", "actor", "visibility", "prev_hash", "hash", "schema", "timestamp")}
+               if k not in ("context", "actor", "visibility", "prev_hash", "hash", "salt", "schema", "timestamp")}
     # The payload as rows of words; a ruling, a scenario or a replacement has its own section or is summarised.
     rows = [(words.label(k), words.plain(v)) for k, v in payload.items()
             if k not in ("ruling", "scenario", "replacement", "settings", "players")]
@@ -226,7 +226,7 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         state.turn > turn or (state.turn == turn and not state.turn_open))
     # A closed turn's dice check needs nothing of the step: read while the step is read and folded
     # (``Reader.ahead``), from the moment the timeline says the step is of a kind that rolls dice.
-    checked = reader.ahead(reader.turn_dice, cid, turn, state.version) \
+    checked = reader.ahead(reader.turn_dice, cid, turn, state.version, actor, revealed) \
         if closed and in_turn[i]["type"] in _ROLLING else None
     every = reader.turn_records(cid, turn, at)  # up to the event shown, hidden ones too
     if not every or every[-1].position != at:  # the timeline's row, but not among the turn's records
@@ -257,7 +257,8 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         return timeline_model.summary(scenario[0], x)
 
     status = dice_status(r, dice, closed, lambda: reader.turn_commitments(cid, turn, state.version, actor, revealed),
-                         checked.result if checked is not None else lambda: reader.turn_dice(cid, turn, state.version))
+                         checked.result if checked is not None
+                         else lambda: reader.turn_dice(cid, turn, state.version, actor, revealed))
     later = [x for x in reader.of_types(cid, {"CorrectionRecorded"}, state.version, state) if x.position > r.position]
     corrections = [{**_event(x, summary(x)), "words": correction_words(r, x)}
                    for x in read.visible(actor, later, revealed) if x.data.get("corrects") == r.position]

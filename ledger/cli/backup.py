@@ -25,6 +25,7 @@ import typer
 from ledger.cli.base import escape, fail, ledger_app, out
 from ledger.config import Settings
 from ledger.domain.errors import LedgerError
+from ledger.files import private_file, private_sqlite
 
 PG_BIN = "/usr/lib/postgresql/15/bin"
 
@@ -85,6 +86,9 @@ def backup(file: Annotated[Path, typer.Argument(help="The backup file to write (
     """Back up the whole store into FILE (pg_dump custom format, or an SQLite database file)."""
     settings = Settings()
     tmp = file.with_name(file.name + ".partial")  # a crash never leaves a half-written FILE under its name
+    # It holds every event, hidden ones too: readable by its owner only, from its first byte (ledger/files.py).
+    tmp.unlink(missing_ok=True)
+    private_file(tmp, create=True)
     if settings.backend == "postgres":
         conninfo, schema, env = _pg_target(settings)
         _run([_pg_tool("pg_dump"), "--format=custom", f"--schema={schema}", "--no-owner", "--no-privileges",
@@ -126,7 +130,7 @@ def restore(file: Annotated[Path, typer.Argument(help="A file written by `ledger
         with open(file, "rb") as f:
             if not f.read(16).startswith(b"SQLite format 3"):
                 fail("file", f"{file} is not an SQLite backup (a PostgreSQL dump goes into a PostgreSQL store)")
-        target.parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(target)  # 0600, as the ledger opens it (ledger/files.py)
         src, dst = sqlite3.connect(file), sqlite3.connect(target)
         try:
             src.backup(dst)

@@ -9,7 +9,7 @@ canonical form and anyone can re-hash them.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from eventsourcing.domain import DomainEvent
 
@@ -25,6 +25,11 @@ class LedgerEvent(DomainEvent):
     visibility: dict[str, Any]  # {"scope": "public" | "countries" | "gm", "countries": [...]}
     prev_hash: str
     hash: str
+    #: A hidden event's blinding (``ledger.chain.new_salt``: 32 random bytes, hex), stored with it so that its hash
+    #: covers it: whoever may not see the event cannot confirm a guess of its content from its hash. Set by
+    #: ``Draft.seal`` in the stored state of an event whose visibility is not public; a public event, and any
+    #: event sealed before salts, has none (this class attribute: None), and hashes as it always did.
+    salt: ClassVar[str | None] = None
 
     @property
     def position(self) -> int:
@@ -40,7 +45,8 @@ class LedgerEvent(DomainEvent):
 
 
 ENVELOPE = frozenset(
-    {"originator_id", "originator_version", "timestamp", "schema", "context", "actor", "visibility", "prev_hash", "hash"}
+    {"originator_id", "originator_version", "timestamp", "schema", "context", "actor", "visibility", "prev_hash", "hash",
+     "salt"}
 )
 
 

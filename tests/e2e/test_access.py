@@ -131,12 +131,16 @@ def test_role_matrix_gives_exactly_the_allowed_status_codes(world, caller):
         assert slugs == {"admin": ["new", "other", "own"], "other": ["other"]}.get(caller, ["own"])
 
 
-def test_operations_routes_need_no_token(world):
+def test_liveness_and_readiness_need_no_token_and_metrics_need_the_admin_token(world):
     client = world["client"]
     assert client.get("/health").json() == {"status": "ok"}
     ready = client.get("/ready").json()
     assert ready["status"] == "ready" and ready["projections_lag"] == 0 and ready["head"] >= 10
-    assert client.get("/metrics").status_code == 200
+    # /metrics' counters move with every append, hidden ones too: the operator's alone.
+    statuses = {caller: client.get("/metrics", headers=bearer(world["tokens"][caller])).status_code
+                for caller in ("admin", "gm", "player", "observer", "other", "none", "bad")}
+    assert statuses == {"admin": 200, "gm": 403, "player": 403, "observer": 403, "other": 403, "none": 401,
+                        "bad": 401}
 
 
 def test_a_player_may_roll_only_if_the_campaign_says_so(settings, ledger):
@@ -300,10 +304,10 @@ def test_request_ids_are_echoed_and_generated(world):
 
 
 def test_metrics_count_appended_events_and_time_requests_by_route(world):
-    client, gm = world["client"], bearer(world["tokens"]["gm"])
+    client, gm, admin = world["client"], bearer(world["tokens"]["gm"]), bearer(ADMIN)
 
     def appended_rolls() -> float:
-        for line in client.get("/metrics").text.splitlines():
+        for line in client.get("/metrics", headers=admin).text.splitlines():
             if line.startswith('ledger_events_appended_total{type="DiceRolled"}'):
                 return float(line.split()[-1])
         return 0.0
@@ -312,7 +316,7 @@ def test_metrics_count_appended_events_and_time_requests_by_route(world):
     client.post("/campaigns/own/rolls", json={"purpose": "a"}, headers={**gm, "Idempotency-Key": "m1"})
     client.post("/campaigns/own/rolls", json={"purpose": "a"}, headers={**gm, "Idempotency-Key": "m1"})  # replay
     assert appended_rolls() == before + 1
-    text = client.get("/metrics").text
+    text = client.get("/metrics", headers=admin).text
     assert 'ledger_http_request_duration_seconds_count{method="POST",route="/campaigns/{campaign}/rolls"' in text
 
 

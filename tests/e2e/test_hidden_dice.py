@@ -21,7 +21,7 @@ from ledger.domain import events as ev
 from ledger.domain.commands import RevealEvent
 from ledger.domain.errors import StateConflict
 from projections.runner import Projector
-from tests.conftest import PG_DSN, raw_execute
+from tests.conftest import PG_DSN, events_table, raw_execute
 from tests.e2e.test_access import COUNTRIES, SYSTEM, VISIBILITY, bearer, issue, make_client, new_campaign
 from tests.integration.test_readme_verifier import readme_verifier
 
@@ -304,3 +304,110 @@ def test_the_timeline_tells_each_reader_of_the_seeds_they_received_in_plain_word
     eng = lines("ENG")
     assert not [line for line in eng if "dice seed revealed" in line]
     assert eng[-1] == "Turn 1 closed: public seed revealed, 1 public server roll"
+
+
+# ------------------------------------------------------------------ the service's dice check, per reader
+
+
+def dice_check(world, reader: str | None, turn: int = 1) -> dict:
+    token = world["tokens"][reader] if reader else world["gm"]
+    r = world["client"].get(f"/campaigns/{world['cid']}/turns/{turn}/dice/verify", headers=bearer(token))
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def forge_roll(settings, position: int, values: list[int], forged: list[int]) -> None:
+    """Change a roll's faces in the stored row, as whoever can write the database would."""
+    table = events_table(settings)
+    old, new = f'"values":{values}'.replace(" ", ""), f'"values":{forged}'.replace(" ", "")
+    if settings.backend == "sqlite":
+        raw_execute(settings, f"DROP TRIGGER IF EXISTS {table}_no_update")
+        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), ?, ?) AS BLOB) "
+                              "WHERE originator_version = ?", (old, new, position))
+    else:
+        raw_execute(settings, f"DROP TRIGGER IF EXISTS {table}_immutable ON {table}")
+        raw_execute(settings, f"UPDATE {table} SET state = convert_to(replace(convert_from(state, 'UTF8'), "
+                              "?, ?), 'UTF8') WHERE originator_version = ?", (old, new, position))
+
+
+def test_each_readers_dice_check_counts_the_rolls_they_may_see_and_the_game_masters_every_roll(world):
+    assert dice_check(world, None) == {"turn": 1, "checked": 3, "manual": 0, "ok": True, "mismatches": []}
+    for reader, mine in (("FRA", 2), ("ENG", 1), ("SPA", 1), ("observer", 1)):
+        assert dice_check(world, reader) == {"turn": 1, "checked": mine, "manual": 0, "ok": True, "mismatches": []}
+
+
+def test_a_changed_hidden_roll_is_reported_to_its_audience_and_the_game_master_and_to_nobody_else(world, settings,
+                                                                                                  ledger):
+    before = {reader: dice_check(world, reader) for reader in ("ENG", "observer")}
+    position = world["positions"]["FRA"]
+    values = ledger.event_at(world["cid"], position).values
+    forge_roll(settings, position, values, [v % 100 + 1 for v in values])
+    for reader in (None, "FRA"):
+        found = dice_check(world, reader)
+        assert not found["ok"] and [m for m in found["mismatches"] if f"at position {position}" in m]
+    for reader, answer in before.items():  # they hear of no roll but theirs: the same answer as before
+        assert dice_check(world, reader) == answer
+
+
+def test_a_revealed_roll_is_checked_for_every_reader_without_telling_them_how_often_its_audience_rolled(world,
+                                                                                                      ledger):
+    ledger.submit(world["cid"], RevealEvent, position=world["positions"]["gm"], reason="the mission failed",
+                  actor=SYSTEM)
+    # The roll is theirs to see now and is checked against the seed the service holds; the game masters' count of
+    # rolls, stated in their seed's reveal, stays theirs.
+    assert dice_check(world, "ENG") == {"turn": 1, "checked": 2, "manual": 0, "ok": True, "mismatches": []}
+
+
+@pytest.fixture
+def blank(settings, ledger):
+    return {"client": make_client(settings, ledger), "count": iter(range(10_000))}
+
+
+def rolled_turn(ledger, slug: str, plan: list[tuple[dict, bool]]) -> tuple[UUID, dict[str, str]]:
+    """A campaign whose turn 1 rolled ``plan``'s (visibility, physical?) rolls, closed; readers' tokens."""
+    cid = new_campaign(ledger, slug)
+    readers = {c: issue(ledger, cid, "player", c) for c in COUNTRIES}
+    readers["observer"], readers["gm"] = issue(ledger, cid, "observer"), issue(ledger, cid, "gm")
+    ledger.open_turn(cid, actor=SYSTEM)
+    for i, (vis, physical) in enumerate(plan):
+        if physical:
+            ledger.record_manual_roll(cid, purpose=f"table {i}", sides=6, values=[3], vis=vis, actor=SYSTEM)
+        else:
+            ledger.roll(cid, purpose=f"roll {i}", actor=SYSTEM, vis=vis, sides=6)
+    ledger.close_turn(cid, actor=SYSTEM)
+    return cid, readers
+
+
+def sees(reader: str, vis: dict) -> bool:
+    return reader == "gm" or vis["scope"] == "public" or reader in (vis.get("countries") or ())
+
+
+def test_a_readers_dice_check_is_a_function_of_the_rolls_they_may_see_whatever_was_rolled_out_of_their_sight(
+        blank, ledger):
+    """Two turns that differ only in rolls hidden from a reader (how many, of which audiences, physical or not)
+    give that reader the same answer: the server rolls and the physical ones they may see, nothing else."""
+    rolls = st.lists(st.tuples(VISIBILITY, st.booleans()), max_size=5)
+
+    @hsettings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                                                       HealthCheck.too_slow])
+    @given(reader=st.sampled_from(["ENG", "FRA", "SPA", "observer"]), shared=rolls, hidden_a=rolls,
+           hidden_b=rolls)
+    def check(reader, shared, hidden_a, hidden_b):
+        seen = [r for r in shared if sees(reader, r[0])]
+        answers = []
+        for extra in (hidden_a, hidden_b):
+            unseen = [r for r in extra if not sees(reader, r[0])]
+            slug = f"dice-{next(blank['count'])}"
+            cid, readers = rolled_turn(ledger, slug, [*unseen[:1], *seen, *unseen[1:]])
+            got = blank["client"].get(f"/campaigns/{slug}/turns/1/dice/verify", headers=bearer(readers[reader]))
+            assert got.status_code == 200, got.text
+            answers.append(got.json())
+            every = blank["client"].get(f"/campaigns/{slug}/turns/1/dice/verify", headers=bearer(readers["gm"]))
+            assert (every.json()["checked"], every.json()["manual"]) == (
+                sum(1 for _, physical in [*seen, *unseen] if not physical),
+                sum(1 for _, physical in [*seen, *unseen] if physical))
+        assert answers[0] == answers[1] == {
+            "turn": 1, "checked": sum(1 for _, physical in seen if not physical),
+            "manual": sum(1 for _, physical in seen if physical), "ok": True, "mismatches": []}
+
+    check()

@@ -118,19 +118,34 @@ def test_retry_after_on_contention_overload_and_an_unavailable_store():
     assert sent[0]["status"] == 503 and (b"retry-after", b"1") in sent[0]["headers"]
 
 
-def test_metrics_show_no_campaign_without_a_token(settings, ledger):
+def test_metrics_tell_a_reader_without_the_admin_token_nothing_and_name_no_campaign_to_the_operator(settings, ledger):
     c = TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}), ledger))
     auth = {"Authorization": f"Bearer {ADMIN}"}
     r = c.post("/campaigns", json={"slug": "secret-campaign", "name": "S", "countries": ["ENG"]}, headers=auth)
     cid = UUID(r.json()["campaign"])
+    player = c.post("/campaigns/secret-campaign/tokens", json={"role": "player", "country": "ENG", "holder": "e"},
+                    headers=auth).json()["token"]
     c.post("/campaigns/secret-campaign/turns", headers=auth)
     c.get("/campaigns/secret-campaign/map", headers=auth)
     c.get(f"/campaigns/{cid}/events", headers=auth)
     c.get("/campaigns/no-such-campaign/events")
-    text = c.get("/metrics").text
+    # Its counters move with every append, hidden ones too: nobody but the operator reads them.
+    for headers in ({}, {"Authorization": f"Bearer {player}"}):
+        refused = c.get("/metrics", headers=headers)
+        assert refused.status_code in (401, 403) and "ledger_" not in refused.text
+    text = c.get("/metrics", headers=auth).text
     assert "ledger_events_appended_total" in text or "ledger_http_request_duration_seconds" in text
     for leak in ("secret-campaign", str(cid), cid.hex, "no-such-campaign"):
         assert leak not in text
+
+
+def test_metrics_answer_a_request_without_a_token_from_loopback_in_development_without_an_admin_token(settings,
+                                                                                                   ledger):
+    dev = settings.model_copy(update={"env": "development", "admin_token": None})
+    local = TestClient(create_app(dev, ledger), client=("127.0.0.1", 50000), base_url="http://127.0.0.1:8000")
+    assert local.get("/metrics").status_code == 200
+    remote = TestClient(create_app(dev, ledger), client=("192.0.2.7", 50000), base_url="http://127.0.0.1:8000")
+    assert remote.get("/metrics").status_code == 401
 
 
 def test_reads_take_turns_for_their_slots_while_a_write_and_a_probe_go_past_them():

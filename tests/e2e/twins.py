@@ -344,8 +344,9 @@ def frozen_at(moment: datetime) -> Iterator[Any]:
 class Normaliser:
     """Names, in one store's answers, what is derived from the chain's hashes: each event's hash by its position
     (whole, or its first hex digits as a page shows them), each Merkle leaf and subtree by its range, each root
-    (hex or base64) by its size; the checkpoints' signatures, which sign those roots, by a placeholder; and the
-    web forms' one-use keys (random per page served)."""
+    (hex or base64) by its size; the checkpoints' signatures, which sign those roots, by a placeholder; each hidden
+    event's salt by its position (random, served whole to those who may read the event); and the web forms'
+    one-use keys (random per page served)."""
 
     _HEX = re.compile(rb"(?<![0-9a-f])[0-9a-f]{8,64}(?![0-9a-f])")
     _B64 = re.compile(rb"[A-Za-z0-9+/]{43}=")
@@ -357,6 +358,8 @@ class Normaliser:
         leaves = []
         for e in world.ledger.history(world.cid):
             names[e.hash.encode()] = f"<hash@{e.originator_version}>".encode()
+            if e.salt is not None:  # a hidden event's salt (ledger/chain.py), drawn at random: served to its audience
+                names[e.salt.encode()] = f"<salt@{e.originator_version}>".encode()
             leaves.append(merkle.leaf_hash(bytes.fromhex(e.hash)))
         for i, leaf in enumerate(leaves):
             names[leaf.hex().encode()] = f"<leaf@{i + 1}>".encode()

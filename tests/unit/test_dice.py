@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ledger import dice
+from ledger.domain.actors import Actor
 from ledger.dice import RecordedRoll, accept, commitment, derive, verify_turn
 
 SEED = bytes(range(32))
@@ -202,3 +203,55 @@ def test_a_revealed_seed_without_its_commitment_is_not_trusted():
 def test_an_audiences_seed_events_have_the_visibility_of_its_rolls(vis):
     normalised = {**vis, "countries": sorted(vis["countries"])} if "countries" in vis else vis
     assert dice.audience_visibility(dice.audience(vis)) == normalised
+
+
+# ------------------------------------------------------------ what one reader hears (dice.verify_for)
+
+GM, OBSERVER = Actor("gina", "gm"), Actor("olga", "observer")
+
+
+def test_the_game_master_hears_of_every_audiences_count_and_a_reader_outside_it_of_nothing():
+    turn = scheme_2_turn(gm_rolls_revealed=2)  # the GM's reveal counts a roll the history does not hold
+    assert dice.verify_for(GM, (), CAMPAIGN, 1, turn).mismatches == (
+        "turn 1: the reveal at position 5 counts 2 server rolls seen by the game masters only, the history holds 1",)
+    heard = dice.verify_for(OBSERVER, (), CAMPAIGN, 1, turn)
+    assert (heard.ok, heard.checked, heard.manual, heard.hidden) == (True, 1, 0, 0)
+
+
+def test_a_roll_revealed_to_a_reader_is_checked_against_its_seed_without_its_audiences_count():
+    turn = scheme_2_turn(gm_rolls_revealed=2)
+    heard = dice.verify_for(OBSERVER, {4}, CAMPAIGN, 1, turn)
+    assert (heard.ok, heard.checked) == (True, 2)
+    forged = [dice.TurnRecord(r.position, r.type, r.visibility, r.turn, {**r.data, "values": [1, 1]})
+              if r.position == 4 else r for r in turn]
+    [problem] = dice.verify_for(OBSERVER, {4}, CAMPAIGN, 1, forged).mismatches
+    assert problem.startswith("turn 1: roll 0 at position 4 (roll 4) recorded [1, 1]")
+
+
+@given(st.lists(st.sampled_from([PUBLIC_VIS, GM_VIS]), min_size=1, max_size=6), st.sets(st.integers(1, 12)))
+def test_a_reader_hears_of_the_rolls_they_may_see_only_whatever_the_game_masters_rolled(audiences, revealed):
+    """An observer's report counts the public rolls and those revealed to them, each checked against the seed the
+    service holds, and nothing else; the game master's counts every roll."""
+    seeds = {"public": PUBLIC_SEED, "gm": GM_SEED}
+    records = [dice.TurnRecord(1, "TurnOpened", PUBLIC_VIS, 1, {"turn": 1, "commitment": commitment(PUBLIC_SEED),
+                                                                "dice_scheme": 2}),
+               dice.TurnRecord(2, "DiceSeedCommitted", GM_VIS, 1, {"turn": 1, "audience": "gm",
+                                                                   "commitment": commitment(GM_SEED)})]
+    index = {"public": 0, "gm": 0}
+    for vis in audiences:
+        key = vis["scope"]
+        position = len(records) + 1
+        values = derive(seeds[key], CAMPAIGN, 1, index[key], 6, 2, f"roll {position}")
+        records.append(dice.TurnRecord(position, "DiceRolled", vis, 1, {
+            "turn": 1, "index": index[key], "sides": 6, "count": 2, "purpose": f"roll {position}",
+            "values": list(values), "manual": False}))
+        index[key] += 1
+    n = len(records)
+    records += [dice.TurnRecord(n + 1, "DiceSeedRevealed", GM_VIS, 1, {"turn": 1, "audience": "gm",
+                                                                       "seed": GM_SEED.hex(), "rolls": index["gm"]}),
+                dice.TurnRecord(n + 2, "TurnClosed", PUBLIC_VIS, 1, {"turn": 1, "seed": PUBLIC_SEED.hex(),
+                                                                     "rolls": index["public"], "dice_scheme": 2})]
+    heard = dice.verify_for(OBSERVER, revealed, CAMPAIGN, 1, records)
+    shown = sum(1 for r in records if r.type == "DiceRolled" and (r.visibility == PUBLIC_VIS or r.position in revealed))
+    assert (heard.ok, heard.checked, heard.mismatches) == (True, shown, ())
+    assert dice.verify_for(GM, revealed, CAMPAIGN, 1, records).checked == len(audiences)
