@@ -76,6 +76,17 @@ CHECKS: dict[tuple[str, str], tuple[Check, ...]] = {
                     *(Check(f"besieger_leader_{v}", f"leader_{v}", "besieger") for v in ("fire", "shock", "siege"))),
 }
 
+# The procedures whose two sides must be at war (eu): the role of one side's stack and of the other's. A siege's
+# other side is the stack named "besieged", else the holder of the besieged province (the scenario's controller
+# or owner, else the board's printed owner). DECISIONS.md "Sieges, battles and interceptions need a war".
+AT_WAR: dict[tuple[str, str], tuple[str, str]] = {
+    ("eu", "M14"): ("interceptor", "target"), ("eu", "M15"): ("interceptor", "target"),
+    ("eu", "M19"): ("attacker", "defender"), ("eu", "M20"): ("attacker", "defender"),
+    ("eu", "M21"): ("besieger", "besieged"),
+}
+#: The override that keeps a ruling whose sides are not at war: ``overrides = {"war": reason}``.
+WAR = "war"
+
 # A border crossed into the battle's province, as M19 reads it (a landing: from a sea zone).
 CROSSING = {"plain": "none", "river": "river_or_pass", "pass": "river_or_pass", "strait": "strait_or_landing",
             "bering_strait": "strait_or_landing"}
@@ -101,6 +112,7 @@ class At:
     forces: dict[str, Any]  # CampaignState.military["forces"]: stack -> {country, units, leaders}
     fortresses: dict[str, int]  # CampaignState.military["fortresses"]: place -> level changed
     inputs: dict[str, Any]
+    wars: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = ()  # CampaignState.military["wars"]: the two sides
 
     @classmethod
     def of(cls, state: CampaignState, scenario: dict[str, Any] | None, context: dict[str, Any],
@@ -109,7 +121,8 @@ class At:
         name = s.get("board") or state.settings.get("board")
         return cls(board=load_board(name) if name else None, scenario=s, where=context.get("where"),
                    roles=dict(context.get("stacks") or {}), stacks=dict(state.stacks or {}),
-                   forces=military.get("forces") or {}, fortresses=military.get("fortresses") or {}, inputs=inputs)
+                   forces=military.get("forces") or {}, fortresses=military.get("fortresses") or {}, inputs=inputs,
+                   wars=tuple((tuple(a), tuple(d)) for a, d in military.get("wars") or ()))
 
     def stack(self, role: str | None) -> str | None:
         sid = self.roles.get(role or "")
@@ -124,6 +137,19 @@ class At:
 
     def located(self, sid: str) -> str | None:
         return (self.stacks.get(sid) or [None])[0]
+
+    def holder(self, place: str | None) -> str | None:
+        """Who holds a province as far as the write side knows: the scenario's controller (its owner when it
+        names none), else the board's printed owner. Changes of control are not followed here (the map view
+        follows them): a siege of a province taken since names its besieged stack or is kept with a reason."""
+        for p in self.scenario.get("provinces") or ():
+            if p.get("name") == place:
+                return p.get("controller") or p.get("owner")
+        return getattr(self.province(place), "owner", None)
+
+    def at_war(self, a: str, b: str) -> bool:
+        """Whether two countries are on the two sides of a war in progress."""
+        return any((a in x and b in y) or (b in x and a in y) for x, y in self.wars)
 
 
 def _terrain(at: At, c: Check, place: str | None) -> Fact | None:
@@ -303,6 +329,46 @@ def _slots(inputs: dict[str, Any], c: Check) -> Iterator[tuple[str, dict[str, An
         yield c.field, holder, key, inputs
 
 
+def war(at: At, ruleset: str, procedure: str) -> dict[str, Any] | None:
+    """The disagreement when a ruling sets two sides against each other that are not at war on the map (None
+    when they are, or when the map cannot tell who a side is: a stack it does not have, a province without a
+    holder). Its ``path`` is the first side's role, its ``field`` the override that keeps it (``war``)."""
+    roles = AT_WAR.get((ruleset, procedure))
+    if roles is None:
+        return None
+    first, second = roles
+    sid = at.stack(first)
+    if sid is None:
+        return None
+    mine = at.forces[sid].get("country")
+    other_sid = at.stack(second)
+    if other_sid is not None:
+        theirs, them = at.forces[other_sid].get("country"), f"{other_sid} ({at.forces[other_sid].get('country')})"
+    elif procedure == "M21" and at.where:
+        theirs = at.holder(at.where)
+        them = f"{at.where}, held by {theirs}"
+    else:
+        return None
+    if not mine or not theirs or at.at_war(mine, theirs):
+        return None
+    wars = "; ".join(f"{', '.join(a)} against {', '.join(d)}" for a, d in at.wars) or "none"
+    said = (f"{mine} is not at war with itself" if mine == theirs
+            else f"no war between {mine} and {theirs} is declared on the map (wars in progress: {wars})")
+    return {"field": WAR, "path": f"context.stacks.{first}", "typed": f"{mine} against {theirs}",
+            "board": "not at war", "source": "map", "said": said,
+            "message": f"{first} {sid} ({mine}) against {them}: {said}; the sides of a {TITLES[procedure]} must be "
+                       f"at war (declare the war, or keep the ruling with overrides.{WAR} and a reason)"}
+
+
+TITLES = {"M14": "land interception", "M15": "sea interception", "M19": "battle", "M20": "naval battle",
+          "M21": "siege"}
+
+
+def checked(ruleset: str, procedure: str) -> bool:
+    """Whether the board or the map checks anything of this procedure's rulings."""
+    return (ruleset, procedure) in CHECKS or (ruleset, procedure) in AT_WAR
+
+
 def compare(at: At, ruleset: str, procedure: str) -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
     """(disagreements [{field, typed, board, said, source}], inputs filled, the filled {field: value})."""
     inputs = copy.deepcopy(at.inputs)
@@ -322,6 +388,9 @@ def compare(at: At, ruleset: str, procedure: str) -> tuple[list[dict[str, Any]],
             if _same_type(typed, fact.value) and _kind(c.fact, typed) != _kind(c.fact, fact.value):
                 found.append({"field": path, "typed": typed, "board": fact.value, "said": fact.said,
                               "source": fact.source})
+    not_at_war = war(at, ruleset, procedure)
+    if not_at_war is not None:
+        found.append(not_at_war)
     return found, inputs, filled
 
 
@@ -330,7 +399,7 @@ def audit(state: CampaignState, scenario: dict[str, Any] | None, ruleset: str, p
     """The disagreements of a recorded ruling's inputs with the board and the map before it (``state``),
     each marked ``overridden`` with its reason when the game master kept it."""
     inputs = ruling.get("inputs")
-    if (ruleset, procedure) not in CHECKS or not isinstance(inputs, dict):
+    if not checked(ruleset, procedure) or not isinstance(inputs, dict):
         return []
     found, _, _ = compare(At.of(state, scenario, context, inputs), ruleset, procedure)
     reasons = {o.get("field"): o.get("reason") for o in ruling.get("overridden") or ()}

@@ -291,7 +291,10 @@ def _input(path: str) -> str:
 
 
 def board_disagreement(d: dict[str, Any]) -> str:
-    """One input the board or the map state contradicts: "terrain: typed plain, the board says dense forest"."""
+    """One input the board or the map state contradicts: "terrain: typed plain, the board says dense forest";
+    sides the map has at peace: "war: ENG against FRA, not at war on the map"."""
+    if d.get("field") == "war":
+        return f"war: {plain(d.get('typed'))}, {plain(d.get('board'))} on the map"
     return f"{_input(d['field'])}: typed {plain(d.get('typed'))}, the board says {label(plain(d.get('board')))}"
 
 

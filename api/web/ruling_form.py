@@ -127,6 +127,9 @@ def placed(field: str, shown: list[dict[str, Any]]) -> bool:
 
 
 def keepable(field: str, error: Exception) -> str | None:
-    """The input a refusal lets the game master keep with a reason (``overrides``): one the board or the map
-    contradicts; None for a wrong type or a missing value, which no reason can keep."""
-    return field[len("input."):] if field.startswith("input.") and isinstance(error, ContradictsBoard) else None
+    """What a refusal lets the game master keep with a reason (``overrides``): an input the board or the map
+    contradicts, or ``war`` for sides the map has at peace (shown beside the stacks); None for a wrong type or
+    a missing value, which no reason can keep."""
+    if not isinstance(error, ContradictsBoard):
+        return None
+    return field[len("input."):] if field.startswith("input.") else error.keep

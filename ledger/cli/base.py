@@ -79,8 +79,8 @@ def ledger_app() -> Iterator[Ledger]:
         yield ledger
     except (LedgerError, RulesError) as e:
         hint = ""
-        if isinstance(e, ContradictsBoard) and e.field and "inputs." in e.field:
-            hint = f'; here: --override {e.field.split("inputs.", 1)[1]}="why you keep it"'
+        if isinstance(e, ContradictsBoard) and (e.keep or (e.field and "inputs." in e.field)):
+            hint = f'; here: --override {e.keep or e.field.split("inputs.", 1)[1]}="why you keep it"'
         err.print(error_text(f"{e}{hint}", getattr(e, "field", None)))
         raise typer.Exit(2) from None
     finally:

@@ -23,7 +23,12 @@ class InvalidInput(LedgerError):
 
 class ContradictsBoard(InvalidInput):
     """A typed input the board or the map contradicts: a game master may keep it with a reason (``overrides``),
-    which no wrong type or missing value allows."""
+    which no wrong type or missing value allows. ``keep``: the key of ``overrides`` that keeps it (the input,
+    or ``war`` for sides not at war)."""
+
+    def __init__(self, message: str, *, field: str | None = None, rule: str | None = None, keep: str | None = None):
+        super().__init__(message, field=field, rule=rule)
+        self.keep = keep
 
 
 class CampaignNotFound(LedgerError):

@@ -14,11 +14,14 @@ from ledger import board_facts
 from ledger.board import BoardError
 from ledger.domain import commands as cmd
 from ledger.domain import sight
-from ledger.domain.errors import ContradictsBoard, InvalidInput
+from ledger.domain.errors import ContradictsBoard, Forbidden, InvalidInput
 from ledger.rules.explain import plain
 
 if TYPE_CHECKING:
     from ledger.application import Draft
+
+#: Who may keep a ruling the board or the map contradicts: a player never does.
+GAME_MASTERS = frozenset({"gm", "admin", "system"})
 
 
 def check(d: Draft, c: cmd.RecordRuling, ruleset: str, inputs: Any
@@ -56,7 +59,10 @@ def check_again(d: Draft, root: Any, recorded: dict[str, Any], overrides: dict[s
 def check_at(d: Draft, state: Any, ruleset: str, procedure: str, context: dict[str, Any], overrides: dict[str, str],
              inputs: Any, prefix: str = "", kept: dict[str, dict[str, Any]] | None = None
              ) -> tuple[Any, list[dict[str, Any]], dict[str, Any]]:
-    if not isinstance(inputs, dict) or (ruleset, procedure) not in board_facts.CHECKS:
+    if overrides and d.actor.role not in GAME_MASTERS:
+        raise Forbidden("only a game master keeps a ruling the board or the map contradicts (overrides)",
+                        field=f"{prefix}overrides.{sorted(overrides)[0]}")
+    if not isinstance(inputs, dict) or not board_facts.checked(ruleset, procedure):
         found, filled = [], {}
     else:
         at = board_facts.At.of(state, d.ledger.scenario(state.id), context, inputs)
@@ -77,9 +83,11 @@ def check_at(d: Draft, state: Any, ruleset: str, procedure: str, context: dict[s
         f, more = refused[0], [r["field"] for r in refused[1:]]
         also = f"; also {', '.join(more)}" if more else ""
         typed = repr(f["typed"]) if isinstance(f["typed"], str) else plain(f["typed"])
-        raise ContradictsBoard(f"{f['field']}: typed {typed}, but the {f['source']} says {f['said']} "
-                           f"(keep it with overrides.{f['field']} and a reason{also})",
-                           field=f"{prefix}inputs.{f['field']}", rule=f"{ruleset}:{procedure}")
+        message = f.get("message") or (f"{f['field']}: typed {typed}, but the {f['source']} says {f['said']} "
+                                       f"(keep it with overrides.{f['field']} and a reason)")
+        raise ContradictsBoard(message[:-1] + f"{also})" if also and message.endswith(")") else message + also,
+                               field=f"{prefix}{f.get('path') or 'inputs.' + f['field']}",
+                               rule=f"{ruleset}:{procedure}", keep=f["field"])
     if overrides:  # an override of nothing is a mistake worth saying, not a silent no-op
         raise InvalidInput(f"nothing on the board or the map contradicts {', '.join(sorted(overrides))}: "
                            "no override needed", field=f"{prefix}overrides.{sorted(overrides)[0]}")

@@ -71,3 +71,28 @@ def test_the_command_line_says_did_you_mean_venise_when_recording_or_resolving(s
         assert r.exit_code == 2
         assert f"error [inputs.minor]: minor: {SAID}" in r.output, r.output
         assert not any(p in r.output for p in PYDANTIC)
+
+
+def test_the_web_form_refuses_a_siege_without_a_war_beside_the_besieger_and_offers_the_game_master_to_keep_it(
+        settings, sample):
+    from ledger.domain import commands as cmd
+
+    [[attackers, defenders]] = sample.campaign(CID).military["wars"]
+    sample.handle(CID, cmd.MakePeace(attackers=attackers, defenders=defenders, reason="treaty"), actor=GM)
+    c, _ = logged_in(settings, sample)
+    new = "/ui/campaigns/sample/rulings/new"
+    csrf = csrf_of(c.get(new, params={"procedure": "M21"}).text)
+    siege = {"procedure": "M21", "csrf": csrf, "input.action": "undermine", "input.fortress_level": "2",
+             "where": "Picardie", "role.0": "besieger", "stack.0": "ENG-1", "dice": "server", "visibility": "public"}
+    before = sample.campaign(CID).version
+    r = c.post(new, data=siege)
+    assert r.status_code == 422 and sample.campaign(CID).version == before
+    [error] = re.findall(r'<span class="error" id="error-stack.0" role="alert">([^<]+)</span>', r.text)
+    assert "no war between ENG and FRA" in error
+    assert 'name="keep.war"' in r.text and 'name="keep_reason.war"' in r.text
+    r = c.post(new, data={**siege, "keep.war": "on", "keep_reason.war": "the truce was broken"},
+               follow_redirects=False)
+    assert r.status_code == 303, r.text
+    [event] = sample.history(CID, after=before)
+    assert event.ruling["overridden"] == [{"field": "war", "typed": "ENG against FRA", "board": "not at war",
+                                           "reason": "the truce was broken"}]

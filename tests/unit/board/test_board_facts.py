@@ -11,10 +11,12 @@ from hypothesis import strategies as st
 from ledger.board_facts import At, compare
 from ledger.domain.campaign import CampaignState
 
-def military(units, leaders=None, fortresses=None):
-    """CampaignState.military (ledger/domain/forces.py) holding these English stacks."""
+def military(units, leaders=None, fortresses=None, wars=(((("ENG",), ("FRA",))),)):
+    """CampaignState.military (ledger/domain/forces.py) holding these English stacks, England at war with France
+    (a siege of French Picardie needs it: DECISIONS.md "M14/M15/M19/M20/M21 — the sides must be at war")."""
     return {"forces": {sid: {"country": "ENG", "units": u, "leaders": (leaders or {}).get(sid, [])}
-                       for sid, u in units.items()}, "wars": [], "sieges": {}, "fortresses": fortresses or {}}
+                       for sid, u in units.items()}, "wars": [[list(a), list(d)] for a, d in wars], "sieges": {},
+            "fortresses": fortresses or {}}
 
 
 TALBOT = {"name": "Talbot", "kind": "general", "fire": 2, "shock": 3, "manoeuvre": 3, "siege": 1}
@@ -96,3 +98,34 @@ def test_a_crossing_is_filled_from_a_neighbouring_attacker_and_only_checked_afte
     assert "crossing" not in battle(moved)[2]
     [found] = battle(moved, crossing="none")[0]
     assert (found["field"], found["board"]) == ("crossing", "river_or_pass")
+
+
+def test_m21_a_siege_without_a_war_between_the_besieger_and_the_provinces_holder_is_reported():
+    state = CampaignState(id=uuid4(), settings={"board": "eu"}, stacks={"ENG-1": ["Champagne", 0, None]},
+                          military=military({"ENG-1": {"LD": 6}}, wars=()))
+    found, _, _ = compare(At.of(state, None, {"where": "Champagne", "stacks": {"besieger": "ENG-1"}},
+                                {"action": "undermine"}), "eu", "M21")
+    [war] = found
+    assert (war["field"], war["path"], war["typed"], war["board"]) == ("war", "context.stacks.besieger",
+                                                                       "ENG against FRA", "not at war")
+    assert "no war between ENG and FRA is declared on the map (wars in progress: none)" in war["message"]
+    at_war = CampaignState(id=uuid4(), settings={"board": "eu"}, stacks=state.stacks,
+                           military=military({"ENG-1": {"LD": 6}}, wars=((("FRA",), ("ENG", "SAV")),)))
+    assert compare(At.of(at_war, None, {"where": "Champagne", "stacks": {"besieger": "ENG-1"}},
+                         {"action": "undermine"}), "eu", "M21")[0] == []
+
+
+@given(attacker=st.sampled_from(["ENG", "FRA", "SAV"]), defender=st.sampled_from(["ENG", "FRA", "SAV"]),
+       wars=st.lists(st.tuples(st.sets(st.sampled_from(["ENG", "FRA", "SAV"]), min_size=1, max_size=2),
+                               st.sets(st.sampled_from(["ENG", "FRA", "SAV"]), min_size=1, max_size=2)), max_size=2))
+def test_m19_a_battle_is_reported_exactly_when_its_sides_are_on_no_two_sides_of_a_war(attacker, defender, wars):
+    forces = {"A-1": {"country": attacker, "units": {"LD": 3}, "leaders": []},
+              "D-1": {"country": defender, "units": {"LD": 3}, "leaders": []}}
+    state = CampaignState(id=uuid4(), settings={"board": "eu"},
+                          stacks={"A-1": ["Caux", 0, None], "D-1": ["Caux", 0, None]},
+                          military={"forces": forces, "wars": [[sorted(a), sorted(d)] for a, d in wars],
+                                    "sieges": {}, "fortresses": {}})
+    found, _, _ = compare(At.of(state, None, {"where": "Caux", "stacks": {"attacker": "A-1", "defender": "D-1"}},
+                                {}), "eu", "M19")
+    at_war = any((attacker in a and defender in d) or (attacker in d and defender in a) for a, d in wars)
+    assert ("war" in {f["field"] for f in found}) == (not at_war)
