@@ -49,19 +49,24 @@ class Check:
 
 
 def _side(role: str) -> tuple[Check, ...]:
-    """A battle side's LD and its leader's values (M19 BattleSide)."""
-    return (Check(f"{role}.ld", "stack_ld", role), Check(f"{role}.leader_man", "leader_manoeuvre", role),
+    """A battle side's LD, whether it has a leader, and its leader's values (M19 BattleSide)."""
+    return (Check(f"{role}.ld", "stack_ld", role), Check(f"{role}.has_leader", "has_leader", role),
+            Check(f"{role}.leader_man", "leader_manoeuvre", role),
             Check(f"{role}.leader_fire", "leader_fire", role), Check(f"{role}.leader_shock", "leader_shock", role))
+
+
+#: The moving stack's id, the input ``stack`` its effects (``ld_lost``, ``nd_lost``...) are placed with.
+_MOVING = Check("stack", "stack_id", "moving stack")
 
 
 # The inputs each procedure's ruling can have checked, and by what (eu). Roles are those of the procedures'
 # effects: M9/M10/M12 "moving stack" (or the input ``stack`` when it names a map stack), M14 "interceptor"
 # ("interceptor 2"... for the other stacks of its side) and "target", M19 "attacker" and "defender", M21 "besieger".
 CHECKS: dict[tuple[str, str], tuple[Check, ...]] = {
-    ("eu", "M9"): (Check("ld", "stack_ld", "moving stack"),),
-    ("eu", "M10"): (Check("province", "where"), Check("area", "area"), Check("ld", "stack_ld", "moving stack"),
+    ("eu", "M9"): (_MOVING, Check("ld", "stack_ld", "moving stack")),
+    ("eu", "M10"): (_MOVING, Check("province", "where"), Check("area", "area"), Check("ld", "stack_ld", "moving stack"),
                     Check("commander_man", "leader_manoeuvre", "moving stack")),
-    ("eu", "M12"): (Check("zones[*].difficulty", "sea_difficulty", place="name"),
+    ("eu", "M12"): (_MOVING, Check("zones[*].difficulty", "sea_difficulty", place="name"),
                     Check("commander_man", "leader_manoeuvre", "moving stack")),
     ("eu", "M14"): (Check("same_province", "same_province", "interceptor"),
                     Check("across_river_or_pass", "river_or_pass", "interceptor"),
@@ -220,6 +225,23 @@ def _stack_ld(at: At, c: Check, place: str | None) -> Fact | None:
     return Fact(ld, f"stack {sid} has {ld} LD", source="map")
 
 
+def _stack_id(at: At, c: Check, place: str | None) -> Fact | None:
+    """The stack the context names for the role (``context.stacks``): the input ``stack`` its losses are placed
+    with on the map. Named only in the input (no role), it is its own fact."""
+    sid = at.stack(c.role)
+    return None if sid is None else Fact(sid, f"the ruling's {c.role} is stack {sid}", source="context")
+
+
+def _has_leader(at: At, c: Check, place: str | None) -> Fact | None:
+    """Whether the stack has a leader (eu8 §2.2.5 G: a side without one has no leader to test)."""
+    sid = at.stack(c.role)
+    if sid is None:
+        return None
+    leaders = at.forces[sid]["leaders"]
+    said = f"stack {sid} has {'no leader' if not leaders else 'a leader (' + ', '.join(x['name'] for x in leaders) + ')'}"
+    return Fact(bool(leaders), said, source="map")
+
+
 def _side_ld(at: At, c: Check, place: str | None) -> Fact | None:
     """The LD of a side: every stack the context names for the role or a numbered one ("interceptor 2")."""
     role = c.role or ""
@@ -261,7 +283,14 @@ def _river_or_pass(at: At, c: Check, place: str | None) -> Fact | None:
             or place not in at.board.places:
         return None
     if here == place:
-        return Fact(False, f"stack {sid} is in {place} itself", source="map")
+        # In its own province the interceptor crosses nothing: the crossing is the target's, into the province
+        # (DECISIONS.md "M14 — same province and across a river or pass are cumulative"), read as M19's crossing
+        # is; unknown (the target not on the map, or not next to it), nothing is checked.
+        crossed = _crossing(at, Check(c.field, "crossing", "target"), place)
+        if crossed is None:
+            return None
+        return Fact(crossed.value == "river_or_pass", f"stack {sid} is in {place} itself and {crossed.said}",
+                    source=crossed.source, fills=crossed.fills)
     border = at.board.border(here, place)
     if border is None:
         return None  # not adjacent: the board has no border to read
@@ -295,7 +324,7 @@ FACTS: dict[str, Callable[[At, Check, str | None], Fact | None]] = {
     "terrain": _terrain, "swamp": _swamp, "clear_terrain": _clear, "rotw": _rotw, "area": _area, "where": _where,
     "port": _port, "fortress": _fortress, "printed_fortress": _printed_fortress, "sea_difficulty": _sea_difficulty,
     "stack_ld": _stack_ld, "side_ld": _side_ld, "same_province": _same_province, "river_or_pass": _river_or_pass,
-    "crossing": _crossing,
+    "crossing": _crossing, "stack_id": _stack_id, "has_leader": _has_leader,
     **{f"leader_{v}": _leader(v) for v in ("fire", "shock", "manoeuvre", "siege")},
 }
 

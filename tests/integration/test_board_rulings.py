@@ -181,7 +181,8 @@ def test_a_sea_zone_typed_with_another_difficulty_than_the_board_prints_is_refus
     assert e.field == "inputs.zones[1].difficulty" and "sea zone Celtique has difficulty 6" in e.message
     ruling = recorded(ledger, cid, procedure="M12", inputs={"nd": 4, "zones_entered": 1, "zones": [{"name": "Celtique"}]},
                       context={"stacks": {"moving stack": "ENG-F1"}})
-    assert ruling["from_board"] == {"zones[0].difficulty": 6, "commander_man": 2}
+    # The moving stack named by its role is the input its losses are placed with (issue 39).
+    assert ruling["from_board"] == {"zones[0].difficulty": 6, "commander_man": 2, "stack": "ENG-F1"}
 
 
 def test_an_override_where_nothing_disagrees_is_refused(ledger, cid):

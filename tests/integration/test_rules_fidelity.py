@@ -106,3 +106,83 @@ def test_m21_the_english_siege_of_champagne_needs_a_war_with_france_from_the_com
     assert run(settings, "map", "war", "europa", "--attacker", "ENG", "--defender", "FRA").exit_code == 0
     r = run(settings, *siege)
     assert r.exit_code == 0 and "overridden" not in json.loads(r.stdout)["data"]["ruling"]
+
+
+# ----------------------------------------------------------------- M10 moving stack named by its role only
+
+
+def map_ld(ledger, cid, stack):
+    from projections import replay
+    from projections.runner import Projector
+
+    p = Projector(ledger)
+    p.catch_up()
+    return replay.current(p.db, cid, "map")["stacks"][stack]["units"].get("LD", 0)
+
+
+def test_m10_movement_attrition_of_a_stack_named_by_its_role_takes_its_losses_off_that_stack(ledger, cid):
+    """Before: six rulings took 19 LD off a 7-LD stack named ``--stack "moving stack=FRA-1"`` and the map still
+    showed 7: the LD were filled from the map, the losses followed the input ``stack``, left out."""
+    ctx = {"where": "Normandie", "stacks": {"moving stack": "FRA-1"}}
+    start = ledger.campaign(cid).military["forces"]["FRA-1"]["units"]["LD"]
+    taken = 0
+    for _ in range(6):
+        ld = ledger.campaign(cid).military["forces"]["FRA-1"]["units"].get("LD", 0)
+        if not ld:
+            break
+        ruling = ledger.record_ruling(cid, actor=GM, procedure="M10", inputs={"causes": 6}, context=ctx,
+                                      manual_dice=[[10]]).data["ruling"]
+        assert ruling["inputs"]["stack"] == "FRA-1" and ruling["from_board"]["stack"] == "FRA-1"
+        assert ruling["inputs"]["ld"] == ld  # filled from the map as the losses left it
+        lost = sum(int(e["amount"]) for e in ruling["effects"] if e["kind"] == "ld_lost")
+        assert lost and all(e["target"] == "FRA-1" for e in ruling["effects"] if e["kind"] == "ld_lost")
+        taken += lost
+    left = ledger.campaign(cid).military["forces"]["FRA-1"]["units"].get("LD", 0)
+    assert taken <= start and left == start - taken
+    assert map_ld(ledger, cid, "FRA-1") == left  # the map view shows what the write side holds
+
+
+def test_m10_a_stack_input_that_is_not_the_roles_stack_is_refused_or_kept(ledger, cid):
+    ctx = {"where": "Normandie", "stacks": {"moving stack": "FRA-1"}}
+    e = refused(ledger, cid, procedure="M10", inputs={"causes": 1, "stack": "ENG-1"}, context=ctx)
+    assert e.field == "inputs.stack" and "the ruling's moving stack is stack FRA-1" in e.message
+
+
+# ------------------------------------------------------ M14 one interception, one score, with or without a place
+
+
+def test_m14_same_province_and_across_a_river_score_the_same_with_and_without_a_place(ledger, cid):
+    """DECISIONS.md "M14 — same province and across a river or pass are cumulative": FRA-1 in Normandie
+    intercepts ENG-1 entering Normandie from Caux, across the Seine: +1 and −2, with a place or without one.
+    Before, the board check forced "across a river" false in the interceptor's own province (8 against 6)."""
+    from ledger.rules.core import FixedDice, get_ruleset
+
+    ledger.handle(cid, cmd.MoveStack(stack="ENG-1", origin="Picardie", destination="Caux"), actor=GM)
+    ctx = {"where": "Normandie", "stacks": {"interceptor": "FRA-1", "target": "ENG-1"}}
+    placed = ledger.record_ruling(cid, actor=GM, procedure="M14", inputs={"last_campaign": "active"}, context=ctx,
+                                  manual_dice=[[5]]).data["ruling"]
+    assert placed["from_board"]["same_province"] is True and placed["from_board"]["across_river_or_pass"] is True
+    typed = {"last_campaign": "active", "interceptor_man": 4, "target_man": 3, "same_province": True,
+             "across_river_or_pass": True}
+    unplaced = get_ruleset("eu").get("M14").resolve(typed, FixedDice([5]))
+    assert placed["total"] == unplaced.total == 5 + 1 + 1 - 2
+    e = refused(ledger, cid, procedure="M14", inputs={**typed, "across_river_or_pass": False}, context=ctx)
+    assert e.field == "inputs.across_river_or_pass" and "river border" in e.message
+
+
+# --------------------------------------------------------------------- M19 a leader test needs a leader
+
+
+def test_m19_a_side_without_a_leader_on_the_map_rolls_no_leader_test(ledger, cid):
+    """eu8 §2.2.5 G: leaders are tested; a stack without one has nobody to test. Before, ``has_leader`` was not
+    filled from the map (its default, true, rolled a test for a stack with no leader)."""
+    ledger.handle(cid, cmd.RaiseStack(stack="FRA-2", country="FRA", location="Caux", units={"LD": 4}), actor=GM)
+    ctx = {"where": "Caux", "stacks": {"attacker": "ENG-1", "defender": "FRA-2"}}
+    ruling = ledger.record_ruling(cid, actor=GM, procedure="M19", inputs=BATTLE, context=ctx).data["ruling"]
+    assert ruling["inputs"]["defender"]["has_leader"] is False and ruling["from_board"]["defender.has_leader"] is False
+    assert ruling["inputs"]["attacker"]["has_leader"] is True  # Talbot
+    tested = [s["side"] for s in ruling["steps"] if s["name"].startswith("G. leader test") and s.get("dice")]
+    assert "defender" not in tested
+    e = refused(ledger, cid, procedure="M19", inputs={**BATTLE, "defender": {**BATTLE["defender"], "has_leader": True}},
+                context=ctx)
+    assert e.field == "inputs.defender.has_leader" and "stack FRA-2 has no leader" in e.message
