@@ -89,6 +89,11 @@ AT_WAR: dict[tuple[str, str], tuple[str, str]] = {
     ("eu", "M19"): ("attacker", "defender"), ("eu", "M20"): ("attacker", "defender"),
     ("eu", "M21"): ("besieger", "besieged"),
 }
+#: Inputs naming a minor (eu P5 ``minor``): a country a player plays in the campaign is a major power there,
+#: whatever kind the board gives it (a minormajor such as Venice): refused, never kept (a peace between players
+#: is P4). DECISIONS.md "P5 — the minor is never a major power; the player is one".
+MINOR_INPUTS: dict[tuple[str, str], str] = {("eu", "P5"): "minor"}
+
 #: The override that keeps a ruling whose sides are not at war: ``overrides = {"war": reason}``.
 WAR = "war"
 

@@ -62,6 +62,7 @@ def check_at(d: Draft, state: Any, ruleset: str, procedure: str, context: dict[s
     if overrides and d.actor.role not in GAME_MASTERS:
         raise Forbidden("only a game master keeps a ruling the board or the map contradicts (overrides)",
                         field=f"{prefix}overrides.{sorted(overrides)[0]}")
+    _minor_played(state, ruleset, procedure, inputs, prefix)
     if not isinstance(inputs, dict) or not board_facts.checked(ruleset, procedure):
         found, filled = [], {}
     else:
@@ -92,6 +93,29 @@ def check_at(d: Draft, state: Any, ruleset: str, procedure: str, context: dict[s
         raise InvalidInput(f"nothing on the board or the map contradicts {', '.join(sorted(overrides))}: "
                            "no override needed", field=f"{prefix}overrides.{sorted(overrides)[0]}")
     return inputs, overridden, filled
+
+
+def _minor_played(state: Any, ruleset: str, procedure: str, inputs: Any, prefix: str) -> None:
+    """A minor input naming a country a player plays in this campaign is refused: there it is a major power."""
+    name = board_facts.MINOR_INPUTS.get((ruleset, procedure))
+    players = getattr(state, "players", None) or {}
+    if name is None or not players or not isinstance(inputs, dict) or not isinstance(inputs.get(name), str):
+        return
+    from pydantic import TypeAdapter, ValidationError
+
+    from ledger.rules.core import get_ruleset
+
+    proc = get_ruleset(ruleset).get(procedure)
+    try:
+        value = TypeAdapter(proc.inputs.model_fields[name].rebuild_annotation()).validate_python(inputs[name])
+    except ValidationError:
+        return  # the resolver's validation says why, naming the field
+    aliases = proc.input_schema()["properties"][name].get("x-aliases", {}).get(value, [])
+    code = next((c for c in (value, *aliases) if c in players), None)
+    if code is not None:
+        raise InvalidInput(f"{name}: {value} ({code}) is played by {players[code]} in this campaign: a major power "
+                           "here, not a minor (a peace between players is P4)",
+                           field=f"{prefix}inputs.{name}", rule=f"{ruleset}:{procedure}")
 
 
 def _known_names(at: board_facts.At) -> None:

@@ -186,3 +186,23 @@ def test_m19_a_side_without_a_leader_on_the_map_rolls_no_leader_test(ledger, cid
     e = refused(ledger, cid, procedure="M19", inputs={**BATTLE, "defender": {**BATTLE["defender"], "has_leader": True}},
                 context=ctx)
     assert e.field == "inputs.defender.has_leader" and "stack FRA-2 has no leader" in e.message
+
+
+# ------------------------------------------------------------- P5 a minormajor a player plays is a major
+
+
+def test_p5_venice_played_by_a_player_is_a_major_power_in_that_campaign(settings):
+    """The board makes Venice a minormajor: a minor in P5 unless the campaign plays it (DECISIONS.md "P5 — the
+    minor is never a major power; the player is one")."""
+    assert run(settings, "campaign", "create", "europa", "--name", "Europa", "--scenario", "eu-1492",
+               "--player", "VEN=carla", "--player", "TUR=deniz").exit_code == 0
+    assert run(settings, "turn", "open", "europa").exit_code == 0
+    peace = ("ruling", "record", "europa", "P5", "--input", "player=TUR", "--input", "level=0")
+    r = run(settings, *peace, "--input", "minor=Venice")
+    assert r.exit_code == 2 and "error [inputs.minor]: minor: venise (VEN) is played by carla in this campaign" \
+        in r.output, r.output
+    r = run(settings, *peace, "--input", "minor=france")
+    assert r.exit_code == 2 and "France (FRA) is a major power on the board, not a minor" in r.output
+    r = run(settings, *peace, "--input", "minor=Savoy")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["data"]["ruling"]["inputs"]["minor"] == "savoie"
