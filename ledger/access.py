@@ -119,28 +119,9 @@ def visible(actor: Actor, events: list[Any], revealed: Collection[int] = ()) -> 
     return [e for e in events if can_see(actor, e, shown)]
 
 
-PUBLIC: Mapping[str, Any] = {"scope": "public"}
-GM_ONLY: Mapping[str, Any] = {"scope": "gm"}
-
-
-def meet(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]:
-    """The visibility of what is computed from two events: seen by those who see both (the game masters at
-    least). Public and X: X; countries A and B: those in both; nobody left, or a GM-only one: GM only."""
-    scopes = (a.get("scope", "public"), b.get("scope", "public"))
-    if "gm" in scopes:
-        return dict(GM_ONLY)
-    if scopes == ("public", "public"):
-        return dict(PUBLIC)
-    first = a.get("countries") or () if scopes[0] != "public" else b.get("countries") or ()
-    second = b.get("countries") or () if scopes[1] != "public" else first
-    both = sorted(set(first) & set(second))
-    return {"scope": "countries", "countries": both} if both else dict(GM_ONLY)
-
-
 def withheld(actor: Actor, kind: str, data: Mapping[str, Any]) -> bool:
-    """Whether an event ``actor`` may see holds figures they may not: a ``PhaseClosed`` recorded before
-    each country's figures had an event of their own (``PhaseFiguresRecorded``) carries every country's
-    ERS lines in ``ers``; only the all-seeing read them. Such a reader gets the event without them
+    """Whether an event ``actor`` may see holds figures they may not: a ``PhaseClosed`` of an older history
+    carries every country's ERS lines in ``ers`` (today's record none); only the all-seeing read them. Such a reader gets the event without them
     (``readable``) and cannot recompute its hash, as for a hidden event."""
     return actor.role not in ALL_SEEING and kind == "PhaseClosed" and bool(data.get("ers"))
 

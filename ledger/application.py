@@ -405,8 +405,7 @@ class Ledger(Application[UUID]):
             state = CampaignState.from_dict(data)
             if state.version != snap.originator_version or state.treasury is None or state.merkle is None \
                     or state.stacks is None or state.closed_at is None \
-                    or state.military is None or state.views is None or state.held is None \
-                    or state.sheet_readers is None:
+                    or state.military is None or state.views is None or state.held is None:
                 raise ValueError("it is older than the state it should hold")
             at = self.recorder.select_events(cid, gt=state.version - 1, lte=state.version)
             if len(at) != 1 or orjson.loads(at[0].state).get("hash") != state.head_hash:

@@ -83,8 +83,7 @@ class Fold:
         # Countries whose own player does not see every event of their sheets ("*": a hidden turn or phase).
         self.unseen: set[str] = set()
         self.corrected = False
-        # turn -> its visible PhaseClosed and PhaseFiguresRecorded events
-        self.phases: dict[int, list[list[Any]]] = defaultdict(list)
+        self.phases: dict[int, list[list[Any]]] = defaultdict(list)  # turn -> its visible PhaseClosed events
         self.amounts: dict[str, list[dict[str, int] | None]] = {}  # country -> per turn - 1 (None: not computed)
         self.digests: dict[tuple[str, int], bytes] = {}  # per sheet, the digest of its stored text
         self.dirty: dict[str, int] | None = None  # country -> first turn to compute again; None: every sheet
@@ -102,8 +101,7 @@ class Fold:
             return True
         if not public(visibility) and position not in self.revealed:
             self.hidden.add(position)
-            whose = data["country"] if kind in ("TreasuryEntryRecorded", "PhaseFiguresRecorded") else "*"
-            shown = named(visibility)
+            whose, shown = data["country"] if kind == "TreasuryEntryRecorded" else "*", named(visibility)
             self.named[whose].update(shown)
             if whose not in shown:
                 self.unseen.add(whose)
@@ -114,11 +112,11 @@ class Fold:
     def _take(self, kind: str, position: int, data: dict[str, Any]) -> None:
         inputs, dirty = self.inputs, self.dirty
         inputs.add(kind, position, data)
-        if kind in ("PhaseClosed", "PhaseFiguresRecorded"):
+        if kind == "PhaseClosed":
             self.phases[data["turn"]].append([kind, position, data])
         if dirty is None:
             return
-        if kind in ("TreasuryEntryRecorded", "PhaseFiguresRecorded"):
+        if kind == "TreasuryEntryRecorded":
             self._touch(data["country"], data["turn"])
         elif kind in ("TurnOpened", "PhaseClosed"):
             for country in inputs.countries:
@@ -185,13 +183,11 @@ class Fold:
 
     def events(self, country: str, turn: int) -> list[list[Any]]:
         """The events a sheet takes as its own, as everyone sees them, in order: the country's entries for the
-        turn, the turn's closed phases and the figures they recorded for it, turn 1's treasury."""
+        turn, the turn's closed phases, turn 1's treasury."""
         inputs = self.inputs
         out = [["TreasuryEntryRecorded", p, {"country": country, "turn": turn, "line": e.line, "amount": e.amount}]
                for p in inputs.by_key.get((country, turn), ()) for e in (inputs.entries[p],)]
-        for kind, p, data in self.phases.get(turn, ()):
-            if kind == "PhaseClosed" or data["country"] == country:
-                out.append([kind, p, data])
+        out += self.phases.get(turn, [])
         if turn == 1 and country in inputs.start:  # the treasury of the last scenario naming the country
             treasury, position = inputs.start[country]
             out.append(["ScenarioImported", position, {"scenario": {"countries": [

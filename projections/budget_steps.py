@@ -198,12 +198,12 @@ def stored_seeds(db: ViewDB, cur: Any, campaign: str, country: str, turn: int) -
 
 #: Relevant events after which a country's sheets are computed again from the first turn they touch
 #: (``touched``): the others (a correction, a scenario, the campaign's creation) may change any sheet.
-TOUCH_TYPES = frozenset({"TreasuryEntryRecorded", "TurnOpened", "PhaseClosed", "PhaseFiguresRecorded"})
+TOUCH_TYPES = frozenset({"TreasuryEntryRecorded", "TurnOpened", "PhaseClosed"})
 
 
 def touched(records: Iterable[Record], countries: Iterable[str]) -> dict[str, int] | None:
-    """Per country, the first turn whose sheet the relevant ``records`` change (an entry or a phase's figures:
-    its country's, from its turn; a turn opened or a phase closed: every country's, from that turn); the earlier sheets are the
+    """Per country, the first turn whose sheet the relevant ``records`` change (an entry: its country's, from
+    its turn; a turn opened or a phase closed: every country's, from that turn); the earlier sheets are the
     same without them (a sheet reads only the three before it). None when one may change any sheet."""
     countries = tuple(countries)
     first: dict[str, int] = {}
@@ -215,8 +215,7 @@ def touched(records: Iterable[Record], countries: Iterable[str]) -> dict[str, in
         turn = r.data.get("turn")
         if type(turn) is not int:
             return None
-        for country in (r.data.get("country"),) if r.type in ("TreasuryEntryRecorded", "PhaseFiguresRecorded") \
-                else countries:
+        for country in (r.data.get("country"),) if r.type == "TreasuryEntryRecorded" else countries:
             first[country] = min(first.get(country, turn), turn)
     return first
 

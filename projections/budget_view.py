@@ -125,8 +125,6 @@ class Cache:
         elif kind == "PhaseClosed":
             for country in inputs.countries:  # every sheet of the turn lists its closed phases
                 self._touch(country, data["turn"])
-        elif kind == "PhaseFiguresRecorded":
-            self._touch(data["country"], data["turn"])
         elif kind in ("CampaignCreated", "ScenarioImported"):
             self.dirty = None
         inputs.add(kind, position, data)

@@ -46,7 +46,7 @@ from ledger import dice as dicelib
 from ledger.access import can_see
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
-from ledger.economy.sheets import COUNTRY_TYPES, RELEVANT, Budget, Inputs, Sheet, budget, compute, sheet_json
+from ledger.economy.sheets import RELEVANT, Budget, Inputs, Sheet, budget, compute, sheet_json
 from projections import budget_public, budget_steps, budget_view, corrections, read, replay, turn_groups, views, words
 from projections import history as history_model
 from projections import timeline as timeline_model
@@ -569,7 +569,7 @@ class Reader:
         a correction may have moved entries between countries, from every event before it."""
         if r.type not in _BUDGET_EVENTS:
             return []
-        if r.type in ("PhaseClosed", "PhaseFiguresRecorded"):
+        if r.type == "PhaseClosed":
             # A phase's close lists the phase on its turn's sheets and records the values it closed on; no amount
             # reads either (``compute_sheet`` takes the entered lines and the earlier sheets), and the changes are
             # of amounts: none, without gathering the history to find none.
@@ -671,7 +671,7 @@ class Reader:
             return None
         by_turn = dict(kept.by_turn)
         for r in tail(self.ledger, cid, kept.view, view):
-            if r.type not in RELEVANT or r.type in ("TurnOpened", "PhaseClosed", "PhaseFiguresRecorded"):
+            if r.type not in RELEVANT or r.type in ("TurnOpened", "PhaseClosed"):
                 continue  # no entered line of any sheet comes from them
             turn = r.data.get("turn")
             if r.type != "TreasuryEntryRecorded" or type(turn) is not int:
@@ -913,7 +913,7 @@ class Reader:
             if r.type in budget_public.UNSETTLING:
                 return False
             if r.type in RELEVANT and not can_see(actor, r, revealed) and \
-                    (r.type not in COUNTRY_TYPES or r.data["country"] == country):
+                    (r.type != "TreasuryEntryRecorded" or r.data["country"] == country):
                 return False
         return True
 
@@ -944,7 +944,7 @@ class Reader:
             if r.type in budget_public.UNSETTLING:
                 return None
             if r.type not in RELEVANT or r.type == "TurnOpened" or \
-                    (r.type in COUNTRY_TYPES and r.data["country"] != country):
+                    (r.type == "TreasuryEntryRecorded" and r.data["country"] != country):
                 continue
             if not budget_public.public(r.visibility):
                 if actor.role == "player" and actor.country in budget_public.named(r.visibility):
@@ -1002,11 +1002,11 @@ class Reader:
                 self._country_sheets.pop(key, None)
             return None
         hidden = self._hidden_in(actor, self._restricted_budget_groups(cid, head), revealed)
-        ours = [e for e in logged if e[0] not in COUNTRY_TYPES or e[2].get("country") == country]
+        ours = [e for e in logged if e[0] != "TreasuryEntryRecorded" or e[2].get("country") == country]
         affected = [e for e in ours if e[1] in hidden]
         # An entry changes its own turn's sheet and, through it, the later ones: the sheets before the first
         # hidden one's turn are the game master's (a hidden event of another kind: every sheet may differ).
-        first = min((e[2].get("turn") if e[0] in COUNTRY_TYPES and type(e[2].get("turn")) is int
+        first = min((e[2].get("turn") if e[0] == "TreasuryEntryRecorded" and type(e[2].get("turn")) is int
                      else 0 for e in affected), default=None)
         if first is None or turn < first:
             kept = {"lock": threading.Lock(), "head": head, "inputs": None, "first": first}
@@ -1035,7 +1035,7 @@ class Reader:
         for r in tail(self.ledger, cid, kept["head"], head):
             if r.type == "CorrectionRecorded":
                 return False
-            if r.type not in RELEVANT or (r.type in COUNTRY_TYPES and r.data.get("country") != country):
+            if r.type not in RELEVANT or (r.type == "TreasuryEntryRecorded" and r.data.get("country") != country):
                 continue
             if can_see(actor, r, revealed):
                 if kept["inputs"] is not None:
@@ -1045,7 +1045,7 @@ class Reader:
             if kept["inputs"] is not None:
                 continue  # hidden: not among the inputs
             turn = r.data.get("turn")
-            if r.type not in COUNTRY_TYPES or type(turn) is not int:
+            if r.type != "TreasuryEntryRecorded" or type(turn) is not int:
                 return False
             kept["first"] = turn if kept["first"] is None else min(kept["first"], turn)
         kept["head"] = head
@@ -1167,7 +1167,7 @@ class Reader:
             groups = self._restricted_budget_groups(cid, state.version)
             hidden = [(p, kind) for kind, vis, positions in groups for p in sorted(
                 self._hidden_in(actor, [(kind, vis, positions)], revealed))]
-            if any(kind not in COUNTRY_TYPES for _, kind in hidden):
+            if any(kind != "TreasuryEntryRecorded" for _, kind in hidden):
                 return None
             countries = self._entry_countries(cid, [p for p, _ in hidden], state)
             affected = frozenset(countries[p] for p, _ in hidden)
@@ -1200,7 +1200,7 @@ class Reader:
         for r in tail(self.ledger, cid, position, state.version):
             if r.type not in RELEVANT or can_see(actor, r, revealed):
                 continue
-            if r.type not in COUNTRY_TYPES:
+            if r.type != "TreasuryEntryRecorded":
                 return None
             out.add(r.data["country"])
         return frozenset(out)
@@ -1216,7 +1216,7 @@ class Reader:
             missing = set(positions) - known.keys()
             if missing:
                 for kind, p, data in self.logged(state, max(missing)) or ():
-                    if p in missing and kind in COUNTRY_TYPES:
+                    if p in missing and kind == "TreasuryEntryRecorded":
                         known[p] = data.get("country")
                 missing -= known.keys()
             if missing:

@@ -565,7 +565,7 @@ def entry_countries(db: Any, cid: UUID, positions: list[int]) -> dict[int, Any]:
 # --------------------------------------------------------------------------- a history extended with the tail
 
 #: Records a tail may hold: the events appended since a seeded history was read, that the history reads.
-EXTEND_TYPES = frozenset({"TreasuryEntryRecorded", "TurnOpened", "PhaseClosed", "PhaseFiguresRecorded"}) | (VICTORY_TYPES - {"ScenarioImported"})
+EXTEND_TYPES = frozenset({"TreasuryEntryRecorded", "TurnOpened", "PhaseClosed"}) | (VICTORY_TYPES - {"ScenarioImported"})
 
 
 class _Tail:

@@ -152,11 +152,6 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
         return f"{p}siege of {d['province']} over, {how.get(d['outcome'], d['outcome'])} ({d['reason']})"
     if t == "PhaseClosed":
         return f"Turn {d['turn']}: {TITLES.get(d['phase'], d['phase'])} phase closed"
-    if t == "PhaseFiguresRecorded":
-        lines = d["lines"]
-        figures = (f"its sheet could not be computed ({lines['error']})" if "error" in lines
-                   else ", ".join(f"{code} {plain(value)}" for code, value in lines.items()))
-        return f"{d['country']} at the close of the {TITLES.get(d['phase'], d['phase'])} phase: {figures}"
     if t == "TokenIssued":
         return f"access token issued ({d.get('role')})"
     if t == "TokenRevoked":

@@ -15,7 +15,6 @@ from uuid import NAMESPACE_URL, UUID, uuid5
 
 from ledger import dice as dicelib
 from ledger import merkle
-from ledger.access import PUBLIC, meet
 from ledger.chain import GENESIS
 from ledger.dice import ruling_dice
 from ledger.domain import events as ev
@@ -62,10 +61,6 @@ class CampaignState:
     # Inputs a procedure carries to its next ruling (core.Procedure.carry): per "ruleset:procedure", the latest
     # ruling carrying a result of each visibility ({"position", "values", "visibility"}).
     carried: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    # Per country, who sees every event its sheets are computed from (the meet of their visibilities,
-    # ``access.meet``; a country absent: everyone): a phase's figures of the country are shown to no one else.
-    # None: an older snapshot (replayed).
-    sheet_readers: dict[str, dict[str, Any]] | None = field(default_factory=dict)
     # What the budget reads (ledger/economy/treasury_log.py): closing a phase computes the ERS from it.
     # None: restored from a snapshot older than this field; the application replays the history once.
     treasury: TreasuryLog | None = field(default_factory=TreasuryLog)
@@ -123,7 +118,6 @@ class CampaignState:
         for name, view in (d["views"] or {}).items():  # copies equal when snapshotted are shared again (one fold)
             d["views"][name] = next((v for v in d["views"].values() if v == view), view)
         d.setdefault("held", None)
-        d.setdefault("sheet_readers", None)
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
         return cls(**d)
@@ -225,15 +219,6 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
     kind = type(event).__name__
     if kind in RELEVANT and state.treasury is not None:
         state = _evolve(state, treasury=state.treasury.add(kind, event.originator_version, vars(event)))
-    if kind in ("TreasuryEntryRecorded", "CorrectionRecorded") and state.sheet_readers is not None \
-            and (event.visibility or {}).get("scope", "public") != "public":
-        # An entry hides itself from the sheet of its country; a correction (rare) may move an entry to any
-        # country's sheet: it counts for every sheet. A later reveal is not counted back (never shows more).
-        whose = (event.country,) if isinstance(event, ev.TreasuryEntryRecorded) else state.countries
-        readers = dict(state.sheet_readers)
-        for country in whose:
-            readers[country] = meet(readers.get(country, PUBLIC), event.visibility)
-        state = _evolve(state, sheet_readers=readers)
     frontier = state.merkle
     if frontier is not None:  # merkle.frontier_append on hex: only the subtree roots merged are decoded
         grown, h, size = list(frontier), merkle.leaf_hash(bytes.fromhex(event.hash)), event.originator_version - 1

@@ -302,29 +302,15 @@ class SheetsPublished(LedgerEvent):
 class PhaseClosed(LedgerEvent):
     """A phase of the sequence of play is over for this turn (ledger/usecases/phases.py).
 
-    Public, so it carries no country's figures: ``ers`` is empty since the figures moved to one
-    ``PhaseFiguresRecorded`` per country, visible as that country's entries are. A history recorded
-    before that holds here, per country, the lines the phase completed; the read side does not serve
-    them (``projections.records``), since a rival's treasury is not everyone's to read.
+    Public, so it records no country's figures: ``ers`` is empty (the game master who closes it is told each
+    country's completed lines in the answer). A history recorded before held here every country's lines;
+    the budget reads none of them and a reader who does not see everything gets the event without them
+    (``ledger.access.withheld``): a rival's treasury is not everyone's to read.
     """
 
     turn: int
     phase: str
     ers: dict[str, Any]
-
-
-class PhaseFiguresRecorded(LedgerEvent):
-    """The ERS lines a phase completes for one country, as computed when the phase closed (A8 after
-    diplomacy, A9 and A10 after redeployment, A13 and A25 after the exchequer, A31 after peace, A32 and
-    A33 at the end), or ``{"error": ...}`` when the sheet could not be computed; the budget shows them
-    beside what it recomputes. Visible as the country's treasury entries are (the campaign's
-    ``ers_visibility``), and published with its sheet (``SheetsPublished``).
-    """
-
-    turn: int
-    phase: str
-    country: str
-    lines: dict[str, Any]
 
 
 class CampaignSettingsChanged(LedgerEvent):

@@ -35,11 +35,8 @@ from ledger.rules.eu.ers import SheetDefinition, compute_sheet, ers_definition, 
 #: Event types the budget reads; every other event is skipped unread.
 RELEVANT = frozenset(
     {"CampaignCreated", "ScenarioImported", "TurnOpened", "TreasuryEntryRecorded", "CorrectionRecorded",
-     "PhaseClosed", "PhaseFiguresRecorded"}
+     "PhaseClosed"}
 )
-#: Relevant events of one country's sheets (their ``country`` and ``turn`` say which): every other relevant
-#: event may concern every sheet.
-COUNTRY_TYPES = frozenset({"TreasuryEntryRecorded", "PhaseFiguresRecorded"})
 SET_UNITS = frozenset({"percent", "modifier"})
 #: The fields ``Inputs.add`` reads from each relevant event (``trim``): what a view or the write side keeps.
 KEEP = {
@@ -47,7 +44,6 @@ KEEP = {
     "CorrectionRecorded": ("corrects", "replacement"),
     "TurnOpened": ("turn",),
     "PhaseClosed": ("turn", "phase"),
-    "PhaseFiguresRecorded": ("turn", "phase", "country", "lines"),
     "CampaignCreated": ("countries", "settings"),
 }
 _CORRECTABLE = frozenset({"amount", "line", "turn", "country"})
@@ -178,15 +174,9 @@ class Inputs:
         elif kind == "TurnOpened":
             self.turns = max(self.turns, d["turn"])
         elif kind == "PhaseClosed":
-            # Its ``ers`` (every country's figures, in histories recorded before PhaseFiguresRecorded) is not
-            # read: those figures were public, and no reader may learn a rival's treasury from them.
+            # Its ``ers`` (every country's figures, in older histories) is not read: those figures were
+            # public, and no reader may learn a rival's treasury from them.
             self.phases[d["turn"]].append(d["phase"])
-        elif kind == "PhaseFiguresRecorded":
-            for code, value in d["lines"].items():
-                if code != "error":
-                    self.closes[(d["turn"], d["country"], code)] = {"phase": d["phase"], "position": pos,
-                                                                     "value": value}
-                    self.closed_codes[(d["turn"], d["country"])].append(code)
         elif kind == "CampaignCreated":
             self.countries, self.settings = tuple(d["countries"]), d.get("settings") or {}
         elif kind == "ScenarioImported":

@@ -182,8 +182,7 @@ class TreasuryLog:
 
     def sheet_events(self, turn: int, countries: Collection[str]) -> list[int]:
         """The positions behind these countries' sheets of ``turn``: each entry that was recorded for one of
-        them or moved onto one by a correction, every correction of those entries, and the figures each
-        phase's close recorded for them, ascending.
+        them or moved onto one by a correction, and every correction of those entries, ascending.
 
         Reads the whole log (in memory, no history): publishing a turn is rare, not a hot path. A sheet
         that cannot be computed still has its entries, so they are found here rather than in its cells.
@@ -199,9 +198,6 @@ class TreasuryLog:
                 root = root_of[position] = root_of[data["corrects"]]
                 moved = data.get("replacement") or {}
                 where[root] = (moved.get("country", where[root][0]), moved.get("turn", where[root][1]))
-            elif kind == "PhaseFiguresRecorded":  # the figures a phase's close recorded for the sheet
-                root = root_of[position] = position
-                where[root] = (data["country"], data["turn"])
             else:
                 continue
             if where[root][1] == turn and where[root][0] in countries:

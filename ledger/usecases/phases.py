@@ -1,20 +1,18 @@
 """Closing the phases of the sequence of play, in order, once each (ledger/economy/milestones.py).
 
 The lines a phase completes are computed from the campaign's write-side state
-(its treasury log): closing a phase reads no history. They are recorded per
-country (``PhaseFiguresRecorded``), each as private as that country's entries.
+(its treasury log): closing a phase reads no history. They are the game
+master's answer, not recorded: the close itself is public.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ledger.access import PUBLIC, meet
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import StateConflict
 from ledger.economy import milestones
-from ledger.usecases.records import default_visibility
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -35,14 +33,10 @@ def close_phase(d: Draft, c: cmd.ClosePhase) -> dict[str, Any]:
         # Only what is in the state this command runs on (a concurrent append re-runs it).
         ers = milestones.recorded(d.ledger.budget_of(d.state), d.state.countries, turn, c.phase)
     d.context["phase"] = c.phase
+    # The close is everyone's to read, a country's figures are not: they are the game master's answer, never
+    # recorded (an event of a country's figures would tell its readers whether something hidden from them
+    # stands behind them, by its audience or its amounts: DECISIONS in the README's access section).
     d.add(ev.PhaseClosed, turn=turn, phase=c.phase, ers={})
-    # Each country's figures in an event of their own, seen as its treasury entries are (and by nobody who
-    # does not see every event they are computed from: a game master's hidden entry on a sheet makes its
-    # figures the game masters'): the phase's close is everyone's to read, a rival's treasury is not.
-    readers = d.state.sheet_readers or {}
-    for country, lines in ers.items():
-        vis = meet(default_visibility(d.state.settings, country), readers.get(country, PUBLIC))
-        d.add(ev.PhaseFiguresRecorded, vis, turn=turn, phase=c.phase, country=country, lines=lines)
     following = milestones.PHASES.index(c.phase) + 1
     return {"turn": turn, "phase": c.phase, "ers": ers,
             "next": milestones.PHASES[following] if following < len(milestones.PHASES) else None}

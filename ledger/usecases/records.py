@@ -106,13 +106,8 @@ def entry_visibility(settings: dict[str, Any], c: cmd.RecordTreasuryEntry) -> di
     existed has none and keeps what it was played with: public."""
     if c.visibility is not None:
         return c.visibility.as_dict()
-    return default_visibility(settings, c.country)
-
-
-def default_visibility(settings: dict[str, Any], country: str) -> dict[str, Any]:
-    """Who sees a country's money by default: the campaign's ``ers_visibility``."""
     if settings.get("ers_visibility", "public") == "country":
-        return {"scope": "countries", "countries": [country]}
+        return {"scope": "countries", "countries": [c.country]}
     return {"scope": "public"}
 
 

@@ -1,10 +1,10 @@
-"""Closing a phase records each country's ERS figures for that country: a rival's treasury is nobody else's.
+"""Closing a phase records no country's figures: a rival's treasury is nobody else's.
 
 A phase's close is public (everyone follows the sequence of play); the lines it completes (A8 after diplomacy,
-A9 and A10 after redeployment, ...) are recorded per country in a ``PhaseFiguresRecorded`` seen as that
-country's entries are (private by default), and published with its sheet. A ``PhaseClosed`` of an older
-history carries every country's figures: a reader who does not see everything reads it without them.
-Run on SQLite and PostgreSQL (the ``ledger`` fixture).
+A9 and A10 after redeployment, ...) are the game master's answer, not recorded: an event of a country's figures
+would tell its readers, by its audience or its amounts, whether an entry hidden from them stands behind them.
+A ``PhaseClosed`` of an older history carries every country's figures: a reader who does not see everything
+reads it without them. Run on SQLite and PostgreSQL (the ``ledger`` fixture).
 """
 
 from __future__ import annotations
@@ -40,27 +40,25 @@ def events_of(http, headers) -> list[dict]:
     return http.get(f"/campaigns/{SLUG}/events", headers=headers).json()
 
 
-def test_a_phase_close_records_each_countrys_figures_seen_as_its_entries_are(http, ledger):
-    private_budgets_through_diplomacy(ledger)
-    history = events_of(http, {})  # the admin: everything
-    [closed] = [e for e in history if e["type"] == "PhaseClosed" and e["payload"]["phase"] == "diplomacy"]
-    assert closed["visibility"] == {"scope": "public"} and closed["payload"]["ers"] == {}
-    figures = {e["payload"]["country"]: e for e in history if e["type"] == "PhaseFiguresRecorded"}
-    assert figures["ENG"]["payload"]["lines"] == {"A8": 100} and figures["FRA"]["payload"]["lines"] == {"A8": 150}
-    assert figures["ENG"]["visibility"] == {"scope": "countries", "countries": ["ENG"]}
-    assert figures["FRA"]["visibility"] == {"scope": "countries", "countries": ["FRA"]}
+def test_a_phase_close_is_public_and_records_no_countrys_figures_the_game_master_is_told_them(http, ledger):
+    ledger.create_campaign(slug=SLUG, name="Closing figures", ruleset="eu", countries=["ENG", "FRA"], actor=SETUP)
+    ledger.open_turn(CID, actor=SETUP)
+    ledger.record_treasury_entry(CID, country="ENG", line="A1", amount=100, reason="ENG start", actor=SETUP)
+    assert http.post(f"/campaigns/{SLUG}/phases/events/close", json={}).status_code == 201
+    told = http.post(f"/campaigns/{SLUG}/phases/diplomacy/close", json={})
+    assert told.status_code == 201, told.text
+    assert told.json()["data"]["ers"]["ENG"] == {"A8": 100}  # the game master's answer
+    [closed] = told.json()["events"]
+    assert closed["type"] == "PhaseClosed"
+    [stored] = [e for e in events_of(http, {}) if e["position"] == closed["position"]]
+    assert stored["visibility"] == {"scope": "public"} and stored["payload"]["ers"] == {}
 
 
-def test_a_player_reads_their_own_figures_at_a_close_and_never_a_rivals(http, ledger):
+def test_a_player_reads_no_rivals_figures_at_a_close(http, ledger):
     private_budgets_through_diplomacy(ledger)
     fra = bearer(issue(ledger, CID, "player", "FRA"))
     seen = events_of(http, fra)
-    assert [e["payload"]["country"] for e in seen if e["type"] == "PhaseFiguresRecorded"] == ["FRA"]
     assert all(e["payload"].get("ers") in (None, {}) for e in seen)
-    assert "100" not in str([e["payload"] for e in seen if e["type"] in ("PhaseClosed", "PhaseFiguresRecorded")])
-    own = http.get(f"/campaigns/{SLUG}/ers/FRA/1", headers=fra).json()
-    [a8] = [line for line in own["lines"] if line["code"] == "A8"]
-    assert a8["at_close"]["value"] == 150 and a8["at_close"]["phase"] == "diplomacy"
     rival = http.get(f"/campaigns/{SLUG}/ers/ENG/1", headers=fra)
     assert rival.status_code == 200, rival.text
     assert all(line["at_close"] is None for line in rival.json()["lines"])
@@ -70,8 +68,8 @@ def test_a_player_reads_their_own_figures_at_a_close_and_never_a_rivals(http, le
 
 def test_the_answers_a_player_gets_do_not_depend_on_a_rivals_private_figures_at_a_close(settings, ledger):
     """Two campaigns that differ only in England's private starting treasury give France's player the same
-    phase closes and figures (their times and hashes aside) and the same sheet of England (the property test of
-    every route is tests/integration/test_noninterference.py)."""
+    phase closes (their times and hashes aside) and the same sheet of England (the property test of every route
+    is tests/e2e/test_noninterference.py)."""
     answers = []
     for treasury in (100, 250):
         slug = f"{SLUG}-{treasury}"
@@ -87,27 +85,14 @@ def test_the_answers_a_player_gets_do_not_depend_on_a_rivals_private_figures_at_
             history = client.get(f"/campaigns/{slug}/events", headers=fra).json()
             sheet = client.get(f"/campaigns/{slug}/ers/ENG/1", headers=fra).json()
         answers.append(([{k: v for k, v in e.items() if k not in ("timestamp", "hash", "prev_hash")}
-                         for e in history if e["type"] in ("PhaseClosed", "PhaseFiguresRecorded")], sheet))
+                         for e in history if e["type"] == "PhaseClosed"], sheet))
     assert answers[0] == answers[1]
 
 
-def test_publishing_a_countrys_sheet_publishes_the_figures_its_phases_recorded(http, ledger):
-    private_budgets_through_diplomacy(ledger)
-    fra = bearer(issue(ledger, CID, "player", "FRA"))
-    published = http.post(f"/campaigns/{SLUG}/ers/publish", json={"turn": 1, "countries": ["ENG"],
-                                                                  "reason": "England shows its books"})
-    assert published.status_code == 201, published.text
-    shown = [e["payload"] for e in events_of(http, fra) if e["type"] == "PhaseFiguresRecorded"]
-    assert sorted((p["country"], p["lines"]["A8"]) for p in shown) == [("ENG", 100), ("FRA", 150)]
-    rival = http.get(f"/campaigns/{SLUG}/ers/ENG/1", headers=fra).json()
-    [a8] = [line for line in rival["lines"] if line["code"] == "A8"]
-    assert a8["amount"] == 100 and a8["at_close"]["value"] == 100
-
-
 def test_a_phase_close_of_an_older_history_is_served_to_a_player_without_the_countries_figures(http, ledger):
-    """Before the figures had events of their own, a public PhaseClosed carried every country's: stored as it
-    was (never rewritten), served to a player without them, its link in the chain marked not theirs to
-    recompute; the game master reads it whole."""
+    """An older history's public PhaseClosed carried every country's figures: stored as it was (never
+    rewritten), served to a player without them, its link in the chain marked not theirs to recompute; the game
+    master reads it whole."""
     ledger.create_campaign(slug=SLUG, name="Closing figures", ruleset="eu", countries=["ENG", "FRA"], actor=SETUP)
     ledger.open_turn(CID, actor=SETUP)
 
@@ -127,21 +112,3 @@ def test_a_phase_close_of_an_older_history_is_served_to_a_player_without_the_cou
     rival = http.get(f"/campaigns/{SLUG}/ers/ENG/1", headers=fra).json()
     assert all(line["at_close"] is None for line in rival["lines"])
 
-
-def test_a_game_masters_hidden_entry_on_a_sheet_makes_its_figures_at_a_close_the_game_masters_alone(http, ledger):
-    """Figures are seen only by those who see every event they are computed from: France's player does not see a
-    GM-only entry on France's sheet, so France's figures at the close are the game masters' (else the player
-    would read the hidden amount off A8)."""
-    ledger.create_campaign(slug=SLUG, name="Closing figures", ruleset="eu", countries=["ENG", "FRA"], actor=SETUP)
-    ledger.open_turn(CID, actor=SETUP)
-    ledger.record_treasury_entry(CID, country="FRA", line="A1", amount=150, reason="FRA start", actor=SETUP)
-    ledger.record_treasury_entry(CID, country="FRA", line="A9", amount=-40, reason="a secret subsidy", actor=SETUP,
-                                 visibility={"scope": "gm"})
-    ledger.record_treasury_entry(CID, country="ENG", line="A1", amount=100, reason="ENG start", actor=SETUP)
-    for phase in ("events", "diplomacy"):
-        ledger.close_phase(CID, phase, actor=SETUP)
-    figures = {e["payload"]["country"]: e["visibility"] for e in events_of(http, {})
-               if e["type"] == "PhaseFiguresRecorded"}
-    assert figures == {"FRA": {"scope": "gm"}, "ENG": {"scope": "countries", "countries": ["ENG"]}}
-    fra = bearer(issue(ledger, CID, "player", "FRA"))
-    assert not [e for e in events_of(http, fra) if e["type"] == "PhaseFiguresRecorded"]

@@ -5,8 +5,6 @@ from __future__ import annotations
 from uuid import uuid4
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from ledger import tokens
 from ledger.access import WRITES, can_see, may_write, revealable, visible
@@ -130,20 +128,3 @@ def test_the_readme_lists_every_write_action_and_every_route_permit_is_a_known_a
     assert used <= set(ACTIONS), used - set(ACTIONS)
     assert {"close_phase", "change_settings"} <= used
 
-
-_VIS = st.one_of(st.just({"scope": "public"}), st.just({"scope": "gm"}),
-                 st.lists(st.sampled_from(["ENG", "FRA", "SPA"]), min_size=1, max_size=3, unique=True)
-                 .map(lambda cs: {"scope": "countries", "countries": cs}))
-
-
-@given(_VIS, _VIS)
-def test_what_is_computed_from_two_events_is_seen_only_by_those_who_see_both(a, b):
-    """``meet``: every reader it lets see the result sees both events (and the game master sees everything)."""
-    from ledger.access import meet
-
-    both = meet(a, b)
-    assert meet(b, a) == both
-    for reader in (Actor("o", "observer"), *(Actor(c, "player", c) for c in ("ENG", "FRA", "SPA"))):
-        sees_both = can_see(reader, {"visibility": a, "position": 1}) and can_see(reader, {"visibility": b,
-                                                                                          "position": 1})
-        assert can_see(reader, {"visibility": both, "position": 1}) == sees_both

@@ -103,18 +103,9 @@ def test_entries_on_derived_lines_are_unbooked_not_fatal():
     assert sheet.unbooked[0]["line"] == "A13" and "computed by the sheet" in sheet.unbooked[0]["reason"]
 
 
-def test_phase_close_figures_are_compared_with_the_recomputed_sheet():
-    events = campaign(entry("A1", 100), ("PhaseClosed", {"turn": 1, "phase": "diplomacy", "ers": {}}),
-                      ("PhaseFiguresRecorded", {"turn": 1, "phase": "diplomacy", "country": "FRA",
-                                                "lines": {"A8": 90}}))
-    sheet = budget(events).sheet("FRA", 1)
-    assert sheet.phases_closed == ("diplomacy",)
-    assert sheet.cells["A8"].at_close == {"phase": "diplomacy", "position": 5, "value": 90, "matches": False}
-
-
 def test_a_phase_close_of_an_older_history_lends_no_country_its_figures():
-    """Before each country's figures had an event of their own, a public PhaseClosed carried every country's:
-    the budget reads the phase from it, never the figures (a rival's treasury is not everyone's)."""
+    """An older history's public PhaseClosed carried every country's figures: the budget reads the phase from
+    it, never the figures (a rival's treasury is not everyone's)."""
     events = campaign(entry("A1", 100), ("PhaseClosed", {"turn": 1, "phase": "diplomacy",
                                                         "ers": {"FRA": {"A8": 90}}}))
     sheet = budget(events).sheet("FRA", 1)
@@ -254,14 +245,12 @@ def test_the_budget_kept_incrementally_with_a_memo_equals_the_budget_from_scratc
 
 def test_cells_are_those_of_the_sheets_line_values():
     """``compute`` builds each cell from the amounts and the sheet's plan (``sheet_lines``), not from
-    ``compute_sheet``'s ``LineValue``s: the same cells, over turns, ticks, closing values and a carried line."""
+    ``compute_sheet``'s ``LineValue``s: the same cells, over turns, ticks, a phase closed and a carried line."""
     from ledger.economy.sheets import Cell, _cell
     from ledger.rules.eu.ers import compute_sheet
 
     b = budget(campaign(entry("A1", 100), entry("A9", 37), entry("A9", 12), entry("B40", 2), entry("A9", -500),
-                        ("PhaseClosed", {"turn": 1, "phase": "economic", "ers": {}}),
-                        ("PhaseFiguresRecorded", {"turn": 1, "phase": "economic", "country": "FRA",
-                                                  "lines": {"A13": 149}}),
+                        ("PhaseClosed", {"turn": 1, "phase": "economic", "ers": {"FRA": {"A13": 149}}}),
                         ("TurnOpened", {"turn": 2}), entry("A9", 5, turn=2)))
     previous = None
     for turn in (1, 2):
@@ -276,6 +265,6 @@ def test_cells_are_those_of_the_sheets_line_values():
                 lv.alert)
             assert bool(c.events) == lv.entered
         previous = full
-    assert b.sheet("FRA", 1).cells["B40"].ticks == 2 and b.sheet("FRA", 1).cells["A13"].at_close is not None
+    assert b.sheet("FRA", 1).cells["B40"].ticks == 2
     fields = ("A9", "n", "s", "entered", "ducats", 3, None, "A1 + 1", ("A1",), (4, 5), False, "low", {"value": 1})
     assert _cell(*fields) == Cell(*fields)

@@ -28,7 +28,6 @@ step = st.one_of(
     st.tuples(st.just("CorrectionRecorded"), st.tuples(st.integers(0, 200), replacement)),
     st.tuples(st.just("TurnOpened"), st.integers(2, 5)),
     st.tuples(st.just("PhaseClosed"), st.tuples(st.integers(1, 5), st.sampled_from(["E1", "E2"]))),
-    st.tuples(st.just("PhaseFiguresRecorded"), st.tuples(st.integers(1, 5), st.sampled_from(COUNTRIES))),
 )
 
 
@@ -44,9 +43,7 @@ def events_of(steps):
         elif kind == "TurnOpened":
             data = {"turn": data}
         elif kind == "PhaseClosed":
-            data = {"turn": data[0], "phase": data[1], "ers": {}}
-        elif kind == "PhaseFiguresRecorded":
-            data = {"turn": data[0], "phase": "E1", "country": data[1], "lines": {"A2": 5}}
+            data = {"turn": data[0], "phase": data[1], "ers": {"ENG": {"A2": 5}}}
         if kind in ("TreasuryEntryRecorded", "CorrectionRecorded"):
             earlier.append(pos)
         out.append([kind, pos, data])

@@ -38,7 +38,6 @@ step = st.one_of(
     st.tuples(st.just("TreasuryEntryRecorded"), entry),
     st.tuples(st.just("TurnOpened"), st.just(None)),
     st.tuples(st.just("PhaseClosed"), st.tuples(st.sampled_from(["E1", "E2"]), visibility)),
-    st.tuples(st.just("PhaseFiguresRecorded"), st.tuples(st.sampled_from(COUNTRIES), visibility)),
     st.tuples(st.just("VisibilityRevealed"), st.integers(0, 100)),
     st.tuples(st.just("SheetsPublished"), st.integers(1, 5)),
     st.tuples(st.just("ScenarioImported"), st.integers(0, 200)),
@@ -59,17 +58,15 @@ def records_of(steps) -> list[Record]:
         elif kind == "TurnOpened":
             turn += 1
             fields, vis = {"turn": turn}, PUBLIC
-        elif kind == "PhaseClosed":  # an older history's, with every country's figures: the budget reads none
+        elif kind == "PhaseClosed":
             fields, vis = {"turn": turn, "phase": data[0], "ers": {"ENG": {"A2": 5}, "FRA": {"A1": 7}}}, data[1]
-        elif kind == "PhaseFiguresRecorded":
-            fields, vis = {"turn": turn, "phase": "E1", "country": data[0], "lines": {"A2": 5, "A1": 7}}, data[1]
         elif kind == "VisibilityRevealed":
             if not hidden:
                 continue
             fields, vis = {"revealed": hidden[data % len(hidden)], "reason": "shown"}, PUBLIC
         elif kind == "SheetsPublished":
-            shown = [r.position for r in out if r.position in hidden and r.data.get("turn") == data
-                     and r.type in ("TreasuryEntryRecorded", "PhaseFiguresRecorded")]
+            shown = [r.position for r in out if r.position in hidden and r.type == "TreasuryEntryRecorded"
+                     and r.data["turn"] == data]
             fields, vis = {"turn": data, "countries": COUNTRIES, "positions": shown}, PUBLIC
         else:
             fields, vis = {"scenario": {"countries": [{"code": c, "treasury": data} for c in COUNTRIES[:2]]}}, PUBLIC
