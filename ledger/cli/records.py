@@ -26,7 +26,8 @@ def ruling_record(
         "--stack", help="A role of the ruling and its stack, ROLE=STACK: attacker=ENG-1 (its effects land there)")] = None,
     override: Annotated[Optional[list[str]], typer.Option(
         "--override", help="An input kept although the board or the map contradicts it, FIELD=REASON: "
-                           "attacker.ld=\"Burgundian allies joined\"; repeat")] = None,
+                           "attacker.ld=\"Burgundian allies joined\", or war=REASON for sides not at war on the map; "
+                           "repeat (game masters only)")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -102,7 +103,8 @@ def ruling_rework(
         help="Dice rolled at the table for the dice the recorded ones do not cover, comma-separated, e.g. 7")] = None,
     override: Annotated[Optional[list[str]], typer.Option(
         "--override", help="An input kept although the board or the map contradicts it, FIELD=REASON: "
-                           "attacker.ld=\"Burgundian allies joined\"; repeat")] = None,
+                           "attacker.ld=\"Burgundian allies joined\", or war=REASON for sides not at war on the map; "
+                           "repeat (game masters only)")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
