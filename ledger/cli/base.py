@@ -7,7 +7,10 @@ Exit codes: 0 success; 1 a verification found a problem; 2 bad input or state.
 
 Nothing a user typed and no error text is ever read as Rich markup: errors are
 printed as plain ``Text`` (``fail``), and every other interpolation goes through
-``escape`` (``ledger/cli/*`` prints with markup only its own tags).
+``escape`` (``ledger/cli/*`` prints with markup only its own tags). Neither sends
+the terminal a control character or an escape sequence that an event holds (a
+roll's purpose that would clear the screen or set its title): each is shown as
+``\x1b`` (ledger/text.py ``for_terminal``). JSON output escapes them itself.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from uuid import UUID
 import orjson
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as markup_escape
 from rich.text import Text
 
 from ledger.application import Ledger
@@ -33,6 +36,7 @@ from ledger.domain.campaign import campaign_id
 from ledger.domain.commands import Command, build
 from ledger.domain.errors import CampaignNotFound, ContradictsBoard, LedgerError
 from ledger.rules.core import RulesError
+from ledger.text import for_terminal, typed
 
 __all__ = ["Actor", "ActorOpt", "KeyOpt", "cid_of", "dotted", "emit", "err", "error_text", "escape", "fail", "in_words",
            "ledger_app", "out", "pair_of", "parse_ints", "parse_json", "record", "scalar"]
@@ -42,15 +46,32 @@ out = Console()
 err = Console(stderr=True, soft_wrap=True)
 
 KeyOpt = Annotated[Optional[str], typer.Option("--idempotency-key", help="Retry-safe key: a repeat appends nothing")]
+
+
+def _actor_name(value: str) -> str:
+    """The name ``--actor`` (``LEDGER_ACTOR``) gives, recorded in every event: typed text of one line."""
+    try:
+        return typed(value)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
 #: Who records: ``--actor``, else ``LEDGER_ACTOR`` (set it once per shell), else "gm".
-ActorOpt = Annotated[str, typer.Option("--actor", envvar="LEDGER_ACTOR",
+ActorOpt = Annotated[str, typer.Option("--actor", envvar="LEDGER_ACTOR", callback=_actor_name,
                                        help="Who records (your name as game master; default $LEDGER_ACTOR)")]
 
 
+def escape(text: str) -> str:
+    """``text`` to print as it is: no Rich markup read in it, and no control character or escape sequence sent
+    to the terminal (shown as ``\\x1b``)."""
+    return markup_escape(for_terminal(text))
+
+
 def error_text(message: str, field: str | None = None) -> Text:
-    """``error [field]: message`` as plain text: neither the field nor the message is read as markup."""
-    head = f"error [{field}]:" if field else "error:"
-    return Text.assemble((head, "red"), " ", str(message))
+    """``error [field]: message`` as plain text: neither the field nor the message is read as markup, nor sends
+    the terminal a control character."""
+    head = f"error [{for_terminal(field)}]:" if field else "error:"
+    return Text.assemble((head, "red"), " ", for_terminal(str(message)))
 
 
 def fail(field: str | None, message: str, code: int = 2) -> NoReturn:

@@ -3,7 +3,10 @@
 A command is an order (``OpenTurn``, ``RecordRuling``); the events it appends
 are facts (``TurnOpened``, ``RulingRecorded``). Every field is validated here,
 once: strict types (``"35"`` or ``true`` is not an amount), lengths, patterns,
-no NaN or infinity anywhere, not even inside free-form inputs. What depends on
+no NaN or infinity anywhere, not even inside free-form inputs, and every text a
+person types by ledger/text.py's rule (NFC, no NUL or other control character:
+``Typed`` for a text of one line, ``TypedLines`` for a reason's several lines;
+free-form JSON's texts through ``free_form``). What depends on
 the campaign (is this country one of its countries, is this turn the open
 one) is checked by the use case against the campaign's state
 (``ledger/usecases/``), also once.
@@ -22,10 +25,11 @@ import math
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, StringConstraints, ValidationError, ValidationInfo,
-                      field_validator)
+from pydantic import (BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, ValidationError,
+                      ValidationInfo, field_validator)
 
 from ledger.domain.errors import InvalidInput
+from ledger.text import typed, typed_json
 
 COUNTRY_PATTERN = r"^[A-Z]{2,4}$"
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]{0,62}$"
@@ -38,19 +42,42 @@ TEXT_MAX = 500
 MAX_POSITION = 2**53  # positions and turns past this do not survive a JSON number
 MAX_AMOUNT = 1_000_000_000
 
-Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX)]
+
+def _one_line(value: Any) -> Any:
+    return typed(value) if isinstance(value, str) else value  # not a text: the strict str check refuses it
+
+
+def _lines(value: Any) -> Any:
+    return typed(value, lines=True) if isinstance(value, str) else value
+
+
+#: A text a person types, of one line (a purpose, a name, a place, a holder) or of several (a reason: line breaks
+#: and tabs allowed, CRLF made a line break): NFC, no control character (ledger/text.py). Every ``str`` field
+#: without a pattern or a fixed set of values is one of these (tests/unit/test_typed_text.py checks it).
+Typed = Annotated[str, BeforeValidator(_one_line)]
+TypedLines = Annotated[str, BeforeValidator(_lines)]
+#: A reason (several lines).
+Text = Annotated[TypedLines, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX)]
+#: A purpose, a holder: one line.
+Line = Annotated[Typed, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX)]
 Country = Annotated[str, StringConstraints(pattern=COUNTRY_PATTERN)]
 Position = Annotated[int, Field(ge=1, le=MAX_POSITION)]
 Turn = Annotated[int, Field(ge=1, le=2**31)]
-Name = Annotated[str, StringConstraints(min_length=1, max_length=40)]
+Name = Annotated[Typed, StringConstraints(min_length=1, max_length=40)]
 PHASES = ("events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase")
 Phase = Literal["events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase"]
 MARKERS = ("Pillage+", "Pillage-", "Revolt", "Revolt+", "Siegework", "Siegework+", "Foraging", "Unrest")
 Marker = Literal["Pillage+", "Pillage-", "Revolt", "Revolt+", "Siegework", "Siegework+", "Foraging", "Unrest"]
 UNIT_TYPES = ("LD", "ND", "NTD", "NGD", "LDE", "NDE", "ARM", "FLT", "CAV", "ART")
 UnitType = Literal["LD", "ND", "NTD", "NGD", "LDE", "NDE", "ARM", "FLT", "CAV", "ART"]
-LeaderName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+LeaderName = Annotated[Typed, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
 SIEGE_ENDS = ("taken", "lifted", "relieved")
+
+
+def free_form(value: Any) -> Any:
+    """Free-form JSON (inputs, settings, details): no NaN or infinity (``finite``), every text in it ``typed``
+    (several lines allowed; keys too), as a copy with its texts in NFC."""
+    return typed_json(finite(value))
 
 
 def finite(value: Any, where: str = "") -> Any:
@@ -99,11 +126,11 @@ PUBLIC = Visibility()
 class Context(Model):
     """Where in the sequence of play a command happens (the turn comes from the campaign)."""
 
-    phase: str | None = Field(default=None, max_length=40, examples=["military"])
-    round: str | None = Field(default=None, max_length=10, examples=["S2"])
-    impulse: str | None = Field(default=None, max_length=40, examples=["FRA"])
+    phase: Typed | None = Field(default=None, max_length=40, examples=["military"])
+    round: Typed | None = Field(default=None, max_length=10, examples=["S2"])
+    impulse: Typed | None = Field(default=None, max_length=40, examples=["FRA"])
     # Where a ruling happened and which stacks its roles name: the map view places its effects with them.
-    where: str | None = Field(default=None, min_length=1, max_length=80, examples=["Picardie"],
+    where: Typed | None = Field(default=None, min_length=1, max_length=80, examples=["Picardie"],
                               description="Province or sea zone of the ruling")
     stacks: dict[Name, Name] | None = Field(default=None, max_length=12,
                                             examples=[{"attacker": "ENG-1", "defender": "FRA-1"}],
@@ -159,9 +186,9 @@ class CreateCampaign(Command):
 
     action: ClassVar[str] = "create_campaign"
     slug: str = Field(pattern=SLUG_PATTERN, examples=["europa-1492"])
-    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] = Field(
+    name: Annotated[Typed, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] = Field(
         examples=["Europa 1492"])
-    ruleset: str = Field(default="eu", min_length=1, max_length=20, examples=["eu"])
+    ruleset: Typed = Field(default="eu", min_length=1, max_length=20, examples=["eu"])
     scenario: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,40}$", examples=["eu-1492"],
                                  description="A scenario shipped with the ledger (ledger/scenarios/NAME.yaml): "
                                              "its countries are the campaign's")
@@ -170,9 +197,9 @@ class CreateCampaign(Command):
                                           "against (its countries must be the board's)")
     countries: list[Country] = Field(default_factory=list, max_length=200, examples=[["ENG", "FRA"]],
                                      description="Required without a scenario (at most 40 then)")
-    players: dict[Country, Annotated[str, StringConstraints(min_length=1, max_length=100)]] = Field(
+    players: dict[Country, Annotated[Typed, StringConstraints(min_length=1, max_length=100)]] = Field(
         default_factory=dict, examples=[{"ENG": "alice", "FRA": "bruno"}])
-    game_masters: list[Annotated[str, StringConstraints(min_length=1, max_length=100)]] | None = None
+    game_masters: list[Annotated[Typed, StringConstraints(min_length=1, max_length=100)]] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("countries")
@@ -191,8 +218,8 @@ class CreateCampaign(Command):
 
     @field_validator("settings")
     @classmethod
-    def _finite(cls, v: dict[str, Any]) -> dict[str, Any]:
-        return finite(v)
+    def _free_form(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return free_form(v)
 
     @field_validator("players")
     @classmethod
@@ -209,10 +236,15 @@ class ImportScenario(Command):
     """The set-up of a new campaign (``ScenarioImported``), right after its creation (ledger/scenario.py)."""
 
     action: ClassVar[str] = "import_scenario"
-    name: str = Field(min_length=1, max_length=200)
-    source: str = Field(min_length=1, max_length=500)
+    name: Typed = Field(min_length=1, max_length=200)
+    source: Typed = Field(min_length=1, max_length=500)
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     scenario: dict[str, Any]
+
+    @field_validator("scenario")
+    @classmethod
+    def _free_form(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return free_form(v)
 
 
 class OpenTurn(Command):
@@ -243,7 +275,7 @@ class SettingsChange(Model):
                                           description="Players may move, split, merge and reinforce their own "
                                                       "country's stacks and start sieges with them")
     rules_options: dict[Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]{0,5}\.[a-z_]{1,40}$")],
-                        str | bool] | None = Field(
+                        Typed | bool] | None = Field(
         default=None, examples=[{"M21.artillery_source": "tables"}],
         description="Ruleset options where the seeds disagree, \"CODE.field\": value (`ledger procedures RULESET` "
                     "lists each procedure's options); named options change, the others keep their value")
@@ -272,7 +304,7 @@ class RollDice(_InContext):
     """Server dice; or, with ``values``, physical dice rolled at the table (flagged manual)."""
 
     action: ClassVar[str] = "roll"
-    purpose: Text = Field(examples=["initiative tie FRA/SPA"])
+    purpose: Line = Field(examples=["initiative tie FRA/SPA"])
     sides: int = Field(default=10, ge=2, le=1000)
     count: int = Field(default=1, ge=1, le=100)
     values: list[int] | None = Field(default=None, max_length=100,
@@ -281,7 +313,7 @@ class RollDice(_InContext):
 
 class RecordRuling(_InContext):
     action: ClassVar[str] = "record_ruling"
-    procedure: str = Field(min_length=1, max_length=20, examples=["M13"])
+    procedure: Typed = Field(min_length=1, max_length=20, examples=["M13"])
     inputs: dict[str, Any] = Field(default_factory=dict)
     manual_dice: list[list[int]] | None = Field(default=None, max_length=100,
                                                 description="Physical dice, in draw order")
@@ -291,8 +323,8 @@ class RecordRuling(_InContext):
 
     @field_validator("inputs")
     @classmethod
-    def _finite(cls, v: dict[str, Any]) -> dict[str, Any]:
-        return finite(v)
+    def _free_form(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return free_form(v)
 
 
 class RecordTreasuryEntry(_InContext):
@@ -323,8 +355,8 @@ class RecordCorrection(Command):
 
     @field_validator("replacement")
     @classmethod
-    def _finite(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
-        return finite(v) if v is not None else v
+    def _free_form(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return free_form(v) if v is not None else v
 
 
 class _Replacement(Model):
@@ -397,12 +429,12 @@ class SiegeEndReplacement(_Replacement):
 class EffectReplacement(Model):
     """One effect of a ruling as a game master restates it (the kinds the projections apply)."""
 
-    kind: str = Field(min_length=1, max_length=40)
+    kind: Typed = Field(min_length=1, max_length=40)
     country: Country | None = None
-    target: str | None = Field(default=None, min_length=1, max_length=80)
+    target: Typed | None = Field(default=None, min_length=1, max_length=80)
     amount: int | Annotated[str, StringConstraints(pattern=r"^-?\d+(/\d+)?$")] | None = None
     ers_line: str | None = Field(default=None, pattern=ERS_LINE_PATTERN)
-    marker: str | None = Field(default=None, max_length=40)
+    marker: Typed | None = Field(default=None, max_length=40)
     detail: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("kind")
@@ -416,8 +448,8 @@ class EffectReplacement(Model):
 
     @field_validator("detail")
     @classmethod
-    def _finite(cls, v: dict[str, Any]) -> dict[str, Any]:
-        return finite(v)
+    def _free_form(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return free_form(v)
 
 
 class RulingReplacement(_Replacement):
@@ -432,8 +464,8 @@ class RulingReplacement(_Replacement):
 
     @field_validator("inputs")
     @classmethod
-    def _finite(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
-        return finite(v) if v is not None else v
+    def _free_form(cls, v: dict[str, Any] | None) -> dict[str, Any] | None:
+        return free_form(v) if v is not None else v
 
     def model_post_init(self, _context: Any) -> None:
         super().model_post_init(_context)
@@ -496,8 +528,8 @@ class ReworkRuling(Command):
 
     @field_validator("inputs")
     @classmethod
-    def _finite(cls, v: dict[str, Any]) -> dict[str, Any]:
-        return finite(v)
+    def _free_form(cls, v: dict[str, Any]) -> dict[str, Any]:
+        return free_form(v)
 
 
 # ------------------------------------------------------------------ access
@@ -508,7 +540,7 @@ class IssueToken(Command):
     role: Literal["gm", "player", "observer"] = Field(examples=["player"])
     country: Country | None = Field(default=None, examples=["FRA"], description="The player's country (players only)",
                                     validate_default=True)
-    holder: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = Field(
+    holder: Annotated[Typed, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = Field(
         default=None, examples=["bruno"], description="Who holds it; recorded as the actor of their events")
 
     @field_validator("country")
@@ -524,7 +556,7 @@ class IssueToken(Command):
 
 class RevokeToken(Command):
     action: ClassVar[str] = "revoke_token"
-    token_id: str = Field(min_length=1, max_length=64)
+    token_id: Typed = Field(min_length=1, max_length=64)
     reason: Text = Field(examples=["player left the game"])
 
 
