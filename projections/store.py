@@ -28,7 +28,7 @@ from ledger.store.roles import have_tables, table_indexes
 DOC_TABLES = ("proj_docs", "proj_checkpoints")
 #: Types of which the map and the victory documents read nothing but the position (projections/map.py and
 #: victory.py ``apply``): a player who does not see one has the game master's documents but that field.
-POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "PhaseFiguresRecorded", "TokenIssued", "TokenRevoked", "DiceRolled",
+POSITION_ONLY = frozenset({"TreasuryEntryRecorded", "PhaseClosed", "TokenIssued", "TokenRevoked", "DiceRolled",
                            "DiceSeedCommitted"})
 
 
