@@ -265,6 +265,13 @@ class Ready(BaseModel):
         default=None, description="The external projection follower (`ledger project --follow`), from its "
         "heartbeat: alive (beat within LEDGER_FOLLOWER_STALE_SECONDS), pid, host, age_seconds; null when the "
         "views are kept by a thread of this process", examples=[{"alive": True, "pid": 4242, "age_seconds": 0.8}])
+    projection_errors: dict[str, int] = Field(
+        default_factory=dict, examples=[{"timeline": 1}],
+        description="Per view, the events it could not apply and passed (status degraded): the service's log and "
+                    "`ledger project` name them (campaign, position, type, error); every other event is applied")
+    projections_failing: bool = Field(
+        default=False, description="This process's projection runner failed its last catch-up (status degraded): "
+                                   "it retries; the service's log has the error")
 
 
 class ReworkBody(BaseModel):

@@ -55,6 +55,7 @@ from cachetools import LRUCache
 from ledger.domain.errors import InvalidInput
 from ledger.rules.core import RulesError
 from ledger.rules.eu.ers import ers_definition
+from ledger.text import for_csv
 from projections import words, xlsx
 from projections.history import History, StoredHashes, entries_of, fetch_hashes, fetch_sheets
 from projections.records import num, plain
@@ -473,8 +474,12 @@ def rows(history: History, table: str, country: str | None = None, turns: tuple[
 
 
 def _cell(value: Any, kind: str) -> Any:
+    """A CSV cell: a text no spreadsheet reads as a formula (``for_csv``)."""
     if kind in ("ints", "texts"):
-        return " ".join(str(v) for v in value)  # one spreadsheet cell; split on spaces to read back
+        joined = " ".join(str(v) for v in value)  # one spreadsheet cell; split on spaces to read back
+        return for_csv(joined) if kind == "texts" else joined
+    if kind == "text" and type(value) is str:
+        return for_csv(value)
     if kind == "bool":
         return "true" if value else "false"
     if value is None:
@@ -485,7 +490,9 @@ def _cell(value: Any, kind: str) -> Any:
 
 
 def to_csv(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
-    """UTF-8 CSV with a header row, no index column; lists as space-separated values."""
+    """UTF-8 CSV with a header row, no index column; lists as space-separated values. A text that starts as a
+    formula would (``=``, ``+``, ``-``, ``@``: a reason typed ``=HYPERLINK(...)``) starts with an apostrophe
+    (``ledger.text.for_csv``, OWASP's rule): a spreadsheet shows it as text."""
     cols = columns(table)
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, lineterminator="\r\n")
@@ -496,8 +503,9 @@ def to_csv(table: str, rows: Iterable[Mapping[str, Any]]) -> bytes:
 
 
 def _csv_field(writer: Any, buf: io.StringIO) -> Callable[[Any], str]:
-    """A cell as ``csv.writer`` writes it within a row (quoted when it holds a comma, a quote or a line break),
-    worked out once per distinct value: an ERS has a few hundred distinct texts over its thousands of lines."""
+    """A cell as ``csv.writer`` writes it within a row (quoted when it holds a comma, a quote or a line break; a
+    text that would start a formula with an apostrophe, as ``_cell``), worked out once per distinct value: an ERS
+    has a few hundred distinct texts over its thousands of lines."""
     seen: dict[Any, str] = {}
 
     def field(value: Any) -> str:
@@ -510,7 +518,7 @@ def _csv_field(writer: Any, buf: io.StringIO) -> Callable[[Any], str]:
             else:
                 buf.seek(0)
                 buf.truncate()
-                writer.writerow((value,))
+                writer.writerow((for_csv(value) if type(value) is str else value,))
                 found = buf.getvalue()[:-2]  # the row's "\r\n" off
             seen[value] = found
         return found

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from ledger.text import NUL_IN_JSON, storable
 
 @dataclass(slots=True)
 class Record:
@@ -50,10 +51,14 @@ def type_of(topic: str) -> str:
 
 def from_row(campaign: Any, position: int, topic: str, state: bytes, notification_id: int = 0,
              decoders: Mapping[str, Callable[[bytes], dict[str, Any]]] | None = None) -> Record:
-    """``decoders``: per event type, a decoder of only the fields the caller reads (``ruling_decoder``)."""
+    """``decoders``: per event type, a decoder of only the fields the caller reads (``ruling_decoder``). A NUL
+    in its texts becomes U+FFFD, as the views hold it (``projections.runner._decode``)."""
     kind = type_of(topic)
     decode = decoders.get(kind, orjson.loads) if decoders else orjson.loads
-    return Record(str(campaign), position, kind, decode(state), notification_id)
+    data = decode(state)
+    if NUL_IN_JSON in state:
+        data = storable(data)
+    return Record(str(campaign), position, kind, data, notification_id)
 
 
 def ruling_decoder(fields: frozenset[str]) -> Callable[[bytes], dict[str, Any]]:

@@ -27,8 +27,9 @@ import orjson
 import psycopg
 from psycopg.sql import SQL, Identifier
 
+from ledger.text import NUL_IN_JSON, for_terminal, storable
 from projections.records import Record, ruling_decoder, type_of
-from projections.store import DeferredWrites, TrackingConflict, ViewDB
+from projections.store import LOG, STORE_ERRORS, DeferredWrites, Failures, TrackingConflict, ViewDB
 from projections.views import VIEW_CLASSES, View
 
 PAGE = 2000
@@ -49,6 +50,8 @@ def _decode(rows: list[tuple[int, Any, int, str, bytes]], reads: frozenset[str] 
     ``reads``: the event types whose fields the views read (``View.reads``); the others get empty fields,
     undecoded (decoding and freeing them is most of a page's cost). None: every event decoded.
     ``narrow``: per event type, a decoder of only the fields the views read (``narrow_decoders``).
+    An event whose texts hold a NUL has it replaced by U+FFFD (``ledger.text.storable``): a PostgreSQL text
+    column cannot hold one, and the view still holds the event.
     """
     loads, types, narrow = orjson.loads, _TYPES, narrow or {}
     out = []
@@ -56,8 +59,10 @@ def _decode(rows: list[tuple[int, Any, int, str, bytes]], reads: frozenset[str] 
         kind = types.get(topic)
         if kind is None:
             kind = types[topic] = type_of(topic)
-        out.append(Record(str(campaign), position, kind,
-                          narrow.get(kind, loads)(state) if reads is None or kind in reads else {}, nid))
+        data = narrow.get(kind, loads)(state) if reads is None or kind in reads else {}
+        if NUL_IN_JSON in state:
+            data = storable(data)
+        out.append(Record(str(campaign), position, kind, data, nid))
     return out
 
 
@@ -111,6 +116,8 @@ class Projector:
         self._pool: ThreadPoolExecutor | None = None
         self._ahead: tuple[int, Future[list[tuple[int, Any, int, str, bytes]]]] | None = None
         self._known: dict[str, int] = {}  # per view, the position this projector last committed (its caches')
+        #: The events a view raised on: passed, recorded with the page (``store.Failures``), logged.
+        self.failures = Failures(self.db)
 
     @property
     def names(self) -> list[str]:
@@ -121,6 +128,10 @@ class Projector:
 
     def lag(self) -> int:
         return max(0, self.db.head() - min(self.positions().values()))
+
+    def failed(self) -> dict[str, dict[str, Any]]:
+        """Per view, the events it could not apply and passed (``store.Failures``: a count, the first ones)."""
+        return self.db.read_failures(self.names)
 
     def step(self, fail_after_write: Callable[[], None] | None = None) -> int:
         """Apply one page of the log; returns how many events it read (0: caught up)."""
@@ -136,6 +147,7 @@ class Projector:
             except BaseException:
                 self._ahead = None
                 self._known.clear()
+                self.failures.forget()
                 for v in self.views:
                     v.forget()
                 raise
@@ -164,11 +176,18 @@ class Projector:
                     continue
                 handle = v.handle
                 for r in records if pos <= start else [r for r in records if r.notification_id > pos]:
-                    handle(cur, r)
+                    try:
+                        handle(cur, r)
+                    except STORE_ERRORS:
+                        raise
+                    except Exception as e:  # the event's fault: passed and recorded, the others go on
+                        self.failures.add(cur, v.name, r, e)
                 v.flush(cur)
                 self.db.advance(cur, v.name, pos, upto)
+            self.failures.flush(cur)
             if fail_after_write:
                 fail_after_write()  # tests: a crash after the writes, before COMMIT
+        self.failures.committed()
         for v in self.views:
             v.committed()
             if current[v.name][0] < upto:
@@ -287,6 +306,8 @@ class Projector:
                             v.flush(out)
                             advances.append((v.name, pos[v.name], ends[v.name]))
                             pos[v.name] = ends[v.name]
+                        self.failures.flush(out)
+                        self.failures.committed()
                         for v in self.views:
                             v.committed()  # this page's buffers are in ``out``; a failed write forgets the views
                         if collecting:
@@ -308,6 +329,7 @@ class Projector:
                     except BaseException:
                         pass
                 self._known.clear()
+                self.failures.forget()
                 for v in self.views:
                     v.forget()
                 raise
@@ -347,7 +369,7 @@ class Projector:
         """
         if not behind:
             return
-        loads, types, reads, narrow = orjson.loads, _TYPES, self.reads, self.narrow
+        loads, types, reads, narrow, failures = orjson.loads, _TYPES, self.reads, self.narrow, self.failures
         bounds = sorted({b for _, p, q in behind for b in (p, q)})
         seen: set[str] = set()  # the types in the page
         start = bisect_right(rows, bounds[0], key=_nid)
@@ -365,10 +387,18 @@ class Projector:
                 kind, handlers, decode = found
                 if not handlers:
                     continue
-                # The campaign is text already (``ViewDB.read_events``).
-                r = Record(campaign, position, kind, decode(state) if decode is not None else {}, nid)
+                # The campaign is text already (``ViewDB.read_events``). A NUL in its texts: as ``_decode``.
+                data = decode(state) if decode is not None else {}
+                if NUL_IN_JSON in state and decode is not None:
+                    data = storable(data)
+                r = Record(campaign, position, kind, data, nid)
                 for handle in handlers:
-                    handle(cur, r)
+                    try:
+                        handle(cur, r)
+                    except STORE_ERRORS:
+                        raise
+                    except Exception as e:  # the event's fault: passed and recorded (as ``_step``)
+                        failures.add(cur, handle.__self__.name, r, e)
             seen.update(kind for kind, _, _ in calls.values())
             start = stop
         reached: dict[tuple[int, int], dict[str, int]] = {}  # per run of a view: where each campaign is after it
@@ -423,9 +453,11 @@ class Projector:
                 if v.name in resumed:
                     continue
                 v.reset(cur)
+                self.failures.reset(cur, v.name)
                 cur.execute(self.db.sql("UPDATE {proj_tracking} SET position = 0, rebuilding = 1 WHERE view = ?"),
                             (v.name,))
         self._known.clear()
+        self.failures.forget()
         for v in self.views:
             v.forget()
         if jobs > 1 and self.db.postgres and len(self.views) > 1:
@@ -703,6 +735,7 @@ class ProjectionRunner:
                 self.last_error = None
             except Exception as e:  # keep following: a transient store error must not kill the thread
                 self.last_error = f"{type(e).__name__}: {e}"
+                LOG.warning("projection catch-up failed, retrying: %s", for_terminal(self.last_error)[:500])
             self.wake.wait(self.poll if not self.projector.db.postgres else 5.0)
             # Gather a burst of appends into one page: reads never wait for the views (projections/head.py adds
             # the tail), and a page per append would take the writers' CPU under load.

@@ -15,15 +15,23 @@ and are reached through the ledger recorder's own datastore and pool.
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from io import BytesIO
 from typing import Any
 from uuid import UUID
 
+import orjson
+import psycopg
+from eventsourcing.persistence import PersistenceError
 from eventsourcing.postgres import PostgresDatastore
 
 from ledger.store.roles import have_tables, table_indexes
+from ledger.text import for_terminal
+
+LOG = logging.getLogger("projections")
 
 DOC_TABLES = ("proj_docs", "proj_checkpoints")
 #: Types of which the map and the victory documents read nothing but the position (projections/map.py and
@@ -56,6 +64,61 @@ VIEW_TABLES = ("proj_tracking", "proj_docs", "proj_checkpoints", "proj_timeline"
 
 class TrackingConflict(Exception):
     """Another runner advanced a view first: this batch is rolled back and re-read."""
+
+
+#: What the store raises (a lost connection, a lock, a failed statement) and a runner's own conflicts: a page that
+#: meets one is rolled back and applied again. Anything else a view raises on an event is that event's fault
+#: (``Failures``).
+STORE_ERRORS = (psycopg.Error, sqlite3.Error, PersistenceError, TrackingConflict, MemoryError)
+#: The ``proj_docs`` row (its campaign column) where each view keeps the events it could not apply (``Failures``).
+FAILED = "failed-events"
+#: How many of them a view's row names (their count is whole; the log has every one).
+FAILED_KEPT = 100
+
+
+class Failures:
+    """The events the views could not apply, one document per view in its ``proj_docs`` row ``FAILED``.
+
+    A view that raises on an event (a field it does not expect: an event stored before a rule, or appended
+    around it) must not stop the follower: that event is passed, recorded here, logged, and every other event
+    and campaign goes on. The document is written in the page's transaction with the tracking rows, so a page
+    applied again records each failure once; a rebuild empties it with the view. ``GET /ready`` counts them.
+    """
+
+    def __init__(self, db: ViewDB):
+        self.db = db
+        self.docs: dict[str, dict[str, Any]] = {}  # per view, as stored plus this page's failures
+        self.dirty: set[str] = set()
+
+    def add(self, cur: Any, view: str, r: Any, exc: BaseException) -> None:
+        doc = self.docs.get(view)
+        if doc is None:
+            doc = self.docs[view] = self.db.failures(cur, [view]).get(view) or {"count": 0, "events": []}
+        error = for_terminal(f"{type(exc).__name__}: {exc}")[:500]
+        doc["count"] += 1
+        if len(doc["events"]) < FAILED_KEPT:
+            doc["events"].append({"campaign": r.campaign, "position": r.position, "type": r.type,
+                                  "notification_id": r.notification_id, "error": error})
+        self.dirty.add(view)
+        LOG.error("projection %s could not apply event %s of campaign %s (%s, notification %s), passed: %s",
+                  view, r.position, r.campaign, r.type, r.notification_id, error)
+
+    def flush(self, cur: Any) -> None:
+        if self.dirty:
+            self.db.put_docs(cur, [(v, FAILED, self.docs[v]["count"], orjson.dumps(self.docs[v]))
+                                   for v in sorted(self.dirty)])
+
+    def committed(self) -> None:
+        self.dirty.clear()
+
+    def forget(self) -> None:
+        self.docs.clear()
+        self.dirty.clear()
+
+    def reset(self, cur: Any, view: str) -> None:
+        cur.execute(self.db.sql("DELETE FROM {proj_docs} WHERE view = ? AND campaign = ?"), (view, FAILED))
+        self.docs.pop(view, None)
+        self.dirty.discard(view)
 
 
 #: How long a view batch's transaction may sit idle between its statements (``ViewDB.batch_settings``).
@@ -171,6 +234,24 @@ class ViewDB:
                     (view, campaign, position))
         row = cur.fetchone()
         return bytes(row["doc"]) if row else None
+
+    def put_docs(self, cur: Any, rows: list[tuple[str, str, int, bytes]]) -> None:
+        """(view, campaign, position, document) rows over the stored ones (``cur``: a batch's, or its
+        ``DeferredWrites``)."""
+        cur.executemany(self.sql("INSERT INTO {proj_docs} (view, campaign, position, doc) VALUES (?, ?, ?, ?) "
+                                 "ON CONFLICT (view, campaign) DO UPDATE SET position = excluded.position, "
+                                 "doc = excluded.doc"), rows)
+
+    def failures(self, cur: Any, views: list[str]) -> dict[str, dict[str, Any]]:
+        """Per view, the events it could not apply (``Failures``' documents): views without any are left out."""
+        marks = ",".join("?" * len(views))
+        cur.execute(self.sql(f"SELECT view, doc FROM {{proj_docs}} WHERE campaign = ? AND view IN ({marks})"),
+                    (FAILED, *views))
+        return {r["view"]: orjson.loads(bytes(r["doc"])) for r in cur.fetchall()}
+
+    def read_failures(self, views: list[str]) -> dict[str, dict[str, Any]]:
+        with self.reading() as cur:
+            return self.failures(cur, views)
 
     def rowcount(self, cur: Any) -> int:
         return cur.rowcount if self.postgres else cur.sqlite_cursor.rowcount

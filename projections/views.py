@@ -229,12 +229,8 @@ class View:
 
     def flush(self, cur: Any) -> None:
         if self.dirty:
-            cur.executemany(
-                self.db.sql("INSERT INTO {proj_docs} (view, campaign, position, doc) VALUES (?, ?, ?, ?) "
-                            "ON CONFLICT (view, campaign) DO UPDATE SET position = excluded.position, "
-                            "doc = excluded.doc"),
-                [(self.name, c, self.docs[c]["position"], self.dump(c, self.docs[c])) for c in sorted(self.dirty)],
-            )
+            self.db.put_docs(cur, [(self.name, c, self.docs[c]["position"], self.dump(c, self.docs[c]))
+                                   for c in sorted(self.dirty)])
         if self.checkpoints:
             cur.executemany(
                 self.db.sql("INSERT INTO {proj_checkpoints} (view, campaign, turn, position, doc) "

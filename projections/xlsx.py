@@ -8,8 +8,11 @@ CPU, the entries workbook 0.9 s. Here a row is one joined string. The parts are 
 ``docProps/core.xml``'s times (tests/integration/test_export_xlsx_fast.py), so every program that opened the
 old files opens these, and openpyxl reads back the same cells, styles and comments.
 
-One deliberate difference: openpyxl stores a text that starts with ``=`` as a formula (a reason a player typed,
-``=HYPERLINK(...)``, would run in the reader's spreadsheet); it is written here as the text it is.
+Two deliberate differences: openpyxl stores a text that starts with ``=`` as a formula (a reason a player typed,
+``=HYPERLINK(...)``, would run in the reader's spreadsheet); it is written here as the text it is. And openpyxl
+refuses a text holding a character XML cannot (a control character of an event recorded before the ledger refused
+them: the campaign's workbook would fail for good); each is written here as ``\x1b``-style text
+(``ledger.text.for_xml``), in cells and comments alike.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
-from openpyxl.cell.cell import ERROR_CODES, ILLEGAL_CHARACTERS_RE
+from openpyxl.cell.cell import ERROR_CODES, ILLEGAL_CHARACTERS_RE  # noqa: F401  (what for_xml shows as text)
 from openpyxl.styles.colors import COLOR_INDEX
 from openpyxl.utils import get_column_letter
-from openpyxl.utils.exceptions import IllegalCharacterError
 from openpyxl.writer.theme import theme_xml
 from zlib_ng import zlib_ng
+
+from ledger.text import for_xml
 
 #: The styles the exports use: name -> (font XML, fill XML or None). A style's font, fill and cell format get
 #: their numbers in the order the workbook first writes them, as openpyxl numbers them.
@@ -74,7 +78,8 @@ _SHAPE_MIDDLE = ('<ns1:fill color2="#ffffe1" /><ns1:shadow color="black" obscure
                  'style="text-align:left" /></ns1:textbox><ns2:ClientData ObjectType="Note"><ns2:MoveWithCells />'
                  '<ns2:SizeWithCells /><ns2:AutoFill>False</ns2:AutoFill>')
 _ESCAPES = re.compile(r"[&<>]")
-#: A character to escape or refuse (``ILLEGAL_CHARACTERS_RE``'s): a text without any is written as it is.
+#: A character to escape or show as text (openpyxl's ``ILLEGAL_CHARACTERS_RE``, ``for_xml``): a text without any is
+#: written as it is.
 _PLAIN = re.compile(r"[&<>\000-\010\013-\014\016-\037]")
 _ESCAPED = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _ATTR = re.compile(r"[&<>\"\n\r\t]")
@@ -91,7 +96,9 @@ def _attr(text: str) -> str:
 
 
 def _t(text: str) -> str:
-    """A ``<t>`` element: its spaces kept when the text starts or ends with one (openpyxl's ``whitespace``)."""
+    """A ``<t>`` element: its spaces kept when the text starts or ends with one (openpyxl's ``whitespace``); a
+    character XML cannot hold shown as text (``for_xml``)."""
+    text = for_xml(text)
     stripped = text.strip()
     space = ' xml:space="preserve"' if stripped and stripped != text else ""
     return f"<t{space}>{escape(text)}</t>"
@@ -126,8 +133,7 @@ def _tail(value: str) -> str:
     text = value[:32767]
     if _PLAIN.search(text) is None and text and text.strip() is text and text not in ERROR_CODES:
         return f' t="inlineStr"><is><t>{text}</t></is></c>'  # most texts: nothing of the checks below
-    if ILLEGAL_CHARACTERS_RE.search(text):
-        raise IllegalCharacterError(f"{text} cannot be used in worksheets.")
+    text = for_xml(text)  # openpyxl refuses such a text: the stored event would fail its workbook for good
     if text == "":
         return ' t="inlineStr" />'
     if text in ERROR_CODES:

@@ -37,18 +37,26 @@ def ready(request: Request, ledger: LedgerDep):
     runner = getattr(request.app.state, "projection_runner", None)
     per: dict[str, Any] = {}
     total = 0
+    failed: dict[str, int] = {}
+    error = None
     if runner is not None:
         status = runner.status()
         per = {name: max(0, status["head"] - position) for name, position in status["positions"].items()}
         total = int(status["lag"])
+        failed = {view: doc["count"] for view, doc in runner.projector.failed().items()}
+        error = status["last_error"]
     follower = None
     if runner is None and ledger.settings.projection_runner == "external":
-        per, total, follower = _external(request, ledger)
-    return schemas.Ready(status="ready" if follower is None or follower["alive"] else "degraded",
-                 store=ledger.settings.backend, head=head, projections_lag=total, projections=per, follower=follower)
+        per, total, follower, failed = _external(request, ledger)
+    # Degraded, still 200: a dead follower, a catch-up that fails, or events a view could not apply (the log and
+    # `ledger project` name them; not here, where anyone may ask).
+    healthy = (follower is None or follower["alive"]) and error is None and not failed
+    return schemas.Ready(status="ready" if healthy else "degraded", store=ledger.settings.backend, head=head,
+                         projections_lag=total, projections=per, follower=follower, projection_errors=failed,
+                         projections_failing=error is not None)
 
 
-def _external(request: Request, ledger: Any) -> tuple[dict[str, int], int, dict[str, Any]]:
+def _external(request: Request, ledger: Any) -> tuple[dict[str, int], int, dict[str, Any], dict[str, int]]:
     """Lag read from the views' tracking rows, liveness from the follower's heartbeat (ledger/supervision.py).
 
     A dead follower leaves the API serving (reads add the tail the views miss): ``status`` says ``degraded``
@@ -65,7 +73,8 @@ def _external(request: Request, ledger: Any) -> tuple[dict[str, int], int, dict[
     per = {name: max(0, head - position) for name, position in positions.items()}
     beat = heartbeat.read()
     alive = beat is not None and beat["age_seconds"] <= ledger.settings.follower_stale_seconds
-    return per, max(per.values(), default=0), {"alive": alive, **(beat or {})}
+    failed = {view: doc["count"] for view, doc in projector.failed().items()}
+    return per, max(per.values(), default=0), {"alive": alive, **(beat or {})}, failed
 
 
 @router.get("/metrics", summary="Prometheus metrics (the admin token)", response_class=Response,

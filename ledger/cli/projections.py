@@ -6,7 +6,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 from rich.console import Console
@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressC
 
 from rich.text import Text
 
-from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, error_text, escape, ledger_app, out
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, emit, err, error_text, escape, ledger_app, out
 from ledger.rules.core import Ruling
 from ledger.rules.explain import explain
 
@@ -33,6 +33,7 @@ def project(follow: Annotated[bool, typer.Option("--follow", help="Keep followin
             Heartbeat(ledger).run(threading.Event())
         n = runner.catch_up()
         out.print(f"{n} events projected; lag {runner.lag}")
+        say_failed(runner.projector)
         if not follow:
             return
         runner.start()
@@ -85,6 +86,19 @@ def rebuild(view: Annotated[Optional[str], typer.Argument(help="map, victory or 
         resumed = result["resumed_from"]
         note = f" (resumed from {resumed})" if resumed else ""
         out.print(f"rebuilt {', '.join(result['views'])}: {result['events']} events in {secs:.1f} s{note}")
+        say_failed(projector)
+
+
+def say_failed(projector: Any) -> None:
+    """On stderr, the events a view could not apply and passed (``projections.store.Failures``), one a line."""
+    for view, doc in sorted(projector.failed().items()):
+        err.print(escape(f"warning: the {view} view could not apply {doc['count']} event(s) and passed them:"),
+                  soft_wrap=True)
+        for e in doc["events"]:
+            err.print(escape(f"  campaign {e['campaign']} position {e['position']} ({e['type']}): {e['error']}"),
+                      soft_wrap=True)
+        if doc["count"] > len(doc["events"]):
+            err.print(escape(f"  and {doc['count'] - len(doc['events'])} more (the service's log has them)"))
 
 
 def state(campaign: str, at: Annotated[Optional[int], typer.Option("--at", help="Position N")] = None) -> None:
