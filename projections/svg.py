@@ -21,13 +21,21 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from html import escape
+from html import escape as html_escape
 from typing import Any
 
 from ledger.board import BoardError, load_geometry
+from ledger.text import for_xml
 from projections import read
 from projections.records import Record
 from projections.timeline import PLACE_EFFECTS
+
+
+def escape(text: str) -> str:
+    """Text for the map's XML: markup escaped, and a character XML cannot hold (a name in an event stored before
+    the ledger refused them) shown as ``\\x01`` instead of breaking the image (``ledger.text.for_xml``)."""
+    return html_escape(for_xml(text))
+
 
 #: A scenario with at most this many places is drawn alone, fitted; a larger one on the whole board.
 SMALL = 80

@@ -151,3 +151,15 @@ def test_every_text_field_of_every_command_is_typed_text_or_a_pattern():
     unchecked = {cls.__name__: found for cls in models
                  if (found := _unchecked_texts(cls.__pydantic_core_schema__, cls))}
     assert unchecked == {}
+
+
+def test_a_map_drawn_from_names_holding_control_characters_is_still_xml():
+    from xml.etree import ElementTree
+
+    from projections.svg import render
+    from tests.unit.test_svg import DOC
+
+    stacks = {"ENG-1\x01\x1b": {"country": "ENG", "location": "Picardie", "units": {"LD": 6}, "leaders": []}}
+    svg = render({**DOC, "stacks": stacks}, None, board="eu", title="Europa\x00 1492")
+    ElementTree.fromstring(svg)  # parses: no character XML cannot hold
+    assert 'data-stack="ENG-1\\x01\\x1b"' in svg and "Europa\\x00 1492" in svg
