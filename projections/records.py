@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from ledger.text import NUL_IN_JSON, storable
+from ledger.text import holds_nul, storable
 
 @dataclass(slots=True)
 class Record:
@@ -56,7 +56,7 @@ def from_row(campaign: Any, position: int, topic: str, state: bytes, notificatio
     kind = type_of(topic)
     decode = decoders.get(kind, orjson.loads) if decoders else orjson.loads
     data = decode(state)
-    if NUL_IN_JSON in state:
+    if holds_nul(state):
         data = storable(data)
     return Record(str(campaign), position, kind, data, notification_id)
 

@@ -27,7 +27,7 @@ import orjson
 import psycopg
 from psycopg.sql import SQL, Identifier
 
-from ledger.text import NUL_IN_JSON, for_terminal, storable
+from ledger.text import for_terminal, holds_nul, storable
 from projections.records import Record, ruling_decoder, type_of
 from projections.store import LOG, STORE_ERRORS, DeferredWrites, Failures, TrackingConflict, ViewDB
 from projections.views import VIEW_CLASSES, View
@@ -60,7 +60,7 @@ def _decode(rows: list[tuple[int, Any, int, str, bytes]], reads: frozenset[str] 
         if kind is None:
             kind = types[topic] = type_of(topic)
         data = narrow.get(kind, loads)(state) if reads is None or kind in reads else {}
-        if NUL_IN_JSON in state:
+        if holds_nul(state):
             data = storable(data)
         out.append(Record(str(campaign), position, kind, data, nid))
     return out
@@ -389,7 +389,7 @@ class Projector:
                     continue
                 # The campaign is text already (``ViewDB.read_events``). A NUL in its texts: as ``_decode``.
                 data = decode(state) if decode is not None else {}
-                if NUL_IN_JSON in state and decode is not None:
+                if decode is not None and holds_nul(state):
                     data = storable(data)
                 r = Record(campaign, position, kind, data, nid)
                 for handle in handlers:
