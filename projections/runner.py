@@ -15,6 +15,7 @@ import gc
 import pickle
 import sys
 import queue
+import sqlite3
 import threading
 import time
 from bisect import bisect_right
@@ -25,6 +26,7 @@ from typing import Any
 
 import orjson
 import psycopg
+from eventsourcing.persistence import DataError as PersistenceDataError
 from psycopg.sql import SQL, Identifier
 
 from ledger.text import for_terminal, holds_nul, storable
@@ -92,6 +94,9 @@ def narrow_decoders(views: list[View]) -> dict[str, Callable[[bytes], dict[str, 
 
 
 _TYPES: dict[str, str] = {}
+#: What a page's write raises when the store refuses a row of it (a number out of its column's range, a text it
+#: cannot hold): an event's fault, not the store's (``Projector._past_bad_write``).
+DATA_ERRORS = (psycopg.DataError, PersistenceDataError, sqlite3.DataError, OverflowError)
 
 
 def _nid(row: tuple[int, Any, int, str, bytes]) -> int:
@@ -133,8 +138,9 @@ class Projector:
         """Per view, the events it could not apply and passed (``store.Failures``: a count, the first ones)."""
         return self.db.read_failures(self.names)
 
-    def step(self, fail_after_write: Callable[[], None] | None = None) -> int:
-        """Apply one page of the log; returns how many events it read (0: caught up)."""
+    def step(self, fail_after_write: Callable[[], None] | None = None, views: list[View] | None = None) -> int:
+        """Apply one page of the log (to ``views``, default all); returns how many events it read (0: caught
+        up)."""
         with self.lock:
             # A page allocates tens of thousands of short-lived dicts; left on, the cyclic collector would
             # walk the views' large documents over and over (it doubled a 300,000-event rebuild). Reference
@@ -143,7 +149,7 @@ class Projector:
             collecting = gc.isenabled()
             gc.disable()
             try:
-                return self._step(fail_after_write)
+                return self._step(fail_after_write, views or self.views)
             except BaseException:
                 self._ahead = None
                 self._known.clear()
@@ -155,10 +161,10 @@ class Projector:
                 if collecting:
                     gc.enable()
 
-    def _step(self, fail_after_write: Callable[[], None] | None) -> int:
+    def _step(self, fail_after_write: Callable[[], None] | None, views: list[View]) -> int:
         with self.db.transaction() as cur:
             self.db.batch_settings(cur)
-            current = self.db.positions(cur, self.names, lock=True)
+            current = self.db.positions(cur, [v.name for v in views], lock=True)
             start = min(p for p, _ in current.values())
             records = self._page(cur, start)
             if not records:
@@ -166,7 +172,7 @@ class Projector:
             upto = records[-1].notification_id
             if len(records) == self.page:
                 self._read_ahead(upto)  # a full page: more is likely waiting, read it while this one is applied
-            for v in self.views:
+            for v in views:
                 pos = current[v.name][0]
                 if self._known.get(v.name) != pos:
                     # Another runner (a follower process, a fresh projector) moved this view since this one's
@@ -188,11 +194,56 @@ class Projector:
             if fail_after_write:
                 fail_after_write()  # tests: a crash after the writes, before COMMIT
         self.failures.committed()
-        for v in self.views:
+        for v in views:
             v.committed()
             if current[v.name][0] < upto:
                 self._known[v.name] = upto
         return len(records)
+
+    def _past_bad_write(self, progress: Callable[[int], None] | None = None) -> int:
+        """A page's transaction failed on a row the store refused (a number out of its column's range, a text it
+        cannot hold): the page is applied again one event at a time, up to the event whose row it is; that one
+        is applied to each view alone, and passed by those whose row the store refuses (recorded, logged and
+        counted as an event a view raises on, ``store.Failures``). The other views apply it; the pages go on
+        after it. Returns how many events went by."""
+        page, self.page, done = self.page, 1, 0
+        try:
+            for _ in range(page):  # the page that failed held at most this many events
+                try:
+                    n = self.step()
+                except TrackingConflict:
+                    continue
+                except DATA_ERRORS:
+                    self._each_alone()
+                    n = -1
+                if not n:
+                    break
+                done += abs(n)
+                if progress:
+                    progress(abs(n))
+                if n < 0:
+                    break  # found and passed: whole pages again
+        finally:
+            self.page = page
+        return done
+
+    def _each_alone(self) -> None:
+        """The next event for each view behind at it, one view per transaction; a view whose row of it the store
+        refuses passes it (``_past_bad_write``)."""
+        positions = self.positions()
+        start = min(positions.values())
+        for v in self.views:
+            if positions[v.name] != start:
+                continue
+            try:
+                self.step(views=[v])
+            except DATA_ERRORS as e:
+                with self.lock, self.db.transaction() as cur:
+                    [r] = _decode(self.db.read_events(cur, start, 1))
+                    self.failures.add(cur, v.name, r, e)
+                    self.failures.flush(cur)
+                    self.db.advance(cur, v.name, start, r.notification_id)
+                self.failures.committed()
 
     def _page(self, cur: Any, start: int) -> list[Record]:
         """The records after ``start``: the page read ahead if it starts there, else read now."""
@@ -226,11 +277,14 @@ class Projector:
         """Apply pages until the views are at the head. ``pipelined`` (PostgreSQL; a rebuild's long catch-up):
         each page's writes go out from a thread of their own while the next page is applied (``_pipelined``)."""
         if pipelined and self.db.postgres:
+            passed = 0
             while True:
                 try:
-                    return self._pipelined(progress, stop)
+                    return passed + self._pipelined(progress, stop)
                 except TrackingConflict:
                     continue  # another runner advanced: go on from its committed positions
+                except DATA_ERRORS:
+                    passed += self._past_bad_write(progress)  # a row the store refused: found, passed, go on
         total = 0
         try:
             while not (stop and stop.is_set()):
@@ -238,6 +292,12 @@ class Projector:
                     n = self.step()
                 except TrackingConflict:
                     continue  # another runner advanced: re-read from its committed position
+                except DATA_ERRORS:
+                    n = self._past_bad_write()  # a row the store refused: found, passed, go on
+                    total += n
+                    if progress and n:
+                        progress(n)
+                    continue
                 if not n:
                     break
                 total += n

@@ -238,3 +238,28 @@ def test_ledger_events_prints_a_poisoned_history_without_sending_control_charact
     assert shown.exit_code == 0 and not [ch for ch in RAW if ch in shown.output], shown.output
     listed = json.loads(run(settings, "events", "poison", "--json").output)  # JSON escapes them itself
     assert any(NUL_PURPOSE in e["payload"].get("purpose", "") for e in listed)
+
+
+def test_an_event_whose_row_the_store_refuses_is_passed_by_that_view_alone(settings, ledger):
+    broken = new_campaign(ledger, "outofrange")
+    ledger.open_turn(broken, actor=SYSTEM)
+
+    def crafted(d):  # a turn past PostgreSQL's integer columns (the timeline's, the turn groups'): SQLite stores it
+        d.context["turn"] = 2**40
+        return {"at": d.add(ev.DiceRolled, turn=1, index=None, purpose="x", sides=6, count=1, values=[3],
+                            manual=True)}
+
+    bad = ledger.execute(broken, SYSTEM, crafted).data["at"]
+    later = new_campaign(ledger, "afterwards")
+    projector = Projector(ledger)
+    for again in (projector.catch_up, projector.rebuild):  # followed (page by page), then rebuilt (pipelined)
+        again()
+        assert set(projector.positions().values()) == {projector.db.head()}
+        assert timeline_row(projector, later, 1) is not None  # the other campaigns went on
+        failed = projector.failed()
+        if settings.backend == "postgres":
+            assert {"timeline", "turn_groups"} <= set(failed) and "map" not in failed
+            assert all(doc["count"] == 1 and doc["events"][0]["position"] == bad for doc in failed.values())
+            assert "out of range" in failed["timeline"]["events"][0]["error"]
+        else:
+            assert failed == {}
