@@ -5,7 +5,7 @@ are facts (``TurnOpened``, ``RulingRecorded``). Every field is validated here,
 once: strict types (``"35"`` or ``true`` is not an amount), lengths, patterns,
 no NaN or infinity anywhere, not even inside free-form inputs, and every text a
 person types by ledger/text.py's rule (NFC, no NUL or other control character:
-``Typed`` for a text of one line, ``TypedLines`` for a reason's several lines;
+``ONE_LINE`` after a text's constraints, ``LINES`` for a reason's several lines;
 free-form JSON's texts through ``free_form``). What depends on
 the campaign (is this country one of its countries, is this turn the open
 one) is checked by the use case against the campaign's state
@@ -51,26 +51,28 @@ def _lines(value: Any) -> Any:
     return typed(value, lines=True) if isinstance(value, str) else value
 
 
-#: A text a person types, of one line (a purpose, a name, a place, a holder) or of several (a reason: line breaks
-#: and tabs allowed, CRLF made a line break): NFC, no control character (ledger/text.py). Every ``str`` field
-#: without a pattern or a fixed set of values is one of these (tests/unit/test_typed_text.py checks it).
-Typed = Annotated[str, BeforeValidator(_one_line)]
-TypedLines = Annotated[str, BeforeValidator(_lines)]
+#: A text a person types, of one line (a purpose, a name, a place, a holder: ``ONE_LINE``) or of several (a reason:
+#: line breaks and tabs allowed, CRLF made a line break: ``LINES``): NFC, no control character (ledger/text.py).
+#: Every ``str`` field without a pattern or a fixed set of values is ``Annotated[str, <its constraints>, ONE_LINE]``
+#: (tests/unit/test_typed_text.py checks it): after the constraints, so that the length is said of characters.
+ONE_LINE = BeforeValidator(_one_line)
+LINES = BeforeValidator(_lines)
+Typed = Annotated[str, ONE_LINE]
 #: A reason (several lines).
-Text = Annotated[TypedLines, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX)]
-#: A purpose, a holder: one line.
-Line = Annotated[Typed, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX)]
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX), LINES]
+#: A purpose: one line.
+Line = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=TEXT_MAX), ONE_LINE]
 Country = Annotated[str, StringConstraints(pattern=COUNTRY_PATTERN)]
 Position = Annotated[int, Field(ge=1, le=MAX_POSITION)]
 Turn = Annotated[int, Field(ge=1, le=2**31)]
-Name = Annotated[Typed, StringConstraints(min_length=1, max_length=40)]
+Name = Annotated[str, StringConstraints(min_length=1, max_length=40), ONE_LINE]
 PHASES = ("events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase")
 Phase = Literal["events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase"]
 MARKERS = ("Pillage+", "Pillage-", "Revolt", "Revolt+", "Siegework", "Siegework+", "Foraging", "Unrest")
 Marker = Literal["Pillage+", "Pillage-", "Revolt", "Revolt+", "Siegework", "Siegework+", "Foraging", "Unrest"]
 UNIT_TYPES = ("LD", "ND", "NTD", "NGD", "LDE", "NDE", "ARM", "FLT", "CAV", "ART")
 UnitType = Literal["LD", "ND", "NTD", "NGD", "LDE", "NDE", "ARM", "FLT", "CAV", "ART"]
-LeaderName = Annotated[Typed, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+LeaderName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), ONE_LINE]
 SIEGE_ENDS = ("taken", "lifted", "relieved")
 
 
@@ -126,12 +128,12 @@ PUBLIC = Visibility()
 class Context(Model):
     """Where in the sequence of play a command happens (the turn comes from the campaign)."""
 
-    phase: Typed | None = Field(default=None, max_length=40, examples=["military"])
-    round: Typed | None = Field(default=None, max_length=10, examples=["S2"])
-    impulse: Typed | None = Field(default=None, max_length=40, examples=["FRA"])
+    phase: Annotated[str, StringConstraints(max_length=40), ONE_LINE] | None = Field(None, examples=["military"])
+    round: Annotated[str, StringConstraints(max_length=10), ONE_LINE] | None = Field(None, examples=["S2"])
+    impulse: Annotated[str, StringConstraints(max_length=40), ONE_LINE] | None = Field(None, examples=["FRA"])
     # Where a ruling happened and which stacks its roles name: the map view places its effects with them.
-    where: Typed | None = Field(default=None, min_length=1, max_length=80, examples=["Picardie"],
-                              description="Province or sea zone of the ruling")
+    where: Annotated[str, StringConstraints(min_length=1, max_length=80), ONE_LINE] | None = Field(
+        None, examples=["Picardie"], description="Province or sea zone of the ruling")
     stacks: dict[Name, Name] | None = Field(default=None, max_length=12,
                                             examples=[{"attacker": "ENG-1", "defender": "FRA-1"}],
                                             description="The ruling's roles (attacker, moving stack...) → stack ids")
@@ -186,9 +188,10 @@ class CreateCampaign(Command):
 
     action: ClassVar[str] = "create_campaign"
     slug: str = Field(pattern=SLUG_PATTERN, examples=["europa-1492"])
-    name: Annotated[Typed, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)] = Field(
+    name: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200), ONE_LINE] = Field(
         examples=["Europa 1492"])
-    ruleset: Typed = Field(default="eu", min_length=1, max_length=20, examples=["eu"])
+    ruleset: Annotated[str, StringConstraints(min_length=1, max_length=20), ONE_LINE] = Field(default="eu",
+                                                                                              examples=["eu"])
     scenario: str | None = Field(default=None, pattern=r"^[a-z0-9][a-z0-9-]{0,40}$", examples=["eu-1492"],
                                  description="A scenario shipped with the ledger (ledger/scenarios/NAME.yaml): "
                                              "its countries are the campaign's")
@@ -197,9 +200,9 @@ class CreateCampaign(Command):
                                           "against (its countries must be the board's)")
     countries: list[Country] = Field(default_factory=list, max_length=200, examples=[["ENG", "FRA"]],
                                      description="Required without a scenario (at most 40 then)")
-    players: dict[Country, Annotated[Typed, StringConstraints(min_length=1, max_length=100)]] = Field(
+    players: dict[Country, Annotated[str, StringConstraints(min_length=1, max_length=100), ONE_LINE]] = Field(
         default_factory=dict, examples=[{"ENG": "alice", "FRA": "bruno"}])
-    game_masters: list[Annotated[Typed, StringConstraints(min_length=1, max_length=100)]] | None = None
+    game_masters: list[Annotated[str, StringConstraints(min_length=1, max_length=100), ONE_LINE]] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("countries")
@@ -236,8 +239,8 @@ class ImportScenario(Command):
     """The set-up of a new campaign (``ScenarioImported``), right after its creation (ledger/scenario.py)."""
 
     action: ClassVar[str] = "import_scenario"
-    name: Typed = Field(min_length=1, max_length=200)
-    source: Typed = Field(min_length=1, max_length=500)
+    name: Annotated[str, StringConstraints(min_length=1, max_length=200), ONE_LINE]
+    source: Annotated[str, StringConstraints(min_length=1, max_length=500), ONE_LINE]
     sha256: str = Field(pattern=r"^[0-9a-f]{64}$")
     scenario: dict[str, Any]
 
@@ -313,7 +316,7 @@ class RollDice(_InContext):
 
 class RecordRuling(_InContext):
     action: ClassVar[str] = "record_ruling"
-    procedure: Typed = Field(min_length=1, max_length=20, examples=["M13"])
+    procedure: Annotated[str, StringConstraints(min_length=1, max_length=20), ONE_LINE] = Field(examples=["M13"])
     inputs: dict[str, Any] = Field(default_factory=dict)
     manual_dice: list[list[int]] | None = Field(default=None, max_length=100,
                                                 description="Physical dice, in draw order")
@@ -429,12 +432,12 @@ class SiegeEndReplacement(_Replacement):
 class EffectReplacement(Model):
     """One effect of a ruling as a game master restates it (the kinds the projections apply)."""
 
-    kind: Typed = Field(min_length=1, max_length=40)
+    kind: Annotated[str, StringConstraints(min_length=1, max_length=40), ONE_LINE]
     country: Country | None = None
-    target: Typed | None = Field(default=None, min_length=1, max_length=80)
+    target: Annotated[str, StringConstraints(min_length=1, max_length=80), ONE_LINE] | None = None
     amount: int | Annotated[str, StringConstraints(pattern=r"^-?\d+(/\d+)?$")] | None = None
     ers_line: str | None = Field(default=None, pattern=ERS_LINE_PATTERN)
-    marker: Typed | None = Field(default=None, max_length=40)
+    marker: Annotated[str, StringConstraints(max_length=40), ONE_LINE] | None = None
     detail: dict[str, Any] = Field(default_factory=dict)
 
     @field_validator("kind")
@@ -540,7 +543,8 @@ class IssueToken(Command):
     role: Literal["gm", "player", "observer"] = Field(examples=["player"])
     country: Country | None = Field(default=None, examples=["FRA"], description="The player's country (players only)",
                                     validate_default=True)
-    holder: Annotated[Typed, StringConstraints(strip_whitespace=True, min_length=1, max_length=100)] | None = Field(
+    holder: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=100),
+                      ONE_LINE] | None = Field(
         default=None, examples=["bruno"], description="Who holds it; recorded as the actor of their events")
 
     @field_validator("country")
@@ -556,7 +560,7 @@ class IssueToken(Command):
 
 class RevokeToken(Command):
     action: ClassVar[str] = "revoke_token"
-    token_id: Typed = Field(min_length=1, max_length=64)
+    token_id: Annotated[str, StringConstraints(min_length=1, max_length=64), ONE_LINE]
     reason: Text = Field(examples=["player left the game"])
 
 

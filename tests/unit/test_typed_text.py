@@ -163,3 +163,11 @@ def test_a_map_drawn_from_names_holding_control_characters_is_still_xml():
     svg = render({**DOC, "stacks": stacks}, None, board="eu", title="Europa\x00 1492")
     ElementTree.fromstring(svg)  # parses: no character XML cannot hold
     assert 'data-stack="ENG-1\\x01\\x1b"' in svg and "Europa\\x00 1492" in svg
+
+
+def test_a_typed_texts_length_is_still_said_in_characters():
+    for cls, fields, words in [(commands.RollDice, {"purpose": "x" * 501}, "purpose: String should have at most 500"),
+                               (commands.MoveStack, {"stack": "x" * 41, "origin": "a", "destination": "b"},
+                                "stack: String should have at most 40 characters")]:
+        with pytest.raises(InvalidInput, match=re.escape(words)):
+            commands.build(cls, **fields)
