@@ -171,8 +171,22 @@ def test_no_cli_module_calls_a_ledger_shorthand():
                     assert node.func.attr not in SHORTHANDS, (module, node.func.attr, node.lineno)
 
 
+#: Questions that build a command model only to draft it (what it would change), never to record it.
+PREVIEWS = {("whatif",): "RecordCorrection"}
+
+
+@pytest.mark.parametrize("path", list(PREVIEWS), ids=" ".join)
+def test_a_preview_drafts_its_command_model_and_records_nothing(path):
+    function = callback(path)
+    called = calls(function)
+    assert "build" in called and "drafted" in called, (path, called)
+    assert "handle" not in called and "record" not in called, (path, "records")
+    assert PREVIEWS[path] in model_names(function), (path, model_names(function))
+
+
 def test_every_write_command_of_the_app_is_listed():
-    """A new command that builds a command model must be added to WRITES (and so checked above)."""
+    """A new command that builds a command model must be added to WRITES (and so checked above), or to PREVIEWS
+    when it only drafts it."""
     app = typer.main.get_command(ledger.cli.app)
 
     def walk(command, path):
@@ -183,7 +197,7 @@ def test_every_write_command_of_the_app_is_listed():
             yield path, command.callback
 
     building = {path for path, f in walk(app, ()) if {"build", "record"} & calls(f)}
-    assert building == set(WRITES)
+    assert building == set(WRITES) | set(PREVIEWS)
 
 
 # ----------------------------------------------------------------- behaviour the package adds
