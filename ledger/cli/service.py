@@ -41,9 +41,12 @@ def serve(
             slug = ensure_sample(ledger)
         out.print(f"sample campaign [bold]{escape(slug)}[/bold] ready ({escape(str(settings.backend))} store)")
     # No uvicorn access log: api/observability.py already logs every request as one JSON line.
-    # uvicorn has no header read timeout: keep-alive, the header size (h11) and the connection bound are set here;
+    # uvicorn has no header read timeout: keep-alive, the head's size (api/headbound.py: whatever the parser) and
+    # the connection bound are set here;
     # a slow client's headers are cut by a reverse proxy's timeout (README, Configuration).
-    limits = dict(timeout_keep_alive=settings.timeout_keep_alive,
+    from api.headbound import http_protocol
+
+    limits = dict(http=http_protocol(), timeout_keep_alive=settings.timeout_keep_alive,
                   timeout_graceful_shutdown=settings.timeout_graceful_shutdown,
                   h11_max_incomplete_event_size=settings.max_header_bytes,
                   # uvicorn's own 503 carries no Retry-After: it is the hard bound above the app's (api/guards.py).
