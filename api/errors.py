@@ -88,8 +88,11 @@ async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
     return JSONResponse(_body(kind, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
 
 
-async def store_unavailable(_: Request, exc: Exception) -> JSONResponse:
-    # The store did not answer (connection refused or lost, lock timeout): nothing was appended; retry later.
+async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    # The store did not answer (connection refused or lost, lock timeout, disk full, read-only): nothing was
+    # appended; retry later. The log and /ready say why (api/observability.py StoreHealth).
+    if request is not None:
+        request.app.state.store_health.refused(exc)
     return JSONResponse(_body("StoreUnavailable", f"the store is unavailable: {type(exc).__name__}"),
                         status_code=503, headers={"Retry-After": RETRY_AFTER})
 

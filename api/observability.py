@@ -94,6 +94,35 @@ def count_appended(events: Any) -> None:
         EVENTS_APPENDED.labels(type=e["type"]).inc()
 
 
+def _appended_total() -> float:
+    return sum(x.value for m in EVENTS_APPENDED.collect() for x in m.samples if x.name.endswith("_total"))
+
+
+class StoreHealth:
+    """Whether the app's writes reach the store (issue 34: a full disk answered 503 with nothing logged while
+    ``/ready`` said ready). A write the store refused (disk full, read-only, connection lost) is logged with the
+    store's own words and reported by ``/ready`` (degraded) until an append of this process succeeds again.
+    One per app (``app.state.store_health``)."""
+
+    def __init__(self) -> None:
+        self._failure: dict[str, Any] | None = None
+
+    def refused(self, exc: BaseException) -> None:
+        cause = exc.__cause__ or exc.__context__ or exc
+        reason = " ".join(str(cause).split())[:300] or type(cause).__name__
+        self._failure = {"error": type(cause).__name__, "reason": reason, "appended": _appended_total()}
+        logging.getLogger("ledger.store").error("the store refused a request: %s: %s", type(cause).__name__,
+                                                reason)
+
+    @property
+    def failing(self) -> str | None:
+        """The kind of error of the last refusal, while no append has succeeded since."""
+        if self._failure is not None and _appended_total() > self._failure["appended"]:
+            logging.getLogger("ledger.store").warning("the store accepts writes again")
+            self._failure = None
+        return None if self._failure is None else self._failure["error"]
+
+
 def metrics_body() -> tuple[bytes, str]:
     return generate_latest(), CONTENT_TYPE_LATEST
 

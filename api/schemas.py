@@ -272,6 +272,11 @@ class Ready(BaseModel):
     projections_failing: bool = Field(
         default=False, description="This process's projection runner failed its last catch-up (status degraded): "
                                    "it retries; the service's log has the error")
+    store_failing: str | None = Field(
+        default=None, examples=[None, "DiskFull"],
+        description="The kind of error with which the store refused a write of this process since its last "
+                    "append (a full disk, a read-only store, a lost connection: status degraded); the service's "
+                    "log has the store's words; null once a write succeeds again")
 
 
 class ReworkBody(BaseModel):

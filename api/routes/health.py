@@ -50,10 +50,13 @@ def ready(request: Request, ledger: LedgerDep):
         per, total, follower, failed = _external(request, ledger)
     # Degraded, still 200: a dead follower, a catch-up that fails, or events a view could not apply (the log and
     # `ledger project` name them; not here, where anyone may ask).
-    healthy = (follower is None or follower["alive"]) and error is None and not failed
+    # A write the store refused since this process's last append (a full disk, a read-only store) too.
+    store_failing = request.app.state.store_health.failing
+    healthy = (follower is None or follower["alive"]) and error is None and not failed and store_failing is None
     return schemas.Ready(status="ready" if healthy else "degraded", store=ledger.settings.backend, head=head,
                          projections_lag=total, projections=per, follower=follower, projection_errors=failed,
-                         projections_failing=error is not None)
+                         projections_failing=error is not None,
+                         store_failing=store_failing)
 
 
 def _external(request: Request, ledger: Any) -> tuple[dict[str, int], int, dict[str, Any], dict[str, int]]:

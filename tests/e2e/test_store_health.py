@@ -1,0 +1,45 @@
+"""A write the store refuses (a full disk, a read-only store) is logged with the store's words and makes
+``/ready`` say degraded until a write succeeds again (issue 34: a full disk answered 503 with nothing logged
+while /ready said "ready")."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from eventsourcing.persistence import OperationalError
+from fastapi.testclient import TestClient
+
+from api.main import create_app
+
+ADMIN = "admin-secret-for-store-health"
+AUTH = {"Authorization": f"Bearer {ADMIN}"}
+NEW = {"slug": "full-disk", "name": "Full disk", "countries": ["ENG", "FRA"]}
+
+
+def test_a_store_refusing_writes_is_logged_and_reported_degraded_until_a_write_succeeds(settings, ledger,
+                                                                                        monkeypatch, capsys):
+    real = ledger.recorder.insert_events
+
+    def full(*args, **kwargs):
+        try:
+            raise sqlite3.OperationalError("database or disk is full")
+        except sqlite3.OperationalError as cause:
+            raise OperationalError(str(cause)) from cause
+
+    with TestClient(create_app(settings.model_copy(update={"admin_token": ADMIN}), ledger), headers=AUTH) as http:
+        assert http.get("/ready").json()["status"] == "ready"
+        monkeypatch.setattr(ledger.recorder, "insert_events", full)
+        capsys.readouterr()
+        refused = http.post("/campaigns", json=NEW)
+        assert refused.status_code == 503 and refused.headers["retry-after"]
+        assert refused.json()["error"]["type"] == "StoreUnavailable"
+        logged = [line for line in capsys.readouterr().err.splitlines() if '"logger":"ledger.store"' in line]
+        assert logged and "database or disk is full" in logged[0] and '"level":"error"' in logged[0], logged
+        assert ledger.campaigns() == []  # nothing was appended
+        ready = http.get("/ready").json()
+        assert ready["status"] == "degraded" and ready["store_failing"] == "OperationalError"
+
+        monkeypatch.setattr(ledger.recorder, "insert_events", real)  # space freed
+        assert http.post("/campaigns", json=NEW).status_code == 201
+        ready = http.get("/ready").json()
+        assert ready["status"] == "ready" and ready["store_failing"] is None
