@@ -11,7 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.routing import Match, get_route_path
 
 from api import errors, guards, readpath, replica, warmup
-from api.observability import Observability, StoreHealth, configure_logging
+from api.observability import LagWatch, Observability, StoreHealth, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
 from api.routes import checkpoints, economy, moves
 from api.routes import export as export_routes
@@ -66,6 +66,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     )
     app.state.settings = settings
     app.state.store_health = StoreHealth()  # a write the store refused, for /ready
+    app.state.lag_watch = LagWatch()  # views behind for good, for /ready
     if ledger is not None:
         app.state.ledger = ledger
     errors.register(app)

@@ -202,3 +202,27 @@ class Observability:
                     "path": scope.get("path"), "status": status, "duration_ms": round(elapsed * 1000, 2),
                     "actor": getattr(actor, "id", None), "role": getattr(actor, "role", None),
                 }})
+
+
+class LagWatch:
+    """Whether the views fall behind for good (issue 34: a lag growing for minutes left ``/ready`` "ready").
+    Fed with each ``/ready``'s lag: the views are *stuck* once they have been behind for ``alert_seconds``
+    without the lag ever coming down in that time (a busy follower that catches up now and then is not). One per
+    app (``app.state.lag_watch``)."""
+
+    def __init__(self) -> None:
+        self._since: float | None = None  # when the lag last was 0 or came down
+        self._last = 0
+
+    def seen(self, lag: int, alert_seconds: float, now: float | None = None) -> float | None:
+        """Seconds the views have been behind without catching up, once that is at least ``alert_seconds``."""
+        now = time.monotonic() if now is None else now
+        if lag <= 0 or self._since is None or lag < self._last:
+            self._since = now if lag > 0 else None
+        self._last = lag
+        behind = 0.0 if self._since is None else now - self._since
+        if behind >= alert_seconds:
+            logging.getLogger("ledger.projections").warning(
+                "the views are %d events behind the store and have not caught up for %.0f s", lag, behind)
+            return round(behind, 1)
+        return None

@@ -277,6 +277,10 @@ class Ready(BaseModel):
         description="The kind of error with which the store refused a write of this process since its last "
                     "append (a full disk, a read-only store, a lost connection: status degraded); the service's "
                     "log has the store's words; null once a write succeeds again")
+    projections_stuck_seconds: float | None = Field(
+        default=None, examples=[None, 185.0],
+        description="How long the views have been behind the store without catching up on any of it, once that "
+                    "passes LEDGER_LAG_ALERT_SECONDS (status degraded); null otherwise")
 
 
 class ReworkBody(BaseModel):

@@ -63,6 +63,8 @@ class Settings(BaseSettings):
         default=False, description="answer each request with the number of SQL statements it ran (the "
         "Ledger-Statements header, api/observability.py): what ops/load.py prints per kind; off in service")
     follower_stale_seconds: float = Field(default=10.0, gt=0, description="/ready: a follower beat older is dead")
+    lag_alert_seconds: float = Field(default=120.0, gt=0, description="/ready: views behind the store this long "
+                                     "without catching up on any of it are reported (degraded)")
     signing_key_file: Path | None = Field(
         default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")
     public_host: str = Field(default="localhost", description="the name in checkpoint origins and the key name")

@@ -52,11 +52,13 @@ def ready(request: Request, ledger: LedgerDep):
     # `ledger project` name them; not here, where anyone may ask).
     # A write the store refused since this process's last append (a full disk, a read-only store) too.
     store_failing = request.app.state.store_health.failing
-    healthy = (follower is None or follower["alive"]) and error is None and not failed and store_failing is None
+    stuck = request.app.state.lag_watch.seen(total, ledger.settings.lag_alert_seconds)  # behind for minutes
+    healthy = ((follower is None or follower["alive"]) and error is None and not failed and store_failing is None
+               and stuck is None)
     return schemas.Ready(status="ready" if healthy else "degraded", store=ledger.settings.backend, head=head,
                          projections_lag=total, projections=per, follower=follower, projection_errors=failed,
                          projections_failing=error is not None,
-                         store_failing=store_failing)
+                         store_failing=store_failing, projections_stuck_seconds=stuck)
 
 
 def _external(request: Request, ledger: Any) -> tuple[dict[str, int], int, dict[str, Any], dict[str, int]]:

@@ -43,3 +43,17 @@ def test_a_store_refusing_writes_is_logged_and_reported_degraded_until_a_write_s
         assert http.post("/campaigns", json=NEW).status_code == 201
         ready = http.get("/ready").json()
         assert ready["status"] == "ready" and ready["store_failing"] is None
+
+
+def test_views_behind_for_minutes_without_catching_up_are_reported_and_a_slow_follower_is_not():
+    from api.observability import LagWatch
+
+    stuck = LagWatch()
+    assert stuck.seen(5, 120, now=0) is None
+    assert stuck.seen(40, 120, now=60) is None  # growing, but not for long yet
+    assert stuck.seen(400, 120, now=130) == 130.0  # behind for 130 s, never came down
+    assert stuck.seen(0, 120, now=131) is None  # caught up
+    busy = LagWatch()
+    for t in range(0, 600, 10):  # always behind, but catching up on part of it every 50 s
+        lag = 100 + t % 50
+        assert busy.seen(lag, 120, now=t) is None, t
