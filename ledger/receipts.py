@@ -6,7 +6,8 @@ roots *in the receipts*, so the service can only pass them by holding a
 history that extends every receipt. Detected: a truncated history (a receipt
 covers more events than the service holds), a rewritten tail (the current tree
 does not extend a receipt), and a fork (two receipts that cannot both belong to
-one history: same size and different roots, or no consistency between them).
+one history: same size and different roots, or a later receipt the rows still hold that is not consistent with
+an earlier one). Receipts of one history whose rows were rewritten since are "rewritten", never a "fork".
 """
 
 from __future__ import annotations
@@ -54,19 +55,23 @@ def audit_receipts(ledger: Ledger, cid: UUID, receipts: dict[str, str]) -> Recei
     def proof(m: int, n: int) -> list[bytes]:
         return merkle.consistency_proof(m, leaves[:n]) if n <= head else []
 
+    # Whether the stored rows still hold each receipt's history: only then can they prove anything about a pair
+    # of receipts (a proof built from rewritten rows would call two receipts of one history a fork).
+    holds = {name: cp.size <= head and merkle.verify_consistency(cp.size, head, cp.root, current,
+                                                                  proof(cp.size, head)) for name, cp in kept}
     for i, (name, cp) in enumerate(kept):
         report.checked += 1
         for earlier_name, earlier in kept[:i]:
             if earlier.size == cp.size and earlier.root != cp.root:
                 report.problems.append(f"fork: {earlier_name} and {name} both sign {cp.size} events with "
                                        "different roots: two histories were shown")
-            elif earlier.size < cp.size <= head and not merkle.verify_consistency(
+            elif earlier.size < cp.size and holds[name] and not merkle.verify_consistency(
                     earlier.size, cp.size, earlier.root, cp.root, proof(earlier.size, cp.size)):
                 report.problems.append(f"fork: {name} ({cp.size} events) does not extend {earlier_name} "
                                        f"({earlier.size} events)")
         if cp.size > head:
             report.problems.append(f"truncated: {name} covers {cp.size} events, the service now holds {head}")
-        elif not merkle.verify_consistency(cp.size, head, cp.root, current, proof(cp.size, head)):
+        elif not holds[name]:
             report.problems.append(f"rewritten: the current history ({head} events) does not extend {name} "
                                    f"({cp.size} events)")
     return report

@@ -205,6 +205,7 @@ def test_receipts_catch_a_rewritten_tail(ledger, settings):
     assert [p for p in report.problems if p.startswith("rewritten")] == [
         "rewritten: the current history (5 events) does not extend 003.txt (4 events)",
         "rewritten: the current history (5 events) does not extend 004.txt (5 events)"]
+    assert not [p for p in report.problems if p.startswith("fork")], report.problems  # one history, rewritten
 
 
 def test_receipts_catch_a_fork_shown_to_two_players(settings, tmp_path):
