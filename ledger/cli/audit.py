@@ -52,8 +52,13 @@ def verify(campaign: str,
            expect_head: Annotated[Optional[str], typer.Option(
                "--expect-head", help="POSITION:HASH you noted: a deleted or rewritten tail shows")] = None,
            checkpoint: Annotated[Optional[Path], typer.Option(
-               "--checkpoint", help="A signed checkpoint you kept (a file)")] = None) -> None:
-    """Walk the stored rows and the service's signed checkpoints; exit 1 naming the first broken position."""
+               "--checkpoint", help="A signed checkpoint you kept (a file)")] = None,
+           views: Annotated[bool, typer.Option(
+               "--views", help="Also fold the campaign again and compare the stored views (map, victory, timeline, "
+                               "awards) with it")] = False) -> None:
+    """Walk the stored rows and the service's signed checkpoints, and check the latest snapshot; exit 1 naming
+    the first broken position, a snapshot the service ignores, or (--views) each stored view the chain does not
+    give."""
     head = None
     if expect_head is not None:
         position, sep, digest = expect_head.partition(":")
@@ -61,12 +66,35 @@ def verify(campaign: str,
             fail("--expect-head", "expected POSITION:HASH (a position and a 64-hex-digit hash)")
         head = (int(position), digest.lower())
     note = _read(checkpoint, "--checkpoint") if checkpoint is not None else None
+    cid = _cid(campaign)
     with ledger_app() as ledger:
-        report = ledger.verify(_cid(campaign), expect_head=head, checkpoint=note)
-    if not report.intact:
-        out.print(f"[red]BROKEN[/red] at position {report.broken_at}: {escape(str(report.reason))}")
+        report = ledger.verify(cid, expect_head=head, checkpoint=note)
+        if not report.intact:
+            out.print(f"[red]BROKEN[/red] at position {report.broken_at}: {escape(str(report.reason))}")
+            raise typer.Exit(1)
+        out.print(f"intact: {report.count} events, head {report.head_hash}, root {report.root}")
+        bad = False
+        snapshot = ledger.check_snapshot(cid)
+        if snapshot is not None and snapshot[1] is not None:
+            # A cache, not a record: the service ignores it and folds the events instead; someone wrote it.
+            out.print(f"[red]SNAPSHOT IGNORED[/red] at position {snapshot[0]}: {escape(snapshot[1])} (the service "
+                      "folds the events instead; the row was not written by the service)")
+            bad = True
+        if views:
+            from projections.audit import check_views
+            from projections.runner import Projector
+
+            compared, problems = check_views(ledger, Projector(ledger).db, cid)
+            for problem in problems:
+                out.print(f"[red]VIEW DIFFERS[/red] {escape(problem)}")
+            if problems:
+                out.print(f"{len(problems)} differences between the stored views and the chain: rebuild them "
+                          "(`ledger rebuild`) and find who wrote them")
+                bad = True
+            else:
+                out.print(f"views hold: {compared} stored documents and rows are what the chain gives")
+    if bad:
         raise typer.Exit(1)
-    out.print(f"intact: {report.count} events, head {report.head_hash}, root {report.root}")
 
 
 def sign_head(campaign: str) -> None:
