@@ -16,6 +16,7 @@ import ctypes
 import gc
 import logging
 import os
+from pathlib import Path
 import signal
 import socket
 import sys
@@ -40,6 +41,22 @@ def _pdeathsig(sig: int) -> bool:
         return False
 
 
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs: a zombie does not (a master killed by -9 stays one until its own parent reaps it, and
+    ``os.kill(pid, 0)`` succeeds on it: a worker started just before then took it for alive and never exited)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    except OSError:  # no /proc: the signal probe, zombies included
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    return state != "Z"
+
+
 def die_with_parent(parent: int | None = None, poll: float = 0.5, grace: float = 10.0) -> bool:
     """Exit when ``parent`` (default: ``$LEDGER_SUPERVISOR_PID``) dies. False when there is none to watch."""
     if parent is None:
@@ -47,13 +64,10 @@ def die_with_parent(parent: int | None = None, poll: float = 0.5, grace: float =
         parent = int(raw) if raw.isdigit() else None
     if parent is None or parent == os.getpid():
         return False
-    if os.getppid() != parent:
-        try:
-            os.kill(parent, 0)
-        except ProcessLookupError:
-            pass  # the master died before we got here: the watch below exits at once
-        else:
-            return False  # an inherited variable, not our parent: nothing to watch
+    if os.getppid() != parent and _alive(parent):
+        return False  # an inherited variable, not our parent: nothing to watch
+    # Else our parent, or the master died before we got here (a worker uvicorn started just before the master's
+    # kill -9): the watch below sees we were orphaned and exits at once.
     # PDEATHSIG fires when the *thread* that forked us ends; the master starts us from its main thread (uvicorn's
     # supervisor loop, serve's follower supervisor lives as long as serve), and the poll below is the backstop.
     _pdeathsig(signal.SIGTERM)

@@ -116,8 +116,11 @@ class Store:
         # checked with the key that signed its checkpoints.
         key = self.tmp / "signing-key.pem"
         generate_key(key)
+        # The tree's root on the path, after what the caller put first (a test's sitecustomize that breaks
+        # something on purpose must reach the service's processes too).
+        path = os.pathsep.join(p for p in (os.environ.get("PYTHONPATH"), str(ROOT)) if p)
         env.update(LEDGER_ADMIN_TOKEN=ADMIN, LEDGER_DATA_DIR=str(data_dir or self.tmp / "data"),
-                   LEDGER_STORE=self.kind, PYTHONPATH=str(ROOT), LEDGER_ENV="development",
+                   LEDGER_STORE=self.kind, PYTHONPATH=path, LEDGER_ENV="development",
                    LEDGER_SIGNING_KEY_FILE=str(key))
         if self.kind == "postgres":
             from psycopg.conninfo import make_conninfo
@@ -169,9 +172,9 @@ def ledger_cli(env: dict[str, str], *args: str, timeout: float = 300) -> subproc
 
 
 class Service:
-    def __init__(self, env: dict[str, str], workers: int = 2):
+    def __init__(self, env: dict[str, str], workers: int = 2, port: int | None = None):
         self.env, self.workers = env, workers
-        self.port = free_port()
+        self.port = port or free_port()  # the same port again: a restart after a kill, clients retry on it
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = Path(tempfile.mkstemp(prefix="ledger-drill-serve-", suffix=".log")[1])
         self.proc: subprocess.Popen | None = None
@@ -225,6 +228,19 @@ class Service:
                         and b"resource_tracker" not in cmd:
                     kids.append(int(entry))
         return kids
+
+    def descendants(self) -> list[int]:
+        """Every live process of the service's session (the master, its workers, the follower)."""
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[3]) == self.proc.pid and fields[0] != "Z":  # its session id
+                    found.append(int(entry))
+        return found
 
     def stop(self) -> None:
         if self.proc is None:

@@ -7,7 +7,11 @@
 1. A backup taken *during* the load, restored into an empty store: every write acknowledged before the backup
    started is in it and every chain verifies (the online backup misses no acknowledged write).
 2. A backup taken once the load stopped and the views caught up, restored into another empty store:
-   identical events (every row, byte for byte), identical view tables, the same head hash.
+   identical events (every row, byte for byte), identical view tables, the same head hash; and the restored
+   store goes on as the service would: it rolls a server die in the open turn and closes that turn (its dice
+   seeds came with it, readable by the service's key), and the chain verifies after.
+3. The same backup restored under another signing key reads broken (`ledger restore` exits 1 naming it): a
+   store restored with the wrong key is never taken for a good one.
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import (VIEW_TABLES, Service, Store, conclude, create_campaign, figure, ledger_cli, parser,  # noqa: E402
-                      verify)
+from _harness import (VIEW_TABLES, Service, Store, conclude, create_campaign, figure, generate_key,  # noqa: E402
+                      ledger_cli, parser, verify)
 from _load import Load  # noqa: E402
 
 
@@ -65,6 +69,17 @@ def main() -> int:
         final_restore_secs, final_out = timed_cli(final_env, "restore", str(final_file))
         restored_events = store.events(final_env)
         restored_views = {t: store.rows(final_env, t, order) for t, order in VIEW_TABLES.items()}
+        # The restored store goes on: a server die in the open turn, the turn closed (its seeds revealed).
+        rolled = ledger_cli(final_env, "roll", "bk", "--purpose", "after the restore")
+        closed = ledger_cli(final_env, "turn", "close", "bk", "1")  # create_campaign opened turn 1
+        after = ledger_cli(final_env, "verify", "bk")
+        goes_on = rolled.returncode == 0 and closed.returncode == 0 and after.returncode == 0
+        # Under another key: the checkpoints it signed and the seeds it sealed are not this service's.
+        wrong_env = store.empty_copy()
+        other_key = store.tmp / "another-signing-key.pem"
+        generate_key(other_key)
+        wrong_env["LEDGER_SIGNING_KEY_FILE"] = str(other_key)
+        wrong = ledger_cli(wrong_env, "restore", str(final_file))
         sizes = mid_file.stat().st_size, final_file.stat().st_size  # the files go with the store's directory
     differing = [t for t in VIEW_TABLES if source_views[t] != restored_views[t]]
     head_line = f"bk: intact {source_chain['count']} events, head {source_chain['head_hash']}"
@@ -80,8 +95,16 @@ def main() -> int:
     figure("same head hash", head_line in final_out)
     figure("view rows equal", {t: len(source_views[t]) for t in VIEW_TABLES})
     figure("view tables differing", differing or "none")
+    figure("restored: roll / close turn / verify", f"exit {rolled.returncode} / {closed.returncode} / "
+                                                    f"{after.returncode}")
+    figure("restored under another key", f"exit {wrong.returncode}, "
+                                         f"{'BROKEN' if 'BROKEN' in wrong.stdout else 'not reported broken'}")
+    if not goes_on:
+        for done in (rolled, closed, after):
+            print("  restored store:", (done.stdout + done.stderr).strip()[-400:])
     ok = (not missing_mid and "BROKEN" not in mid_out and source_events == restored_events and not differing
-          and head_line in final_out and not load.failed)
+          and head_line in final_out and not load.failed and goes_on
+          and wrong.returncode == 1 and "BROKEN" in wrong.stdout)
     return conclude(args, ok)
 
 
