@@ -7,11 +7,14 @@
 Each roll has its own purpose and Idempotency-Key and is retried with the same key on contention (409
 ConcurrencyExhausted), 503 or a lost connection. Then the history is read back: every purpose exactly once
 (0 lost, 0 duplicated), positions 1..H without a gap, the server's roll indexes gapless, and the chain
-verifies. Exit 1 when any of these fails.
+verifies. Nothing is taken from the service's word alone: every acknowledged answer's position and hash is
+compared with the row stored at that position, read from the store itself, and `ledger verify` walks the
+stored rows with the service stopped. Exit 1 when any of these fails.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import threading
 import time
@@ -21,8 +24,8 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import (AUTH, Service, Store, conclude, create_campaign, figure, history, parser, post,  # noqa: E402
-                      verify)
+from _harness import (AUTH, Service, Store, conclude, create_campaign, figure, history, ledger_cli,  # noqa: E402
+                      parser, post, verify)
 
 WRITERS = 16
 
@@ -35,6 +38,7 @@ def main() -> int:
         try:
             create_campaign(service.base, "writers")
             retries, failures, lock = [0], [], threading.Lock()
+            acked: dict[str, tuple[int, str]] = {}  # purpose -> (position, hash) the service answered
             barrier = threading.Barrier(WRITERS)
 
             def writer(w: int) -> None:
@@ -46,6 +50,9 @@ def main() -> int:
                             retries[0] += tries
                             if r.status_code != 201:
                                 failures.append((w, i, r.status_code, r.text[:200]))
+                            else:
+                                [ref] = r.json()["events"]
+                                acked[f"w{w}-{i}"] = (ref["position"], ref["hash"])
 
             started = time.perf_counter()
             threads = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
@@ -66,6 +73,14 @@ def main() -> int:
             chain = verify(service.base, "writers")
         finally:
             service.stop()
+        env = store.env()
+        stored = {}  # position -> (purpose, hash), from the store's own rows
+        for _, version, topic, state in store.events(env):
+            row = json.loads(state)
+            if topic.endswith("DiceRolled"):
+                stored[version] = (row.get("purpose"), row.get("hash"))
+        walked = ledger_cli(env, "verify", "writers")
+    unlike = [p for p, (position, digest) in acked.items() if stored.get(position) != (p, digest)]
     figure("store / workers", f"{args.store} / {args.workers}")
     figure("writers x events", f"{WRITERS} x {n} = {WRITERS * n}")
     figure("acknowledged (201)", WRITERS * n - len(failures))
@@ -78,9 +93,14 @@ def main() -> int:
     figure("positions gapless", gapless)
     figure("roll indexes gapless", dice_gapless)
     figure("chain intact / count", f"{chain['intact']} / {chain['count']}")
+    figure("acknowledged unlike the stored row", len(unlike))
+    figure("ledger verify of the rows (exit)", walked.returncode)
     for f in failures[:5]:
         print("  failure:", f)
-    ok = not failures and not lost and not duplicated and gapless and dice_gapless and chain["intact"]
+    for p in unlike[:5]:
+        print("  acknowledged", p, acked[p], "stored", stored.get(acked[p][0]))
+    ok = (not failures and not lost and not duplicated and gapless and dice_gapless and chain["intact"]
+          and len(acked) == WRITERS * n and not unlike and walked.returncode == 0)
     return conclude(args, ok)
 
 
