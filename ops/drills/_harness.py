@@ -197,8 +197,17 @@ class Service:
         self.stop()
         raise SystemExit(f"ledger serve did not start:\n{self.log.read_text()[-4000:]}")
 
-    def ready(self) -> dict:
-        return httpx.get(f"{self.base}/ready", timeout=5).json()
+    def ready(self, patience: float = 60) -> dict:
+        """``/ready``'s answer; a worker just killed, or busy with the writers on a loaded machine, may take a
+        while to answer: asked again for ``patience`` seconds."""
+        deadline = time.monotonic() + patience
+        while True:
+            try:
+                return httpx.get(f"{self.base}/ready", timeout=5).json()
+            except httpx.HTTPError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.5)
 
     def wait_follower(self, timeout: float = 60, not_pid: int | None = None) -> dict:
         deadline = time.monotonic() + timeout

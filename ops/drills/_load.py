@@ -41,7 +41,14 @@ class Load:
         with httpx.Client(base_url=self.base, headers=AUTH, timeout=30) as http:
             while not self.stop_event.is_set():
                 purpose = f"l{w}-{i}"
-                r, tries = post(http, f"/campaigns/{self.slug}/rolls", {"purpose": purpose}, purpose, deadline=90)
+                try:
+                    r, tries = post(http, f"/campaigns/{self.slug}/rolls", {"purpose": purpose}, purpose,
+                                    deadline=90)
+                except TimeoutError as e:  # no answer for 90 s: a failure the drill reports, not a dead writer
+                    with self.lock:
+                        self.failed.append((purpose, 0, str(e)))
+                    i += 1
+                    continue
                 with self.lock:
                     self.retries += tries
                     if r.status_code == 201:

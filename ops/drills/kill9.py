@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import random
+import shlex
 import signal
 import subprocess
 import sys
@@ -53,6 +54,13 @@ def survivors(pids: list[int], timeout: float) -> list[str]:
         time.sleep(0.2)
 
 
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError):
+        return None
+
+
 def _cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")[:120]
@@ -66,14 +74,21 @@ def kill_postgres(store: Store) -> str | None:
     if store.pg_tmp:
         data = Path(store.pg_tmp) / "data"
         postmaster = int((data / "postmaster.pid").read_text().split()[0])
+        backends = [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and _parent(int(pid)) == postmaster]
         os.kill(postmaster, signal.SIGKILL)
-        time.sleep(1.0)
-        # `pg_ctl restart` of a stopped cluster starts it with the options it last ran with (postmaster.opts).
+        # Its backends notice the postmaster's death and exit; a new postmaster refuses to start while they hold
+        # the old shared memory. Then it starts with the options it last ran with (postmaster.opts), the dead
+        # one's lock file taken over (its pid no longer runs).
+        survivors(backends, 60)
+        options = shlex.split((data / "postmaster.opts").read_text())[1:]
+        options = [o for i, o in enumerate(options) if o != "-D" and (i == 0 or options[i - 1] != "-D")]
         run_as = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
-        subprocess.run([*run_as, "/usr/lib/postgresql/15/bin/pg_ctl", "-D", str(data), "-l",
-                        str(Path(store.pg_tmp) / "server.log"), "-w", "-t", "60", "restart"],
-                       check=True, capture_output=True)
-        return "postmaster (kill -9, cluster restarted)"
+        started = subprocess.run([*run_as, "/usr/lib/postgresql/15/bin/pg_ctl", "-D", str(data), "-l",
+                                  str(Path(store.pg_tmp) / "server.log"), "-w", "-t", "60", "-o", shlex.join(options),
+                                  "start"], capture_output=True, text=True)
+        if started.returncode != 0:
+            raise SystemExit(f"PostgreSQL did not start again: {started.stdout}{started.stderr}")
+        return "postmaster (kill -9, cluster started again)"
     killed = store.sql(f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
                        f"WHERE usename IN ('{store.service}', '{store.owner}')")
     return f"{len(killed)} backends of the drill's roles (shared cluster)" if killed else None

@@ -6,7 +6,8 @@
     python ops/drills/tamper.py --count 500 --seed 7
 
 Each tampering gets a campaign of its own (12 to 40 events written through the ledger, one event per write,
-so every position has a checkpoint the service signed, and a player kept every checkpoint as a receipt),
+so every position has a checkpoint the service signed; a player kept some of them as receipts, as players do:
+each write's with a chance of one in four, and the last one),
 then an intruder changes its rows: on PostgreSQL a superuser, who can silence the immutability trigger with
 ``session_replication_role = replica`` (the service's own role cannot: ledger/store/roles.py); on SQLite
 whoever can write the file, dropping the triggers. The kinds, at a random position p:
@@ -18,8 +19,12 @@ whoever can write the file, dropping the triggers. The kinds, at a random positi
 - tail deleted with its checkpoints, tail rewritten and re-signed by whoever holds the key: the database
   alone looks intact, so the receipts must locate p (the smallest receipt the history no longer extends).
 
-A tampering counts as located when the position named is exactly p. Prints the figures per kind; exit 1
-unless every tampering was located.
+Found with the tools players and operators use, never the library in this process: `ledger verify` and
+`ledger audit --receipts DIR` as commands, and the HTTP check a player makes (`GET /campaigns/{id}/verify`,
+with a player's token, and `?checkpoint=` one of their receipts) against a running `ledger serve`. A tampering
+counts as located when the position named is exactly p (for the receipts: the first receipt the player kept at
+or after p, since a receipt is all they have) and the HTTP check names the same. Prints the figures per kind;
+exit 1 unless every tampering was located.
 """
 
 from __future__ import annotations
@@ -36,16 +41,17 @@ from pathlib import Path
 from typing import Any
 from uuid import UUID
 
+import httpx
 import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _harness import Store, conclude, figure, parser  # noqa: E402
+from _harness import Service, Store, conclude, figure, ledger_cli, parser  # noqa: E402
 
 from ledger import merkle  # noqa: E402
 from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.chain import canonical_json, event_hash, hash_body  # noqa: E402
 from ledger.config import Settings  # noqa: E402
-from ledger.receipts import audit_receipts  # noqa: E402
+from ledger.tokens import issue_token  # noqa: E402
 
 GM = Actor("drill", "gm")
 SNAPSHOT_INTERVAL = 10
@@ -88,12 +94,14 @@ def stored(ledger: Ledger, cid: UUID) -> dict[int, tuple[str, dict]]:
     return {r.position: (r.topic, orjson.loads(r.state)) for r in ledger.stored_rows(cid)}
 
 
-def write_campaign(ledger: Ledger, rng: random.Random, slug: str) -> tuple[UUID, dict[str, str]]:
-    """A campaign of 12..40 events, one per write; returns it and the receipts a player kept (one per write)."""
+def write_campaign(ledger: Ledger, rng: random.Random, slug: str) -> tuple[UUID, dict[str, str], str]:
+    """A campaign of 12..40 events, one per write; returns it, the receipts a player kept (some writes', and the
+    last) and the player's token."""
     size = rng.randint(12, 40)
     first = ledger.create_campaign(slug=slug, name=slug, ruleset="eu", countries=["ENG", "FRA"], actor=GM)
     cid = UUID(first.data["id"])
-    receipts = [first.checkpoint, ledger.open_turn(cid, actor=GM).checkpoint]
+    issued, token = issue_token(ledger, cid, actor=GM, role="player", country="ENG", holder="drill player")
+    receipts = [first.checkpoint, issued.checkpoint, ledger.open_turn(cid, actor=GM).checkpoint]
     open_turn = True
     while len(receipts) < size:
         if rng.random() < 0.1:
@@ -105,7 +113,9 @@ def write_campaign(ledger: Ledger, rng: random.Random, slug: str) -> tuple[UUID,
         else:
             receipts.append(ledger.open_turn(cid, actor=GM).checkpoint)
             open_turn = True
-    return cid, {f"{n:06d}.txt": note for n, note in enumerate(receipts, start=1)}
+    kept = {f"{n:06d}.txt": note for n, note in enumerate(receipts, start=1)
+            if n == len(receipts) or rng.random() < 0.25}
+    return cid, kept, token
 
 
 def rewritten(rows: dict[int, tuple[str, dict]], cid: UUID, start: int, intruder: Intruder) -> list[tuple[str, tuple]]:
@@ -226,18 +236,55 @@ BY_RECEIPT = [tail_deleted_with_checkpoints, tail_rewritten_by_the_key_holder]
 KINDS = BY_VERIFY + BY_SNAPSHOT + BY_RECEIPT
 
 
-def located(kind: Kind, ledger: Ledger, cid: UUID, receipts: dict[str, str]) -> tuple[int | None, str]:
-    """The position the tools name, and by which tool."""
+def located(kind: Kind, env: dict[str, str], base: str, cid: UUID, receipts: dict[str, str], token: str,
+            tmp: Path) -> tuple[int | None, str]:
+    """The position the tools name, and by which tool: the commands, and the HTTP check a player makes, which
+    must name the same."""
     if kind in BY_SNAPSHOT:
-        found = ledger.check_snapshot(cid)
-        return (found[0] if found and found[1] else None), "snapshot seal"
-    report = ledger.verify(cid)
-    if not report.intact:
-        return report.broken_at, "verify"
-    audit = audit_receipts(ledger, cid, receipts)
+        done = ledger_cli(env, "verify", str(cid))
+        found = re.search(r"SNAPSHOT IGNORED at position (\d+)", done.stdout)
+        return (int(found.group(1)) if found else None), "snapshot seal"
+    said = http_broken_at(base, cid, token)
+    done = ledger_cli(env, "verify", str(cid))
+    broken = re.search(r"BROKEN.* at position (\d+)", " ".join(done.stdout.split()))
+    if broken:
+        at = int(broken.group(1))
+        if said != at:
+            return None, f"verify named {at}, the player's HTTP check named {said}"
+        return at, "verify"
+    folder = tmp / f"receipts-{cid}"
+    folder.mkdir()
+    for name, note in receipts.items():
+        (folder / name).write_text(note)
+    done = ledger_cli(env, "audit", str(cid), "--receipts", str(folder))
     # The receipt each problem says is not extended: the first one it names ("fork: B does not extend A": B).
-    sizes = [int(m.group(1)) for p in audit.problems if (m := re.search(r"(\d{6})\.txt", p))]
-    return (min(sizes) if sizes else None), "receipt"
+    sizes = [int(m.group(1)) for p in done.stdout.splitlines() if (m := re.search(r"(\d{6})\.txt", p))]
+    at = min(sizes) if sizes else None
+    if at is not None:  # the player's own check of that receipt over HTTP must fail too
+        note = receipts[f"{at:06d}.txt"]
+        checked = http_broken_at(base, cid, token, checkpoint=note)
+        if checked is None:
+            return None, f"audit named receipt {at}, the player's HTTP check of it found nothing"
+    return at, "receipt"
+
+
+def http_broken_at(base: str, cid: UUID, token: str, **params: str) -> int | None:
+    """The position a player's ``GET .../verify`` names as broken (None: intact). Where the damage stops the
+    service from reading the campaign's tokens at all, the refusal itself names the position (ChainBroken)."""
+    answer = httpx.get(f"{base}/campaigns/{cid}/verify", params=params, headers={"Authorization": f"Bearer {token}"},
+                       timeout=30).json()
+    if "error" in answer:
+        found = re.search(r"damaged at position (\d+)", answer["error"].get("message") or "")
+        return int(found.group(1)) if answer["error"].get("type") == "ChainBroken" and found else None
+    return None if answer.get("intact") else answer.get("broken_at")
+
+
+def expected(kind: Kind, position: int, receipts: dict[str, str]) -> int | None:
+    """Where a tampering at ``position`` should be located: the position itself, or for the receipts' kinds the
+    first receipt kept at or after it."""
+    if kind not in BY_RECEIPT:
+        return position
+    return min((int(name[:6]) for name in receipts if int(name[:6]) >= position), default=None)
 
 
 def main() -> int:
@@ -251,28 +298,33 @@ def main() -> int:
     misses: list[str] = []
     started = time.perf_counter()
     with Store(args.store) as store:
-        # In this process, configured as the service is (on PostgreSQL: its role, which owns nothing).
-        os.environ.update(store.env())
+        # The histories are written in this process, configured as the service is (on PostgreSQL: its role,
+        # which owns nothing), with snapshots often; they are checked from outside it.
+        env = {**store.env(), "LEDGER_SNAPSHOT_INTERVAL": str(SNAPSHOT_INTERVAL)}
+        os.environ.update(env)
         settings = Settings(snapshot_interval=SNAPSHOT_INTERVAL)
         ledger = Ledger(settings)
         intruder = Intruder(store, settings)
+        service = Service(env, workers=1).start()
         try:
             for i in range(count):
                 kind = KINDS[i % len(KINDS)] if i < len(KINDS) else rng.choice(KINDS)  # every kind at least once
-                cid, receipts = write_campaign(ledger, rng, f"t{i}")
+                cid, receipts, token = write_campaign(ledger, rng, f"t{i}")
                 assert ledger.verify(cid).intact
                 position, statements = kind(stored(ledger, cid), cid, rng, intruder, ledger)
                 intruder.run(statements)
+                want = expected(kind, position, receipts)
                 try:
-                    at, tool = located(kind, ledger, cid, receipts)
+                    at, tool = located(kind, env, service.base, cid, receipts, token, store.tmp)
                 except Exception as e:  # a crash is a miss, never the end of the drill
                     at, tool = None, f"crashed: {type(e).__name__}: {e}"
-                results[(kind.__name__, "located" if at == position else "missed")] += 1
-                if at != position:
-                    misses.append(f"#{i} {kind.__name__} at {position}: {tool} named {at}")
+                results[(kind.__name__, "located" if at == want else "missed")] += 1
+                if at != want or want is None:
+                    misses.append(f"#{i} {kind.__name__} at {position} (expected {want}): {tool} named {at}")
                 else:
                     results[(kind.__name__, tool)] += 1
         finally:
+            service.stop()
             ledger.close()
     seconds = time.perf_counter() - started
     total_located = sum(n for (_, what), n in results.items() if what == "located")

@@ -43,6 +43,25 @@ if sys.argv[1:2] == ["restore"]:
 '''
 
 
+#: The chain walk sees nothing wrong (what `ledger verify` and a player's HTTP check both call): a rewritten
+#: payload is never located.
+BLIND_VERIFY = '''
+import dataclasses
+
+import ledger.application
+
+_verify = ledger.application.Ledger.verify
+
+
+def verify(self, *args, **kwargs):
+    report = _verify(self, *args, **kwargs)
+    return dataclasses.replace(report, intact=True, broken_at=None, reason=None)
+
+
+ledger.application.Ledger.verify = verify
+'''
+
+
 def broken_run(tmp_path, drill: str, site: str, *args: str):
     (tmp_path / "broken").mkdir()
     (tmp_path / "broken" / "sitecustomize.py").write_text(site)
@@ -64,3 +83,11 @@ def test_backup_fails_when_the_restored_store_cannot_roll_or_close_its_turn(tmp_
     run = broken_run(tmp_path, "backup", SEEDS_LOST)
     assert run.returncode == 1 and row(run.rows, "verdict")["verdict"] == "FAILED", str(run)
     assert row(run.rows, "restored: roll / close turn / verify")["value"] != "exit 0 / 0 / 0", str(run)
+
+
+@pytest.mark.slow
+@pytest.mark.e2e
+def test_tamper_fails_when_the_chain_walk_sees_nothing(tmp_path):
+    run = broken_run(tmp_path, "tamper", BLIND_VERIFY, "--count", "3")
+    assert run.returncode == 1 and row(run.rows, "verdict")["verdict"] == "FAILED", str(run)
+    assert "MISSED" in run.out and "payload_changed" in run.out, run.out[-2000:]
