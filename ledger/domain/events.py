@@ -322,3 +322,13 @@ class CampaignSettingsChanged(LedgerEvent):
     changed: dict[str, Any]
     previous: dict[str, Any]
     reason: str
+
+
+class CountryFactsSet(LedgerEvent):
+    """The game master set some of a country's economic facts (ledger/domain/commands.py ``SetCountryFacts``):
+    ``facts`` holds the values set (the others keep theirs), ``previous`` what they replaced (null: unset)."""
+
+    country: str
+    facts: dict[str, Any]
+    previous: dict[str, Any]
+    reason: str
