@@ -28,6 +28,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ledger.domain import events as ev
+from ledger.domain import trade_facts
 from ledger.domain.corrections import replaced
 
 #: A ruling's effects that change a stack's units (the map view applies the same ones).
@@ -36,16 +37,16 @@ LEADER_VALUES = ("fire", "shock", "manoeuvre", "siege")
 #: The events this fold follows.
 FOLLOWED = (ev.ScenarioImported, ev.StackRaised, ev.StackSplit, ev.StacksMerged, ev.StackChanged,
             ev.FortressChanged, ev.WarDeclared, ev.PeaceMade, ev.SiegeStarted, ev.SiegeEnded, ev.ControlChanged,
-            ev.RulingRecorded, ev.CorrectionRecorded)
+            ev.RulingRecorded, ev.CorrectionRecorded, *trade_facts.FOLLOWED)
 #: The events a correction may restate whose change of the forces the fold can undo (the others that change
 #: them, raised, split and merged stacks, are structural: ``cmd.REPLACEMENTS``).
 UNDOABLE = ("StackChanged", "FortressChanged", "WarDeclared", "PeaceMade", "SiegeStarted", "SiegeEnded",
-            "ControlChanged", "RulingRecorded")
-PARTS = ("forces", "fortresses", "sieges")
+            "ControlChanged", "RulingRecorded", *sorted(trade_facts.KINDS))
+PARTS = ("forces", "fortresses", "sieges", "countries")
 
 
 def empty() -> dict[str, Any]:
-    return {"forces": {}, "wars": [], "sieges": {}, "fortresses": {}, "touched": {}, "undo": {}}
+    return {"forces": {}, "wars": [], "sieges": {}, "fortresses": {}, "countries": {}, "touched": {}, "undo": {}}
 
 
 def current(m: Any) -> bool:
@@ -151,7 +152,9 @@ def _corrected(m: dict[str, Any], corrects: int, replacement: Any) -> dict[str, 
             values[name] = value
         restored[part] = values
     standing = replaced(record["event"], replacement)
-    after = restored if standing is None else _change(restored, record["kind"], SimpleNamespace(**standing))
+    # restated, a fact stands as set at the position corrected (the lineage the income sheet shows)
+    after = restored if standing is None else _change(restored, record["kind"],
+                                                      SimpleNamespace(**standing, originator_version=corrects))
     changed = set(_diff(restored, after))
     touched = m.get("touched") or {}
     if any(touched.get(k, 0) > corrects for k in changed):  # it would change what changed since: not followed
@@ -163,6 +166,9 @@ def _corrected(m: dict[str, Any], corrects: int, replacement: Any) -> dict[str, 
 def _change(m: dict[str, Any], kind: str, event: Any) -> dict[str, Any]:
     """The forces, wars, sieges and fortress levels after an event of type ``kind`` (or as a correction
     restates it: any object with the event's fields)."""
+    if kind in trade_facts.KINDS:  # a country's trade and rest-of-the-world facts (ledger/domain/trade_facts.py)
+        return {**m, "countries": trade_facts.change(m.get("countries") or {}, kind, event,
+                                                     getattr(event, "originator_version", None))}
     forces, wars, sieges, fortresses = m["forces"], m["wars"], m["sieges"], m.get("fortresses") or {}
     if kind == "ScenarioImported":
         s = event.scenario

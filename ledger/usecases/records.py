@@ -14,7 +14,9 @@ from ledger.domain.errors import InvalidInput, StateConflict, first_error
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, apply_rules_options, get_ruleset
 from ledger.usecases import board_rulings
+from ledger.domain.trade_facts import KINDS as TRADE_KINDS
 from ledger.usecases import map as map_usecases
+from ledger.usecases import trade as trade_usecases
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -137,7 +139,10 @@ def record_correction(d: Draft, c: cmd.RecordCorrection, manual_dice: list[list[
             replacement = {"ruling": {"effects": [_effect(e) for e in rep.effects or ()]}}
         else:
             replacement = rep.fields()
-            map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
+            if type(root).__name__ in TRADE_KINDS:  # trade zones, rest-of-the-world places: their own checks
+                trade_usecases.check_restated(d, replacement, "replacement.")
+            else:
+                map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
     position = d.add(ev.CorrectionRecorded, vis, corrects=c.corrects, reason=c.reason, replacement=replacement)
     if isinstance(root, ev.RulingRecorded):
         fixes = Standing.of([*_corrections(later), (position, c.corrects, replacement)])
