@@ -324,6 +324,13 @@ class CampaignSettingsChanged(LedgerEvent):
     reason: str
 
 
+class CountryFactsSet(LedgerEvent):
+    """The game master set some of a country's economic facts (ledger/domain/commands.py ``SetCountryFacts``):
+    ``facts`` holds the values set (the others keep theirs), ``previous`` what they replaced (null: unset)."""
+
+    country: str
+    facts: dict[str, Any]
+    previous: dict[str, Any]
 # ------------------------------------------------------------------ trade and the rest of the world (issue 36)
 # What the income sheet reads of a country's trade and establishments, as the game master sets it on the board.
 # Each event states the new value and the one it replaced (``previous``, None: none), like FortressChanged.

@@ -4,7 +4,13 @@ merge, a units change or a ruling's losses are seen by both.
 
     {"forces": stack -> {"country", "units": {unit: n}, "leaders": [{name, kind, fire, shock, manoeuvre, siege}]},
      "wars": [[attackers], [defenders]] (sorted), "sieges": province -> [besieging stacks],
-     "fortresses": province -> level, where a FortressChanged or a ruling's ``fortress_level_changed`` set it}
+     "fortresses": province -> level, where a FortressChanged or a ruling's ``fortress_level_changed`` set it,
+     "provinces": place -> {"owner", "controller", "markers": [...], "income", "fortress", "at": {fact: position}}
+         (a sea zone: {"markers", "at"}), the scenario's, then as OwnerChanged, ControlChanged, MarkerPlaced,
+         MarkerRemoved and a ruling's ``marker_placed``/``_removed``/``_flipped`` and ``control_changed`` (its
+         target, else ``context.where``) set them; "at": the position of the event that last set each fact
+         (absent: as the scenario set it). What the economy reads (ledger/economy/board_income.py),
+     "countries": country -> {fact: value, "at": {fact: position}}, as CountryFactsSet set them}
 
 A few values per stack, never a history read. It starts from ``ScenarioImported`` and follows the map
 commands' events and the effects of recorded rulings the way the map view does (projections/map.py):
@@ -37,22 +43,28 @@ LEADER_VALUES = ("fire", "shock", "manoeuvre", "siege")
 #: The events this fold follows.
 FOLLOWED = (ev.ScenarioImported, ev.StackRaised, ev.StackSplit, ev.StacksMerged, ev.StackChanged,
             ev.FortressChanged, ev.WarDeclared, ev.PeaceMade, ev.SiegeStarted, ev.SiegeEnded, ev.ControlChanged,
+            ev.OwnerChanged, ev.MarkerPlaced, ev.MarkerRemoved, ev.CountryFactsSet,
             ev.RulingRecorded, ev.CorrectionRecorded, *trade_facts.FOLLOWED)
 #: The events a correction may restate whose change of the forces the fold can undo (the others that change
 #: them, raised, split and merged stacks, are structural: ``cmd.REPLACEMENTS``).
 UNDOABLE = ("StackChanged", "FortressChanged", "WarDeclared", "PeaceMade", "SiegeStarted", "SiegeEnded",
-            "ControlChanged", "RulingRecorded", *sorted(trade_facts.KINDS))
-PARTS = ("forces", "fortresses", "sieges", "countries")
+            "ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved", "CountryFactsSet", "RulingRecorded",
+            *sorted(trade_facts.KINDS))
+PARTS = ("forces", "fortresses", "sieges", "provinces", "countries")
+#: A marker flipped by a ruling (``marker_flipped`` without a ``detail.to_marker``), as the map view flips it.
+FLIP = {"Pillage+": "Pillage-", "Pillage-": "Pillage+", "Revolt": "Revolt+", "Revolt+": "Revolt",
+        "Siegework": "Siegework+", "Siegework+": "Siegework"}
 
 
 def empty() -> dict[str, Any]:
-    return {"forces": {}, "wars": [], "sieges": {}, "fortresses": {}, "countries": {}, "touched": {}, "undo": {}}
+    return {"forces": {}, "wars": [], "sieges": {}, "fortresses": {}, "provinces": {}, "countries": {},
+            "touched": {}, "undo": {}}
 
 
 def current(m: Any) -> bool:
     """A state of this shape: one restored from a snapshot of an older one (leaders by name only, before
-    corrections were followed) is folded again from the events instead."""
-    return isinstance(m, dict) and "undo" in m and "touched" in m
+    corrections were followed, before the provinces and countries joined) is folded again from the events."""
+    return isinstance(m, dict) and "undo" in m and "touched" in m and "provinces" in m and "countries" in m
 
 
 def unit_count(value: Any) -> Fraction:
@@ -86,7 +98,7 @@ def apply(m: dict[str, Any], event: Any) -> dict[str, Any]:
     kind = type(event).__name__
     if kind == "CorrectionRecorded":
         return _corrected(m, event.corrects, event.replacement)
-    after = _change(m, kind, event)
+    after = _change(m, kind, event, event.originator_version)
     if after is m:
         return m
     if kind == "ScenarioImported":
@@ -114,8 +126,12 @@ def _get(m: dict[str, Any], key: str) -> Any:
 
 def _diff(m: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """What ``after`` changed of ``m``."""
-    found = [_key(p, n) for p in PARTS for n in {*(m.get(p) or {}), *(after.get(p) or {})}
-             if (m.get(p) or {}).get(n) != (after.get(p) or {}).get(n)]
+    # A part the event left alone is the same dict (the fold never changes one in place): not compared, so
+    # the hundreds of provinces cost nothing to an event that changes none.
+    found = [_key(p, n) for p in PARTS if m.get(p) is not after.get(p)
+             for n in {*(m.get(p) or {}), *(after.get(p) or {})}
+             if (m.get(p) or {}).get(n) is not (after.get(p) or {}).get(n)
+             and (m.get(p) or {}).get(n) != (after.get(p) or {}).get(n)]
     return sorted(found) + (["wars"] if m["wars"] != after["wars"] else [])
 
 
@@ -152,9 +168,8 @@ def _corrected(m: dict[str, Any], corrects: int, replacement: Any) -> dict[str, 
             values[name] = value
         restored[part] = values
     standing = replaced(record["event"], replacement)
-    # restated, a fact stands as set at the position corrected (the lineage the income sheet shows)
-    after = restored if standing is None else _change(restored, record["kind"],
-                                                      SimpleNamespace(**standing, originator_version=corrects))
+    after = restored if standing is None else _change(restored, record["kind"], SimpleNamespace(**standing),
+                                                      corrects)
     changed = set(_diff(restored, after))
     touched = m.get("touched") or {}
     if any(touched.get(k, 0) > corrects for k in changed):  # it would change what changed since: not followed
@@ -163,21 +178,45 @@ def _corrected(m: dict[str, Any], corrects: int, replacement: Any) -> dict[str, 
     return _touch(after, restored, sorted(before), corrects, {**record, "before": before})
 
 
-def _change(m: dict[str, Any], kind: str, event: Any) -> dict[str, Any]:
-    """The forces, wars, sieges and fortress levels after an event of type ``kind`` (or as a correction
-    restates it: any object with the event's fields)."""
+def _change(m: dict[str, Any], kind: str, event: Any, position: int) -> dict[str, Any]:
+    """The forces, wars, sieges, fortress levels, provinces and countries after an event of type ``kind`` at
+    ``position`` (or as a correction restates it: any object with the event's fields)."""
     if kind in trade_facts.KINDS:  # a country's trade and rest-of-the-world facts (ledger/domain/trade_facts.py)
-        return {**m, "countries": trade_facts.change(m.get("countries") or {}, kind, event,
-                                                     getattr(event, "originator_version", None))}
+        return {**m, "countries": trade_facts.change(m.get("countries") or {}, kind, event, position)}
     forces, wars, sieges, fortresses = m["forces"], m["wars"], m["sieges"], m.get("fortresses") or {}
+    provinces, countries = m.get("provinces") or {}, m.get("countries") or {}
     if kind == "ScenarioImported":
         s = event.scenario
         forces = {st["id"]: {"country": st["country"], "units": dict(st.get("units") or {}),
                              "leaders": [leader(x) for x in st.get("leaders") or ()]} for st in s.get("stacks", ())}
+        places = {p["name"]: {"owner": p.get("owner"), "controller": p.get("controller"),
+                              "markers": list(p.get("markers") or ()), "income": p.get("income"),
+                              "fortress": p.get("fortress"), "at": {}} for p in s.get("provinces") or ()}
+        places.update({z["name"]: {"markers": [], "at": {}} for z in s.get("sea_zones") or ()})
         return {**m, "forces": forces, "wars": [war_key(a, d) for a, d in s.get("wars") or ()], "sieges": {},
-                "fortresses": {}}
+                "fortresses": {}, "provinces": places, "countries": {}, "board": s.get("board")}
     if kind == "RulingRecorded":
         forces, fortresses = _ruling_effects(forces, fortresses, event)
+        provinces = _ruling_places(provinces, event, position)
+        if provinces is not m.get("provinces"):
+            return {**m, "forces": forces, "fortresses": fortresses, "provinces": provinces}
+    elif kind == "OwnerChanged":
+        return _set_place(m, provinces, event.province, "owner", event.owner, position)
+    elif kind in ("MarkerPlaced", "MarkerRemoved"):
+        p = provinces.get(event.province)
+        if p is None:
+            return m
+        markers = _marked(p["markers"], "marker_placed" if kind == "MarkerPlaced" else "marker_removed",
+                          event.marker, None)
+        if markers is p["markers"]:  # a marker the place does not have: nothing removed
+            return m
+        return _set_place(m, provinces, event.province, "markers", markers, position)
+    elif kind == "CountryFactsSet":
+        old = countries.get(event.country) or {"at": {}}
+        facts = dict(event.facts or {})
+        countries = {**countries, event.country: {**old, **facts,
+                                                  "at": {**old["at"], **{k: position for k in facts}}}}
+        return {**m, "countries": countries}
     elif kind == "StackRaised":
         forces = {**forces, event.stack: {"country": event.country, "units": dict(event.units),
                                           "leaders": [leader(x) for x in event.leaders]}}
@@ -215,9 +254,61 @@ def _change(m: dict[str, Any], kind: str, event: Any) -> dict[str, Any]:
         sieges = {**sieges, event.province: sorted(event.besiegers)}
     elif kind in ("SiegeEnded", "ControlChanged"):  # a change of control ends a siege (as on the map)
         sieges = {p: b for p, b in sieges.items() if p != event.province}
+        if kind == "ControlChanged":
+            m = _set_place(m, provinces, event.province, "controller", event.controller, position)
     else:
         return m
     return {**m, "forces": forces, "wars": wars, "sieges": sieges, "fortresses": fortresses}
+
+
+def _set_place(m: dict[str, Any], provinces: dict[str, Any], place: str, fact: str, value: Any,
+               position: int) -> dict[str, Any]:
+    """``m`` with one fact of a province set at ``position`` (a place the scenario lacks: nothing, as on the map)."""
+    p = provinces.get(place)
+    if p is None or (fact != "markers" and "income" not in p):
+        return m
+    return {**m, "provinces": {**provinces, place: {**p, fact: value, "at": {**p["at"], fact: position}}}}
+
+
+def _marked(markers: list[str], kind: str, marker: str, detail: dict[str, Any] | None) -> list[str]:
+    """A place's markers after a marker is placed, removed (its first copy) or flipped, as the map view does."""
+    if kind == "marker_placed":
+        return [*markers, marker]
+    if marker not in markers:
+        return markers
+    i = markers.index(marker)
+    if kind == "marker_removed":
+        return markers[:i] + markers[i + 1:]
+    return [*markers[:i], (detail or {}).get("to_marker") or FLIP.get(marker, marker), *markers[i + 1:]]
+
+
+def _ruling_places(provinces: dict[str, Any], event: Any, position: int) -> dict[str, Any]:
+    """Markers placed, removed or flipped and control changed by a ruling's effects, placed on their target
+    when it names a place, else on ``context.where`` (the map view's reading: projections/map.py)."""
+    context = event.context or {}
+    out = provinces
+    for e in (event.ruling or {}).get("effects") or ():
+        kind, target = e.get("kind"), e.get("target")
+        if kind not in ("marker_placed", "marker_removed", "marker_flipped", "control_changed"):
+            continue
+        place = target if target in out else context.get("where")
+        p = out.get(place) if isinstance(place, str) else None
+        if p is None:
+            continue
+        if kind == "control_changed":
+            if not e.get("country") or "income" not in p:
+                continue
+            changed = {**p, "controller": e["country"], "at": {**p["at"], "controller": position}}
+        else:
+            marker = e.get("marker")
+            if not marker:
+                continue
+            markers = _marked(p["markers"], kind, marker, e.get("detail"))
+            if markers is p["markers"]:
+                continue
+            changed = {**p, "markers": markers, "at": {**p["at"], "markers": position}}
+        out = {**out, place: changed}
+    return out
 
 
 def _ruling_effects(forces: dict[str, Any], fortresses: dict[str, int], event: Any

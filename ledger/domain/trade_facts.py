@@ -4,11 +4,11 @@
     country -> {"trade_fleets": {zone: level}, "trade_centres": {centre: {"province", "income"}},
                 "colonies": {place: level}, "trading_posts": {place: level},
                 "exploits": {place: {resource: units}}, "gold": [place], "missions": [place],
-                "positions": {"<key>/<name>": position of the event that last set it}, ...}
+                "at": {"<key>/<name>": position of the event that last set it}, ...}
 
 (the other keys of a country, its technologies, vassals, manufactures, mines, are econ-land's). A few values
 per country, never a history read; the fold never changes a dict in place (the forces model shares what did
-not change between the audiences' copies). ``positions`` is the lineage: the event each fact comes from.
+not change between the audiences' copies). ``at`` is the lineage: the event each fact comes from.
 """
 
 from __future__ import annotations
@@ -20,13 +20,13 @@ from ledger.domain import events as ev
 #: The events this fold follows (public facts set by the game master with the trade commands).
 FOLLOWED = (ev.TradeFleetChanged, ev.TradeCentreChanged, ev.EstablishmentChanged, ev.MissionChanged)
 KINDS = frozenset(c.__name__ for c in FOLLOWED)
-KEYS = ("trade_fleets", "trade_centres", "colonies", "trading_posts", "exploits", "gold", "missions", "positions")
+KEYS = ("trade_fleets", "trade_centres", "colonies", "trading_posts", "exploits", "gold", "missions", "at")
 #: An establishment's kind -> the key its levels are kept under.
 ESTABLISHMENTS = {"colony": "colonies", "trading_post": "trading_posts"}
 
 
 def position_key(key: str, name: str) -> str:
-    """Where ``positions`` keeps the lineage of one fact: ``trade_fleets/STZ Canarias``."""
+    """Where ``at`` keeps the lineage of one fact: ``trade_fleets/STZ Canarias``."""
     return f"{key}/{name}"
 
 
@@ -52,7 +52,7 @@ def change(countries: dict[str, Any], kind: str, event: Any, position: int | Non
         missions = set(c.get("missions") or ())
         missions = missions | {event.place} if event.present else missions - {event.place}
         c["missions"] = sorted(missions)
-        c["positions"] = {**(c.get("positions") or {}), position_key("missions", event.place): position}
+        c["at"] = {**(c.get("at") or {}), position_key("missions", event.place): position}
         return {**countries, event.country: c}
     if kind == "TradeCentreChanged":
         out = dict(countries)
@@ -64,7 +64,7 @@ def change(countries: dict[str, Any], kind: str, event: Any, position: int | Non
         c = dict(out.get(event.holder) or {})
         c["trade_centres"] = {**(c.get("trade_centres") or {}),
                               event.centre: {"province": event.province, "income": event.income}}
-        c["positions"] = {**(c.get("positions") or {}), position_key("trade_centres", event.centre): position}
+        c["at"] = {**(c.get("at") or {}), position_key("trade_centres", event.centre): position}
         out[event.holder] = c
         return out
     return countries
@@ -78,7 +78,7 @@ def _set(countries: dict[str, Any], country: str, key: str, name: str, value: An
     if value is not None:
         values[name] = value
     c[key] = dict(sorted(values.items()))
-    c["positions"] = {**(c.get("positions") or {}), position_key(key, name): position}
+    c["at"] = {**(c.get("at") or {}), position_key(key, name): position}
     return {**countries, country: c}
 
 

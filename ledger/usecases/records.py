@@ -11,10 +11,10 @@ from ledger.domain import events as ev
 from ledger.domain.campaign import ruling_dice
 from ledger.domain.corrections import Standing, replaced
 from ledger.domain.errors import InvalidInput, StateConflict, first_error
+from ledger.domain.trade_facts import KINDS as TRADE_KINDS
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, apply_rules_options, get_ruleset
-from ledger.usecases import board_rulings
-from ledger.domain.trade_facts import KINDS as TRADE_KINDS
+from ledger.usecases import board_rulings, country_facts
 from ledger.usecases import map as map_usecases
 from ledger.usecases import trade as trade_usecases
 from ledger.usecases.registry import handles
@@ -143,6 +143,9 @@ def record_correction(d: Draft, c: cmd.RecordCorrection, manual_dice: list[list[
                 trade_usecases.check_restated(d, replacement, "replacement.")
             else:
                 map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
+            if isinstance(rep, cmd.CountryFactsReplacement) and "facts" in replacement:
+                replacement["facts"] = country_facts.checked(d, replacement.get("country", getattr(root, "country", None)),
+                                                             replacement["facts"], "replacement.facts.")
     position = d.add(ev.CorrectionRecorded, vis, corrects=c.corrects, reason=c.reason, replacement=replacement)
     if isinstance(root, ev.RulingRecorded):
         fixes = Standing.of([*_corrections(later), (position, c.corrects, replacement)])
