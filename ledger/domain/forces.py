@@ -10,7 +10,9 @@ merge, a units change or a ruling's losses are seen by both.
          MarkerRemoved and a ruling's ``marker_placed``/``_removed``/``_flipped`` and ``control_changed`` (its
          target, else ``context.where``) set them; "at": the position of the event that last set each fact
          (absent: as the scenario set it). What the economy reads (ledger/economy/board_income.py),
-     "countries": country -> {fact: value, "at": {fact: position}}, as CountryFactsSet set them}
+     "countries": country -> {fact: value, "at": {fact: position}}, as CountryFactsSet set them, and the trade
+         and rest-of-the-world facts the trade commands set (ledger/domain/trade_facts.py: trade fleets, trade
+         centres, colonies, trading posts, what they exploit, missions; "at": {"<key>/<name>": position})}
 
 A few values per stack, never a history read. It starts from ``ScenarioImported`` and follows the map
 commands' events and the effects of recorded rulings the way the map view does (projections/map.py):

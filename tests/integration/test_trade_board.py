@@ -155,3 +155,27 @@ def test_the_game_master_records_a_trade_fleet_over_http_and_a_typo_is_a_422_nam
         r = http.post("/campaigns/europa/trade/missions", json={"country": "SPA", "place": "Cuba~W", "present": "yes"})
         assert r.status_code == 422 and r.json()["error"]["field"] == "present", r.text
         assert europa.campaign(CID).version == before
+
+
+def test_a_trading_post_in_a_province_in_revolt_brings_nothing_this_turn(europa):
+    record(europa, cmd.ChangeEstablishment(country="POR", kind="trading_post", place="Cotedor~W", level=3,
+                                           exploits={"sl": 3}))
+    revolt = record(europa, cmd.PlaceMarker(province="Cotedor~W", marker="Revolt"))
+    found = lines(europa)
+    assert (found["B18"].amount, found["B19"].amount) == (0, 0)
+    assert [s.position for s in found["B18"].lineage] == [revolt]
+
+
+def test_the_cli_records_each_trade_fact_and_names_a_misspelt_zone(settings):
+    from tests.integration.test_cli import run
+
+    assert run(settings, "campaign", "create", "europa", "--name", "Europa", "--scenario", "eu-1492").exit_code == 0
+    assert run(settings, "turn", "open", "europa").exit_code == 0
+    for args in (("fleet", "europa", "POR", "STZ Canarias", "3"),
+                 ("establishment", "europa", "POR", "trading_post", "Cotedor~W", "3", "--exploits", "sl=3"),
+                 ("centre", "europa", "atlantic", "ENG", "--province", "Kent"),
+                 ("mission", "europa", "SPA", "Cuba~W")):
+        r = run(settings, "trade", *args)
+        assert r.exit_code == 0, r.output
+    r = run(settings, "trade", "fleet", "europa", "POR", "STZ Guine", "1")
+    assert r.exit_code != 0 and "zone" in r.output and "STZ Guinee" in r.output
