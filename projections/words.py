@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from ledger.economy.trade_income import CENTRES, RESOURCE_NAMES
 from ledger.rules.core import Ruling
 from ledger.rules.explain import explain, label, plain
 
@@ -403,9 +404,6 @@ def _call(name: str, args: list[ast.expr]) -> str:
     raise ValueError(f"not an ERS function: {name}")
 
 
-#: The trade centres as people name them (ledger/domain/commands.py TRADE_CENTRES).
-CENTRES = {"great_orient": "Great Orient", "atlantic": "Atlantic", "mediterranean": "Mediterranean",
-           "indian_ocean": "Indian Ocean"}
 _ESTABLISHMENTS = {"colony": "colony", "trading_post": "trading post"}
 
 
@@ -432,7 +430,8 @@ def trade_fact(kind: str, d: dict[str, Any]) -> str | None:
         what = _ESTABLISHMENTS.get(d["kind"], d["kind"])
         now = _level(d["level"]) if d["level"] else "gone"
         was = f", was level {d['previous']}" if d.get("previous") else ""
-        uses = [f"{n} {r}" for r, n in sorted((d.get("exploits") or {}).items())] + (["gold"] if d.get("gold") else [])
+        uses = [f"{n} {RESOURCE_NAMES.get(r, r)}" for r, n in sorted((d.get("exploits") or {}).items())]
+        uses += ["gold"] if d.get("gold") else []
         exploits = f"; exploits {', '.join(uses)}" if uses and d["level"] else ""
         return f"{d['country']} {what} in {d['place']}: {now}{was}{exploits} ({d['reason']})"
     if kind == "MissionChanged":

@@ -44,7 +44,8 @@ def option(facts: EconomyFacts, key: str) -> Any:
 
 
 @cache
-def _zone_ids() -> Mapping[str, str]:
+def zone_ids() -> Mapping[str, str]:
+    """Trade zone name on the map ("STZ Canarias") -> its board id ("ZMCanarias") (tables/trade_centres.toml)."""
     return MappingProxyType({n: z["board"] for n, z in
                              load_table("ledger.rules.eu", "trade_centres.toml")["zones"].items()})
 
@@ -52,7 +53,7 @@ def _zone_ids() -> Mapping[str, str]:
 def _zone(facts: EconomyFacts, zone: str) -> Any:
     if facts.board is None:
         raise Undetermined("the campaign's board is unknown: its trade zones' values cannot be read")
-    return facts.board.trade_zones[_zone_ids()[zone]]
+    return facts.board.trade_zones[zone_ids()[zone]]
 
 
 def _line(code: str, lineage: list[Source], rule: str) -> ProposedLine:

@@ -13,7 +13,6 @@ than the area holds, gold where the province has no mine. The game master record
 
 from __future__ import annotations
 
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ledger.board import did_you_mean, load_board
@@ -21,7 +20,7 @@ from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.domain.trade_facts import ESTABLISHMENTS, fleets_in, holder_of
-from ledger.rules.core import load_table
+from ledger.economy.trade_income import zone_ids
 from ledger.usecases.map import scenario
 from ledger.usecases.registry import handles
 
@@ -32,15 +31,9 @@ if TYPE_CHECKING:
 FACE_PLUS, TOTAL = 4, 6
 
 
-@cache
-def zones() -> dict[str, str]:
-    """Trade zone name on the map ("STZ Canarias") -> its board id ("ZMCanarias") (tables/trade_centres.toml)."""
-    return {name: z["board"] for name, z in load_table("ledger.rules.eu", "trade_centres.toml")["zones"].items()}
-
-
 def zone_name(value: str, field: str) -> str:
     """A trade zone by its name on the map, or the board's id (recorded as the name); else a 422."""
-    names = zones()
+    names = zone_ids()
     if value in names:
         return value
     by_id = {board: name for name, board in names.items()}

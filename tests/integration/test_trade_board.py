@@ -138,7 +138,7 @@ def test_the_timeline_says_each_trade_fact_in_words(europa):
     doc = empty()
     said = [row(doc, r)["summary"] for r in records(europa, CID)][-2:]
     assert said[0].endswith("POR trade fleet in STZ Canarias: level 4 (Face+), was none (trade)")
-    assert said[1].endswith("POR trading post in Cotedor~W: level 3 (Face−); exploits 3 sl (Elmina)")
+    assert said[1].endswith("POR trading post in Cotedor~W: level 3 (Face−); exploits 3 Slaves (Elmina)")
 
 
 def test_the_game_master_records_a_trade_fleet_over_http_and_a_typo_is_a_422_naming_the_zone(settings, europa):
