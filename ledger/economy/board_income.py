@@ -424,9 +424,10 @@ def work_out(state: CampaignState, country: str, *, options: Mapping[str, Any] |
     return Proposal(country=country, position=state.version, lines=tuple(lines), unresolved=tuple(unresolved))
 
 
-def work_out_all(state: CampaignState, *, options: Mapping[str, Any] | None = None) -> dict[str, Proposal]:
-    """Every campaign country's proposal, from one view of the state."""
+def work_out_all(state: CampaignState, *, options: Mapping[str, Any] | None = None,
+                 countries: tuple[str, ...] | None = None) -> dict[str, Proposal]:
+    """Every campaign country's proposal (or those of ``countries``), from one view of the state."""
     facts = EconomyFacts.of(state, options)
-    return {c: work_out(state, c, facts=facts) for c in state.countries}
+    return {c: work_out(state, c, facts=facts) for c in (state.countries if countries is None else countries)}
 
 
