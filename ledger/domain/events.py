@@ -331,6 +331,9 @@ class CountryFactsSet(LedgerEvent):
     country: str
     facts: dict[str, Any]
     previous: dict[str, Any]
+    reason: str
+
+
 # ------------------------------------------------------------------ trade and the rest of the world (issue 36)
 # What the income sheet reads of a country's trade and establishments, as the game master sets it on the board.
 # Each event states the new value and the one it replaced (``previous``, None: none), like FortressChanged.
