@@ -59,6 +59,7 @@ WRITES = {
     ("map", "siege-end"): "EndSiege",
     ("map", "war"): "DeclareWar",
     ("map", "peace"): "MakePeace",
+    ("map", "country"): "SetCountryFacts",
     ("trade", "fleet"): "ChangeTradeFleet",
     ("trade", "centre"): "ChangeTradeCentre",
     ("trade", "establishment"): "ChangeEstablishment",
