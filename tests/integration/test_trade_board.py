@@ -179,3 +179,16 @@ def test_the_cli_records_each_trade_fact_and_names_a_misspelt_zone(settings):
         assert r.exit_code == 0, r.output
     r = run(settings, "trade", "fleet", "europa", "POR", "STZ Guine", "1")
     assert r.exit_code != 0 and "zone" in r.output and "STZ Guinee" in r.output
+
+
+def test_a_player_records_no_trade_fact_even_where_players_may_move(settings, europa):
+    from tests.e2e.test_access import bearer, issue, make_client
+
+    europa.handle(CID, cmd.ChangeSettings(settings={"players_may_move": True}, reason="players move"), actor=GM)
+    player = issue(europa, CID, "player", "POR")
+    before = europa.campaign(CID).version
+    with make_client(settings, europa) as http:
+        r = http.post("/campaigns/europa/trade/fleets", json={"country": "POR", "zone": "STZ Canarias", "level": 3},
+                      headers=bearer(player))
+    assert r.status_code == 403, r.text
+    assert europa.campaign(CID).version == before
