@@ -13,7 +13,7 @@ from starlette.routing import Match, get_route_path
 from api import errors, guards, readpath, replica, warmup
 from api.observability import LagWatch, Observability, StoreHealth, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
-from api.routes import checkpoints, economy, moves
+from api.routes import checkpoints, economy, moves, trade
 from api.routes import export as export_routes
 from api.routes import projections as projection_routes
 from api.routes import web
@@ -80,6 +80,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(audit.router)  # events, chain, dice checks
     app.include_router(records.router)  # rolls, rulings, treasury, corrections
     app.include_router(moves.router)  # moves, control, markers, wars
+    app.include_router(trade.router)  # trade fleets, trade centres, colonies and trading posts, missions
     app.include_router(campaigns.router)
     app.include_router(tokens.router)
     app.include_router(export_routes.router)  # economic history downloads and charts

@@ -79,6 +79,10 @@ ACTIONS: dict[str, str] = {
     "end_siege": "record the end of a siege (taken, lifted, relieved)",
     "set_country_facts": "set a country's economic facts (technologies, domestic trade index, vassals, "
                          "manufactures, mines)",
+    "change_trade_fleet": "record a country's trade fleet level in a trade zone",
+    "change_trade_centre": "record who holds a trade centre, and where",
+    "change_establishment": "record a country's colony or trading post in the rest of the world (level, exploits)",
+    "change_mission": "record a country's mission founded or gone in the rest of the world",
 }
 
 

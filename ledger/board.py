@@ -82,6 +82,19 @@ class SeaZone:
 
 
 @dataclass(frozen=True)
+class TradeZone:
+    """A trade zone as printed: a sea trade zone (STZ) or a country's trade zone (CTZ), in a sea zone, with
+    the presence value (small print) and the monopoly value (large print). Named by the board's id (ZMLion)."""
+
+    name: str
+    type: Literal["STZ", "CTZ"]
+    sea: str
+    country: str | None  # whose CTZ it is (None: an STZ, or the Baltic's CTZ, nobody's)
+    presence: int
+    monopoly: int
+
+
+@dataclass(frozen=True)
 class Country:
     code: str
     name: str  # the tables' French short name (angleterre)
@@ -105,6 +118,7 @@ class Board:
     seas: Mapping[str, SeaZone]
     countries: Mapping[str, Country]
     borders: Mapping[frozenset[str], BorderType]
+    trade_zones: Mapping[str, TradeZone]
     _neighbours: Mapping[str, tuple[str, ...]] = field(repr=False)
 
     @property
@@ -234,6 +248,7 @@ def load_board(ruleset: str = "eu") -> Board:
                                                  "capitals": tuple(v["capitals"])})
                           for c, v in _read(ruleset, "countries.json").items()}),
         borders=frozen(borders),
+        trade_zones=frozen({n: TradeZone(name=n, **z) for n, z in _read(ruleset, "trade_zones.json").items()}),
         _neighbours=frozen({p: tuple(sorted(ns)) for p, ns in neighbours.items()}),
     )
 

@@ -5,8 +5,9 @@
 
 Reads ``referential.json`` (the board's tables) and ``europe.geo.json`` (its
 polygons) and writes compact, sorted, deterministic JSON into ``--out``:
-provinces, rest-of-the-world provinces and regions, sea zones, borders (each
-once), countries with their ledger codes, and the simplified polygons. The raw
+provinces, rest-of-the-world provinces and regions, sea zones, trade zones
+(presence and monopoly values), borders (each once), countries with their
+ledger codes, and the simplified polygons. The raw
 files are never shipped; the output is, with the source's MIT notice.
 
 With ``--scenarios`` it also writes the 1492 start and the real-corner sample,
@@ -458,10 +459,23 @@ def build(source: Path) -> dict[str, Any]:
             "national_provinces": sorted(national[c["NAME"]]), "capitals": sorted(capitals[c["NAME"]]),
         }
 
+    # trade zones: R_PROVINCE_TZ, type ZM (a sea trade zone, STZ) or ZP (a country's trade zone, CTZ), the
+    # sea zone it lies in, the country whose CTZ it is, the presence value (the small print on the map) and the
+    # monopoly value (the large print): keyed by the table's id, which tables/trade_centres.toml names
+    trade_zones = {}
+    for z in ref["R_PROVINCE_TZ"]:
+        trade_zones[z["ID"]] = {
+            "type": {"ZM": "STZ", "ZP": "CTZ"}[z["TYPE"]], "sea": name(z["R_PROVINCE"]),
+            "country": code_of[z["R_COUNTRY"]] if z["R_COUNTRY"] else None,
+            "presence": int(z["PRESENCE"]), "monopoly": int(z["MONOPOLY"]),
+        }
+    _fail_if([f"{i} ({z['sea']})" for i, z in trade_zones.items() if z["sea"] not in seas],
+             "R_PROVINCE_TZ rows naming an unknown sea zone")
+
     geometry = _match_polygons(geo, ref, places)
     return {
         "provinces": provinces, "rotw": {"provinces": rotw, "regions": regions}, "seas": seas,
-        "borders": borders, "countries": countries, "geometry": geometry,
+        "borders": borders, "countries": countries, "geometry": geometry, "trade_zones": trade_zones,
     }
 
 
@@ -541,6 +555,7 @@ FILES = {  # file -> (key of build()'s result, line depth)
     "borders.json": ("borders", 1),
     "countries.json": ("countries", 1),
     "geometry.json": ("geometry", 2),
+    "trade_zones.json": ("trade_zones", 1),
 }
 
 
@@ -560,7 +575,7 @@ SOURCE_MD = """\
 # The Europa Universalis board: where these files come from
 
 Written by `ops/import_board.py` (do not edit by hand: change the importer and re-run it).
-The facts (provinces, sea zones, borders, countries) and the polygons are those of the public
+The facts (provinces, sea zones, trade zones, borders, countries) and the polygons are those of the public
 repository BAMGames/europa-universalis-implementation, MIT license: its notice is `LICENSE` beside
 this file and goes with every copy. Data only; no code of that repository is here.
 
@@ -714,7 +729,7 @@ def main(argv: list[str] | None = None) -> int:
     geo = board["geometry"]
     print(f"provinces {len(board['provinces'])}, rotw provinces {len(board['rotw']['provinces'])} "
           f"in {len(board['rotw']['regions'])} regions, seas {len(board['seas'])}, "
-          f"borders {len(board['borders'])}, countries {len(board['countries'])}; polygons: "
+          f"trade zones {len(board['trade_zones'])}, borders {len(board['borders'])}, countries {len(board['countries'])}; polygons: "
           f"{len(geo['provinces'])} provinces, {len(geo['seas'])} seas, {len(geo['rotw'])} rotw, "
           f"not drawn {', '.join(geo['not_drawn'])} -> {args.out}")
     if args.scenarios:

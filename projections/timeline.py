@@ -13,7 +13,7 @@ from ledger.dice import audience_words
 from ledger.economy.milestones import TITLES
 from ledger.rules.explain import plain
 from projections.records import Record
-from projections.words import country_facts, units
+from projections.words import country_facts, trade_fact, units
 
 NAME = "timeline"
 
@@ -152,6 +152,9 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
     if t == "SiegeEnded":
         how = {"taken": "taken", "lifted": "lifted: the besiegers leave", "relieved": "relieved by an army"}
         return f"{p}siege of {d['province']} over, {how.get(d['outcome'], d['outcome'])} ({d['reason']})"
+    fact = trade_fact(t, d)
+    if fact is not None:
+        return p + fact
     if t == "PhaseClosed":
         return f"Turn {d['turn']}: {TITLES.get(d['phase'], d['phase'])} phase closed"
     if t == "TokenIssued":

@@ -14,13 +14,14 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from ledger.economy.trade_income import CENTRES, RESOURCE_NAMES
 from ledger.rules.core import Ruling
 from ledger.rules.explain import explain, label, plain
 
 __all__ = ["plain", "label", "value", "units", "siege_changes", "ers_key", "budget_line", "changes", "effect",
            "outcome_rows", "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words",
            "formula", "line_code", "board_notes",
-           "board_disagreement", "moment", "country_facts"]
+           "board_disagreement", "moment", "country_facts", "trade_fact"]
 
 value = plain
 
@@ -402,3 +403,39 @@ def _call(name: str, args: list[ast.expr]) -> str:
     if name in ("min", "max") and len(args) >= 2:
         return f"the {'smaller' if name == 'min' else 'larger'} of {', '.join(said[:-1])} and {said[-1]}"
     raise ValueError(f"not an ERS function: {name}")
+
+
+_ESTABLISHMENTS = {"colony": "colony", "trading_post": "trading post"}
+
+
+def _level(level: int) -> str:
+    """A trade fleet's or an establishment's level with its side: 1-3 Face−, 4-6 Face+."""
+    return f"level {level} ({'Face+' if level >= 4 else 'Face−'})"
+
+
+def trade_fact(kind: str, d: dict[str, Any]) -> str | None:
+    """A trade or rest-of-the-world fact set on the board, in words ("POR trade fleet in STZ Canarias: level 3
+    (Face−), was none"); None for another kind of event."""
+    if kind == "TradeFleetChanged":
+        now = _level(d["level"]) if d["level"] else "none"
+        was = _level(d["previous"]) if d.get("previous") else "none"
+        return f"{d['country']} trade fleet in {d['zone']}: {now}, was {was} ({d['reason']})"
+    if kind == "TradeCentreChanged":
+        name = CENTRES.get(d["centre"], d["centre"])
+        holder = f"held by {d['holder']}" if d.get("holder") else "held by nobody"
+        where = f" in {d['province']}" if d.get("province") else ""
+        income = f", income {d['income']} ducats" if d.get("income") is not None else ""
+        was = f" (was {d['previous']})" if d.get("previous") else ""
+        return f"{name} trade centre {holder}{where}{income}{was} ({d['reason']})"
+    if kind == "EstablishmentChanged":
+        what = _ESTABLISHMENTS.get(d["kind"], d["kind"])
+        now = _level(d["level"]) if d["level"] else "gone"
+        was = f", was level {d['previous']}" if d.get("previous") else ""
+        uses = [f"{n} {RESOURCE_NAMES.get(r, r)}" for r, n in sorted((d.get("exploits") or {}).items())]
+        uses += ["gold"] if d.get("gold") else []
+        exploits = f"; exploits {', '.join(uses)}" if uses and d["level"] else ""
+        return f"{d['country']} {what} in {d['place']}: {now}{was}{exploits} ({d['reason']})"
+    if kind == "MissionChanged":
+        return (f"{d['country']} mission in {d['place']} {'founded' if d['present'] else 'gone'} "
+                f"({d['reason']})")
+    return None

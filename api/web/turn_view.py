@@ -168,7 +168,9 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "StackSplit": "Stack split", "StackRaised": "New stack", "StacksMerged": "Stacks merged",
           "StackChanged": "Units and leaders",
           "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
-          "FortressChanged": "Fortress", "CountryFactsSet": "Country facts"}
+           "FortressChanged": "Fortress", "CountryFactsSet": "Country facts", "TradeFleetChanged": "Trade fleet",
+           "TradeCentreChanged": "Trade centre", "EstablishmentChanged": "Colony or trading post",
+           "MissionChanged": "Mission"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

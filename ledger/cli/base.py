@@ -195,6 +195,11 @@ def parse_ints(text: str, name: str) -> list[int]:
         fail(name, f"{text!r}: whole numbers, comma-separated (e.g. 3,5)")
 
 
+def given(**fields: object) -> dict[str, object]:
+    """The options given (an option left out keeps the command's default)."""
+    return {k: v for k, v in fields.items() if v is not None}
+
+
 def pair_of(text: str, option: str) -> tuple[str, str]:
     """``NAME=VALUE`` → (name, value); anything else exits 2 naming the option."""
     name, sep, value = text.partition("=")

@@ -8,7 +8,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, fail, ledger_app, out, pair_of, record, scalar
+from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, fail, given, ledger_app, out, pair_of, record, scalar
 from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege,
                                      MakePeace, MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack,
                                      SetCountryFacts, StartSiege)
@@ -16,11 +16,6 @@ from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
 ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
 UnitsOpt = Annotated[Optional[list[str]], typer.Option("--units", help="UNIT=N, e.g. LD=3; repeat for each type")]
-
-
-def given(**fields: object) -> dict[str, object]:
-    """The options given (an option left out keeps the command's default)."""
-    return {k: v for k, v in fields.items() if v is not None}
 
 
 def _counts(pairs: list[str] | None) -> dict[str, object]:

@@ -429,6 +429,32 @@ class SiegeEndReplacement(_Replacement):
     outcome: Literal["taken", "lifted", "relieved"] | None = None
 
 
+class TradeFleetReplacement(_Replacement):
+    country: Country | None = None
+    zone: Name | None = None
+    level: Level | None = None
+
+
+class TradeCentreReplacement(_Replacement):
+    holder: Country | None = None
+    province: Name | None = None
+    income: int | None = Field(default=None, ge=0, le=1000)
+
+
+class EstablishmentReplacement(_Replacement):
+    country: Country | None = None
+    place: Name | None = None
+    level: Level | None = None
+    exploits: dict[Resource, Annotated[int, Field(ge=1, le=60)]] | None = Field(default=None, max_length=13)
+    gold: bool | None = None
+
+
+class MissionReplacement(_Replacement):
+    country: Country | None = None
+    place: Name | None = None
+    present: bool | None = None
+
+
 class EffectReplacement(Model):
     """One effect of a ruling as a game master restates it (the kinds the projections apply)."""
 
@@ -559,6 +585,10 @@ REPLACEMENTS: dict[str, type[_Replacement]] = {
     "FortressChanged": FortressReplacement,
     "CountryFactsSet": CountryFactsReplacement,
     "RulingRecorded": RulingReplacement,
+    "TradeFleetChanged": TradeFleetReplacement,
+    "TradeCentreChanged": TradeCentreReplacement,
+    "EstablishmentChanged": EstablishmentReplacement,
+    "MissionChanged": MissionReplacement,
 }
 
 
@@ -883,6 +913,90 @@ class MakePeace(_WarSides):
     reason: Text = "peace"
 
 
+# ------------------------------------------------------------------ trade and the rest of the world (issue 36)
+
+#: The trade centres (engIncomes.tex, Trade centres): four counters.
+TRADE_CENTRES = ("great_orient", "atlantic", "mediterranean", "indian_ocean")
+TradeCentre = Literal["great_orient", "atlantic", "mediterranean", "indian_ocean"]
+#: Exotic resources by the board's codes (R_RESOURCES): slaves, spices, silk, fur, fish, salt, sugar, cotton,
+#: products of America and of Orient, wood (tables/exotic_resources.toml names each).
+RESOURCES = ("sl", "sp", "silk", "fur", "fish", "salt", "su", "co", "pa", "po", "coas", "subr", "wood")
+Resource = Literal["sl", "sp", "silk", "fur", "fish", "salt", "su", "co", "pa", "po", "coas", "subr", "wood"]
+#: A trade fleet's or an establishment's level (0: none): 1-3 its Face− side, 4-6 its Face+ side.
+Level = Annotated[int, Field(ge=0, le=6)]
+
+
+class ChangeTradeFleet(_InContext):
+    """A country's trade fleet in a trade zone (STZ or CTZ) is now at ``level`` (0: it leaves the zone)."""
+
+    action: ClassVar[str] = "change_trade_fleet"
+    country: Country = Field(examples=["POR"])
+    zone: Name = Field(examples=["STZ Canarias"], description="The trade zone, by its name on the map "
+                                                              "('STZ Canarias', 'CTZ France'; the board's id "
+                                                              "ZMCanarias is accepted)")
+    level: Level = Field(examples=[3], description="1-3: Face−; 4-5: Face+ (partial monopoly); 6: total "
+                                                   "monopoly; 0: no fleet")
+    reason: Text = "trade fleet"
+
+
+class ChangeTradeCentre(_InContext):
+    """A trade centre changes hands (I5, the Interphase) or place; the Great Orient's income is recorded with it."""
+
+    action: ClassVar[str] = "change_trade_centre"
+    centre: TradeCentre = Field(examples=["atlantic"])
+    holder: Country | None = Field(examples=["ENG"], description="Who holds it now (null: nobody)")
+    province: Name | None = Field(default=None, examples=["Vlaanderen"],
+                                  description="Where its counter stands (a province of the holder): "
+                                              "occupied, it brings nothing")
+    income: int | None = Field(default=None, ge=0, le=1000, examples=[170],
+                               description="The Great Orient centre only: its income this turn (100 plus "
+                                           "modifiers that read the whole world)")
+    reason: Text = "trade centre"
+
+    @field_validator("income")
+    @classmethod
+    def _great_orient_only(cls, v: int | None, info: ValidationInfo) -> int | None:
+        if v is not None and info.data.get("centre") != "great_orient":
+            raise ValueError("only the Great Orient centre's income is recorded: the others' is fixed")
+        return v
+
+
+class ChangeEstablishment(_InContext):
+    """A country's colony or trading post in a rest-of-the-world province is now at ``level`` (0: gone), with
+    the exotic resources it exploits (after competition) and, for a colony, whether it exploits gold."""
+
+    action: ClassVar[str] = "change_establishment"
+    country: Country = Field(examples=["POR"])
+    kind: Literal["colony", "trading_post"] = Field(examples=["colony"])
+    place: Name = Field(examples=["Cabo Verde~I"], description="A rest-of-the-world province of the board")
+    level: Level = Field(examples=[3])
+    exploits: dict[Resource, Annotated[int, Field(ge=1, le=60)]] = Field(
+        default_factory=dict, max_length=13, examples=[{"sl": 3}],
+        description="Exotic resources it exploits: board code → units (sl slaves, sp spices, fur...)")
+    gold: bool = Field(default=False, description="A colony exploiting the province's gold mine (it then "
+                                                  "brings no other income)")
+    reason: Text = "establishment"
+
+    @field_validator("gold")
+    @classmethod
+    def _colony_gold(cls, v: bool, info: ValidationInfo) -> bool:
+        if v and info.data.get("kind") != "colony":
+            raise ValueError("only a colony exploits a gold mine")
+        if v and info.data.get("exploits"):
+            raise ValueError("a colony exploiting gold exploits no exotic resource")
+        return v
+
+
+class ChangeMission(_InContext):
+    """A country's mission in a rest-of-the-world province is founded (``present``: true) or gone (false)."""
+
+    action: ClassVar[str] = "change_mission"
+    country: Country = Field(examples=["SPA"])
+    place: Name = Field(examples=["Mexico~C"], description="A rest-of-the-world province of the board")
+    present: bool = Field(examples=[True])
+    reason: Text = "mission"
+
+
 #: Every command, by name (the tests list the write surfaces against it).
 COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
@@ -890,5 +1004,6 @@ COMMANDS: dict[str, type[Command]] = {
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
                 RevealEvent, PublishSheets, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
                 DeclareWar, SplitStack, MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress,
-                RaiseStack, SetCountryFacts)
+                RaiseStack, SetCountryFacts, ChangeTradeFleet, ChangeTradeCentre, ChangeEstablishment,
+                ChangeMission)
 }

@@ -332,3 +332,53 @@ class CountryFactsSet(LedgerEvent):
     facts: dict[str, Any]
     previous: dict[str, Any]
     reason: str
+
+
+# ------------------------------------------------------------------ trade and the rest of the world (issue 36)
+# What the income sheet reads of a country's trade and establishments, as the game master sets it on the board.
+# Each event states the new value and the one it replaced (``previous``, None: none), like FortressChanged.
+
+
+class TradeFleetChanged(LedgerEvent):
+    """A country's trade fleet in a trade zone is now at ``level`` (0: it has none there)."""
+
+    country: str
+    zone: str  # "STZ Canarias", "CTZ France" (tables/trade_centres.toml)
+    level: int  # 0..6
+    previous: int
+    reason: str
+
+
+class TradeCentreChanged(LedgerEvent):
+    """A trade centre is now held by ``holder`` (None: nobody), in ``province``; the Great Orient's income is
+    recorded with it (``income``: its modifiers read the whole world, not only the board)."""
+
+    centre: str  # great_orient | atlantic | mediterranean | indian_ocean
+    holder: str | None
+    previous: str | None
+    province: str | None
+    income: int | None
+    reason: str
+
+
+class EstablishmentChanged(LedgerEvent):
+    """A country's colony or trading post in a rest-of-the-world province is now at ``level`` (0: gone), with
+    the exotic resources it exploits and whether it exploits the province's gold (a colony)."""
+
+    country: str
+    kind: str  # colony | trading_post
+    place: str  # a rest-of-the-world province of the board ("Cabo Verde~I")
+    level: int  # 0..6
+    previous: int
+    exploits: dict[str, int]  # resource code (board: sl, sp, fur...) -> units exploited
+    gold: bool
+    reason: str
+
+
+class MissionChanged(LedgerEvent):
+    """A country's mission in a rest-of-the-world province is founded (``present``) or gone."""
+
+    country: str
+    place: str
+    present: bool
+    reason: str

@@ -10,7 +10,9 @@ merge, a units change or a ruling's losses are seen by both.
          MarkerRemoved and a ruling's ``marker_placed``/``_removed``/``_flipped`` and ``control_changed`` (its
          target, else ``context.where``) set them; "at": the position of the event that last set each fact
          (absent: as the scenario set it). What the economy reads (ledger/economy/board_income.py),
-     "countries": country -> {fact: value, "at": {fact: position}}, as CountryFactsSet set them}
+     "countries": country -> {fact: value, "at": {fact: position}}, as CountryFactsSet set them, and the trade
+         and rest-of-the-world facts the trade commands set (ledger/domain/trade_facts.py: trade fleets, trade
+         centres, colonies, trading posts, what they exploit, missions; "at": {"<key>/<name>": position})}
 
 A few values per stack, never a history read. It starts from ``ScenarioImported`` and follows the map
 commands' events and the effects of recorded rulings the way the map view does (projections/map.py):
@@ -34,6 +36,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from ledger.domain import events as ev
+from ledger.domain import trade_facts
 from ledger.domain.corrections import replaced
 
 #: A ruling's effects that change a stack's units (the map view applies the same ones).
@@ -43,11 +46,12 @@ LEADER_VALUES = ("fire", "shock", "manoeuvre", "siege")
 FOLLOWED = (ev.ScenarioImported, ev.StackRaised, ev.StackSplit, ev.StacksMerged, ev.StackChanged,
             ev.FortressChanged, ev.WarDeclared, ev.PeaceMade, ev.SiegeStarted, ev.SiegeEnded, ev.ControlChanged,
             ev.OwnerChanged, ev.MarkerPlaced, ev.MarkerRemoved, ev.CountryFactsSet,
-            ev.RulingRecorded, ev.CorrectionRecorded)
+            ev.RulingRecorded, ev.CorrectionRecorded, *trade_facts.FOLLOWED)
 #: The events a correction may restate whose change of the forces the fold can undo (the others that change
 #: them, raised, split and merged stacks, are structural: ``cmd.REPLACEMENTS``).
 UNDOABLE = ("StackChanged", "FortressChanged", "WarDeclared", "PeaceMade", "SiegeStarted", "SiegeEnded",
-            "ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved", "CountryFactsSet", "RulingRecorded")
+            "ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved", "CountryFactsSet", "RulingRecorded",
+            *sorted(trade_facts.KINDS))
 PARTS = ("forces", "fortresses", "sieges", "provinces", "countries")
 #: A marker flipped by a ruling (``marker_flipped`` without a ``detail.to_marker``), as the map view flips it.
 FLIP = {"Pillage+": "Pillage-", "Pillage-": "Pillage+", "Revolt": "Revolt+", "Revolt+": "Revolt",
@@ -197,6 +201,8 @@ def _corrected(m: dict[str, Any], corrects: int, replacement: Any) -> dict[str, 
 def _change(m: dict[str, Any], kind: str, event: Any, position: int) -> dict[str, Any]:
     """The forces, wars, sieges, fortress levels, provinces and countries after an event of type ``kind`` at
     ``position`` (or as a correction restates it: any object with the event's fields)."""
+    if kind in trade_facts.KINDS:  # a country's trade and rest-of-the-world facts (ledger/domain/trade_facts.py)
+        return {**m, "countries": trade_facts.change(m.get("countries") or {}, kind, event, position)}
     forces, wars, sieges, fortresses = m["forces"], m["wars"], m["sieges"], m.get("fortresses") or {}
     provinces, countries = m.get("provinces") or {}, m.get("countries") or {}
     if kind == "ScenarioImported":

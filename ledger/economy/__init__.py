@@ -11,3 +11,7 @@ The write side folds ``Inputs`` into the campaign's state (so closing a phase
 reads no history); the read side (``projections/``) folds the same ``Inputs``
 into its budget view. One input shape, one definition of the numbers.
 """
+
+# The trade and rest-of-the-world workers join the income lines worked out from the board
+# (``board_income.WORKERS``) whenever the economy is imported.
+from ledger.economy import trade_income  # noqa: E402, F401 (it registers its workers)

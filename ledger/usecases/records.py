@@ -11,10 +11,12 @@ from ledger.domain import events as ev
 from ledger.domain.campaign import ruling_dice
 from ledger.domain.corrections import Standing, replaced
 from ledger.domain.errors import InvalidInput, StateConflict, first_error
+from ledger.domain.trade_facts import KINDS as TRADE_KINDS
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, apply_rules_options, get_ruleset
 from ledger.usecases import board_rulings, country_facts
 from ledger.usecases import map as map_usecases
+from ledger.usecases import trade as trade_usecases
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -137,7 +139,10 @@ def record_correction(d: Draft, c: cmd.RecordCorrection, manual_dice: list[list[
             replacement = {"ruling": {"effects": [_effect(e) for e in rep.effects or ()]}}
         else:
             replacement = rep.fields()
-            map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
+            if type(root).__name__ in TRADE_KINDS:  # trade zones, rest-of-the-world places: their own checks
+                trade_usecases.check_restated(d, replacement, "replacement.")
+            else:
+                map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
             if isinstance(rep, cmd.CountryFactsReplacement) and "facts" in replacement:
                 replacement["facts"] = country_facts.checked(d, replacement.get("country", getattr(root, "country", None)),
                                                              replacement["facts"], "replacement.facts.")

@@ -332,6 +332,20 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/campaigns/{campaign}/map/sieges/end"): never(
         "/campaigns/{campaign}/map/sieges/end", "game master: ends sieges", {"province": "Picardie",
                                                                           "outcome": "lifted"}),
+    ("POST", "/campaigns/{campaign}/map/countries"): never(
+        "/campaigns/{campaign}/map/countries", "game master: country facts",
+        {"country": "FRA", "domestic_trade_index": 3}),
+    ("POST", "/campaigns/{campaign}/trade/fleets"): never(
+        "/campaigns/{campaign}/trade/fleets", "game master: trade fleets",
+        {"country": "FRA", "zone": "CTZ France", "level": 2}),
+    ("POST", "/campaigns/{campaign}/trade/centres"): never(
+        "/campaigns/{campaign}/trade/centres", "game master: trade centres", {"centre": "atlantic", "holder": "ENG"}),
+    ("POST", "/campaigns/{campaign}/trade/establishments"): never(
+        "/campaigns/{campaign}/trade/establishments", "game master: colonies and trading posts",
+        {"country": "FRA", "kind": "colony", "place": "Cuba~W", "level": 1}),
+    ("POST", "/campaigns/{campaign}/trade/missions"): never(
+        "/campaigns/{campaign}/trade/missions", "game master: missions",
+        {"country": "FRA", "place": "Cuba~W", "present": True}),
     ("POST", "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish"): never(
         "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish", "game master: publishes sheets (the ERS page)",
         {"countries": "all"}, form=True, country="ENG", turn="1"),

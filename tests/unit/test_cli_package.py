@@ -60,6 +60,11 @@ WRITES = {
     ("map", "siege-end"): "EndSiege",
     ("map", "war"): "DeclareWar",
     ("map", "peace"): "MakePeace",
+    ("map", "country"): "SetCountryFacts",
+    ("trade", "fleet"): "ChangeTradeFleet",
+    ("trade", "centre"): "ChangeTradeCentre",
+    ("trade", "establishment"): "ChangeEstablishment",
+    ("trade", "mission"): "ChangeMission",
 }
 #: The Ledger's shorthands for scripts and tests: the CLI calls none of them.
 SHORTHANDS = ("submit", "create_campaign", "open_turn", "close_turn", "close_phase", "roll", "record_manual_roll",

@@ -145,3 +145,15 @@ def test_loading_the_board_imports_neither_the_application_nor_the_read_side_nor
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[3])
     assert out.stdout.strip() == "[]"
+
+
+def test_the_board_carries_the_trade_zones_presence_and_monopoly_values_each_zone_of_the_rules_named():
+    """R_PROVINCE_TZ: the small print (presence) and the large print (monopoly) of each zone, as engIncomes.tex's
+    Portugal reads them (Canarias 4, Guinee 3); every zone the rules' tables name is on the board."""
+    from ledger.economy.trade_income import zone_ids
+
+    zones = load_board("eu").trade_zones
+    assert len(zones) == 24
+    assert (zones["ZMCanarias"].presence, zones["ZMCanarias"].monopoly, zones["ZMCanarias"].type) == (4, 20, "STZ")
+    assert (zones["ZMGuinee"].presence, zones["ZPfrance"].type, zones["ZPfrance"].country) == (3, "CTZ", "FRA")
+    assert set(zone_ids().values()) == set(zones)
