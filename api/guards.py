@@ -156,8 +156,13 @@ DOCS_CSP = (b"default-src 'self'; script-src 'self' 'unsafe-inline'; style-src '
             b"img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 
 
+#: Every answer but the static files: nothing a reader was shown is kept by their browser or a proxy (issue 34).
+NOT_KEPT = b"no-store"
+
+
 class SecurityHeaders:
-    """Adds ``SECURITY_HEADERS`` and a Content-Security-Policy to every HTTP answer."""
+    """Adds ``SECURITY_HEADERS``, a Content-Security-Policy and ``Cache-Control: no-store`` (but on the static
+    files) to every HTTP answer."""
 
     def __init__(self, app: Any):
         self.app = app
@@ -169,10 +174,17 @@ class SecurityHeaders:
         path = scope.get("path", "")
         csp = DOCS_CSP if path in ("/docs", "/redoc") or path.startswith("/docs/") else CSP
 
+        # What a reader is shown is theirs (a player's sheet, a game master's page, a download): a browser or a
+        # proxy keeps none of it on disk. The static files (the same for everyone) keep their own headers.
+        kept = path.startswith(("/ui/static/", "/docs/static/"))
+
         async def with_headers(message: dict) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *SECURITY_HEADERS,
-                                      (b"content-security-policy", csp)]
+                headers = [*message.get("headers", ()), *SECURITY_HEADERS, (b"content-security-policy", csp)]
+                if not kept:
+                    headers = [(k, v) for k, v in headers if k.lower() != b"cache-control"]
+                    headers.append((b"cache-control", NOT_KEPT))
+                message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, with_headers)

@@ -43,8 +43,9 @@ from projections.read import Audience, audience
 from projections.store import ViewDB
 
 JSON = "application/json"
-#: Answers kept here are revalidated by the client each time (the head may have moved): its ETag answers cheaply.
-REVALIDATE = {"Cache-Control": "private, no-cache"}
+#: Answers kept here (in the worker) are kept by no browser or proxy (api/guards.py sets no-store on every private
+#: answer); a client that sends their ETag back anyway gets a 304 cheaply.
+REVALIDATE = {"Cache-Control": "no-store"}
 #: Bytes of rendered answers each worker keeps (LEDGER_RESPONSE_CACHE_BYTES sets it: ledger/config.py).
 CACHE_BYTES = 64 << 20
 ENTRY_OVERHEAD = 200  # the key, the tuple, the version: roughly, per entry

@@ -27,7 +27,7 @@ def test_a_reloaded_turn_page_keeps_its_words_gets_a_new_form_key_and_its_disput
     page = login(context, site, site.gm, path)
     first = {"key": hidden(page, "#dispute-form", "key"), "csrf": hidden(page, "#dispute-form", "csrf"),
              "words": page.locator("main").inner_text()}
-    # Reloaded, the browser revalidates (Cache-Control: no-cache): told its copy is current (a 304), it shows it.
+    # Reloaded, the browser kept nothing (Cache-Control: no-store) and asks again: the server's kept page, the same.
     page.reload()
     expect(page.locator("#whoami")).to_contain_text("gina")
     assert page.locator("main").inner_text() == first["words"]

@@ -148,3 +148,20 @@ def test_every_answer_forbids_framing_sniffing_and_inline_script(settings, ledge
     page = http.get("/ui").headers["content-security-policy"]
     [scripts] = [d for d in page.split("; ") if d.startswith("script-src")]
     assert scripts == "script-src 'self'"
+
+
+def test_nothing_a_reader_is_shown_is_kept_by_their_browser_but_the_static_files(settings, sample):
+    """Private pages, JSON reads and downloads say ``Cache-Control: no-store`` (a shared computer's browser or a
+    proxy keeps no player's sheet on disk), a kept answer's 304 too; the static files, the same for everyone,
+    do not."""
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        c.headers["Authorization"] = f"Bearer {ADMIN}"
+        for path in ("/ui", "/ui/campaigns/sample/turns/1?step=2", "/campaigns/sample/state",
+                     "/campaigns/sample/export/entries.csv?country=FRA", "/ui/login", "/campaigns/no-such-campaign/state"):
+            r = c.get(path)
+            assert r.headers["cache-control"] == "no-store", (path, r.status_code, r.headers.get("cache-control"))
+        read = c.get("/campaigns/sample/state")
+        again = c.get("/campaigns/sample/state", headers={"If-None-Match": read.headers["etag"]})
+        assert again.status_code == 304 and again.headers["cache-control"] == "no-store"
+        static = c.get("/ui/static/ledger.css")
+        assert static.status_code == 200 and static.headers.get("cache-control") != "no-store"
