@@ -80,8 +80,15 @@ def kill_postgres(store: Store) -> str | None:
         # the old shared memory. Then it starts with the options it last ran with (postmaster.opts), the dead
         # one's lock file taken over (its pid no longer runs).
         survivors(backends, 60)
+        # Dead, but a zombie where nothing reaps orphans (a container's init): a new postmaster's kill(pid, 0)
+        # then takes its lock file for a live server's. What an operator does once they see it dead: remove it.
         options = shlex.split((data / "postmaster.opts").read_text())[1:]
         options = [o for i, o in enumerate(options) if o != "-D" and (i == 0 or options[i - 1] != "-D")]
+        if not survivors([postmaster], 10):
+            (data / "postmaster.pid").unlink(missing_ok=True)
+            sockets = Path(options[options.index("-k") + 1]) if "-k" in options else None
+            for lock in sockets.glob(".s.PGSQL.*.lock") if sockets else ():
+                lock.unlink(missing_ok=True)
         run_as = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
         started = subprocess.run([*run_as, "/usr/lib/postgresql/15/bin/pg_ctl", "-D", str(data), "-l",
                                   str(Path(store.pg_tmp) / "server.log"), "-w", "-t", "60", "-o", shlex.join(options),
