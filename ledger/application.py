@@ -924,14 +924,21 @@ class Ledger(Application[UUID]):
         return dicelib.verify_for(actor, revealed, str(cid), turn, records)
 
     def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None,
-                  board: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+                  board: list[dict[str, Any]] | None = None, incomes: list[dict[str, Any]] | None = None
+                  ) -> list[dict[str, Any]]:
         """Recompute every recorded ruling (and every ruling a correction resolved again) from its inputs and
         dice, or only the one at ``position``; list those that differ. ``checked`` collects the positions
         recomputed; ``board`` the disagreements of each recorded ruling's inputs with the board and the map
         state before it (``board_facts.audit``: position, procedure, field, typed, board, overridden), the
-        state folded forward along the one read of the history."""
+        state folded forward along the one read of the history. ``incomes`` collects every confirmed income
+        line (``IncomeConfirmed``) that disagrees with the lines worked out again from the state at the position
+        it cites (``ledger.economy.income.audit``), a line kept by the game master with its reason."""
         from ledger.rules.core import FixedDice
         from ledger import board_facts
+        from ledger.economy import income as income_lines
+
+        if incomes is not None and board is None:
+            board = []  # the state is folded forward only along with the board's audit
 
         differences = []
         if position is not None:
@@ -945,6 +952,10 @@ class Ledger(Application[UUID]):
             before, state = state, project_campaign(state, [e]) if board is not None else None
             if position is not None and e.originator_version != position:
                 continue
+            if incomes is not None and before is not None and isinstance(e, ev.IncomeConfirmed):
+                at = before if e.at == before.version else self.state_at(cid, e.at)
+                incomes.extend({"position": e.originator_version, "country": e.country, "turn": e.turn,
+                                "at": e.at, **found} for found in income_lines.audit(at, e.country, e.lines))
             if board is not None and before is not None and isinstance(e, ev.RulingRecorded):
                 board.extend({"position": e.originator_version, "procedure": e.procedure, **found}
                              for found in board_facts.audit(before, scenario, e.ruleset, e.procedure, e.ruling,

@@ -11,7 +11,8 @@ import sys
 
 import typer
 
-from ledger.cli import access, audit, backup, campaigns, economy, export, map, projections, records, service, turns
+from ledger.cli import (access, audit, backup, campaigns, economy, export, income, map, projections, records, service,
+                        turns)
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -56,6 +57,7 @@ for name, group in [
     ("phase", economy.phase_app),
     ("token", access.token_app),
     ("map", map.map_app),
+    ("income", income.income_app),
 ]:
     app.add_typer(group, name=name)
 
