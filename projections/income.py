@@ -17,7 +17,7 @@ from ledger.application import Actor
 from ledger.domain import sight
 from ledger.domain.errors import Forbidden, InvalidInput, StateConflict
 from ledger.economy import income
-from ledger.economy.entries import EXPENSE_CONVENTION, sheet_definition
+from ledger.economy.entries import expense_words, sheet_definition
 from projections import read
 
 
@@ -67,7 +67,7 @@ def proposal_answer(ledger: Any, cid: UUID, actor: Actor, state: Any, country: s
         line["name"] = d.name if d is not None else line["line"]
         line["expense"] = bool(d is not None and d.expense)
     doc["turn"] = state.turn
-    doc["expenses"] = EXPENSE_CONVENTION
+    doc["expenses"] = expense_words(state.ruleset)
     doc["confirmed"] = _confirmed(actor, head if state is head else state, country)
     doc["stale"] = ""
     if doc["confirmed"] and state is head and income.PHASE not in head.phases_closed:

@@ -340,7 +340,9 @@ class RecordTreasuryEntry(_InContext):
     country: Country = Field(examples=["FRA"])
     line: str = Field(pattern=ERS_LINE_PATTERN, examples=["A9"],
                       description="ERS line code: a sheet letter A, B or C and a line number (_pct: a percentage box)")
-    amount: int = Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT, examples=[35], description="Ducats, signed")
+    amount: int = Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT, examples=[35],
+                        description="Ducats, signed; on an expense line (B30 unit maintenance...: ``expense`` in "
+                                    "the ruleset's ERS table) the expense as a positive number, a negative refused")
     reason: Text = Field(examples=["looting of Picardie"])
     turn: Turn | None = None
     source: Position | None = Field(default=None, description="Position of the event this entry comes from")

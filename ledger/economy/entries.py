@@ -59,8 +59,13 @@ def expense_sign_refusal(code: str, name: str, amount: int, unit: str = "ducats"
             "expense entered too high, correct that entry")
 
 
-EXPENSE_CONVENTION = ("Expense lines take the expense as a positive number: the sheet subtracts it. "
-                      "A negative amount on an expense line is refused; to undo one, correct its entry.")
+def expense_words(ruleset: str) -> str:
+    """The sign convention in words, naming the ruleset's expense lines (the entry form, the sheet, the API)."""
+    lines = expense_lines(ruleset)
+    if not lines:
+        return ""
+    return f"Expense lines ({', '.join(lines)}) take the expense as a positive number: the sheet subtracts it. " \
+        "A negative amount on an expense line is refused; to undo one, correct its entry."
 
 
 def is_expense(ruleset: str, line: str) -> bool:
