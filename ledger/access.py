@@ -78,6 +78,8 @@ ACTIONS: dict[str, str] = {
     "change_stack": "record a stack's new or lost units, a leader's arrival or departure",
     "start_siege": "record the start of a siege",
     "end_siege": "record the end of a siege (taken, lifted, relieved)",
+    "set_country_facts": "set a country's economic facts (technologies, domestic trade index, vassals, "
+                         "manufactures, mines)",
 }
 
 

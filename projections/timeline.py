@@ -13,7 +13,7 @@ from ledger.dice import audience_words
 from ledger.economy.milestones import TITLES
 from ledger.rules.explain import plain
 from projections.records import Record
-from projections.words import units
+from projections.words import country_facts, units
 
 NAME = "timeline"
 
@@ -127,6 +127,8 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
         return f"{p}{d['province']} now owned by {d['owner']}{prev} ({d['reason']})"
     if t == "MarkerPlaced":
         return f"{p}{d['marker']} marker placed in {d['province']} ({d['reason']})"
+    if t == "CountryFactsSet":
+        return f"{p}{d['country']}: {country_facts(d['facts'])} ({d['reason']})"
     if t == "MarkerRemoved":
         return f"{p}{d['marker']} marker removed from {d['province']} ({d['reason']})"
     if t == "WarDeclared":

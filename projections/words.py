@@ -20,7 +20,7 @@ from ledger.rules.explain import explain, label, plain
 __all__ = ["plain", "label", "value", "units", "siege_changes", "ers_key", "budget_line", "changes", "effect",
            "outcome_rows", "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words",
            "formula", "line_code", "board_notes",
-           "board_disagreement", "moment"]
+           "board_disagreement", "moment", "country_facts"]
 
 value = plain
 
@@ -74,6 +74,25 @@ def units(counts: dict[str, Any] | None, signed: bool = False) -> str:
         return ("−" + plain(v).lstrip("-") if str(v).startswith("-") else "+" + plain(v)) if signed else plain(v)
     return ", ".join(f"{n(v)} {u}" for u, v in (counts or {}).items()) or "no units"
 
+
+
+#: A country's economic facts (``CountryFactsSet.facts``) as people read them.
+_FACT_NAMES = {"land_technology": "land technology", "naval_technology": "naval technology",
+               "domestic_trade_index": "domestic trade index", "vassals": "vassals", "manufactures": "manufactures",
+               "mines": "European mines", "depleted_mines": "depleted mines"}
+
+
+def country_facts(facts: dict[str, Any]) -> str:
+    """A country's facts set, in words: "land technology MED; manufactures Instruments 1 in Tejo (7 ducats)"."""
+    def said(key: str, v: Any) -> str:
+        if key == "manufactures":
+            return ", ".join(f"{m['resource']} {m['level']} in {m['province']} ({m['income']} ducats)" for m in v) or "none"
+        if key == "mines":
+            return ", ".join(f"{n} in {place}" for place, n in v.items()) or "none"
+        if isinstance(v, list):
+            return ", ".join(map(str, v)) or "none"
+        return plain(v)
+    return "; ".join(f"{_FACT_NAMES.get(k, k.replace('_', ' '))} {said(k, v)}" for k, v in facts.items()) or "no facts"
 
 
 def _stack(sid: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:

@@ -111,3 +111,11 @@ def start_siege(body: cmd.StartSiege, cid: CampaignId, ledger: LedgerDep, actor:
 def end_siege(body: cmd.EndSiege, cid: CampaignId, ledger: LedgerDep, actor: Permit("end_siege"),
               key: IdempotencyKey):
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/countries", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="Set some of a country's economic facts (technologies, domestic trade index, vassals, "
+                     "manufactures, mines): what the income lines worked out from the map read")
+def set_country_facts(body: cmd.SetCountryFacts, cid: CampaignId, ledger: LedgerDep,
+                      actor: Permit("set_country_facts"), key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))

@@ -11,7 +11,7 @@ import typer
 from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, fail, ledger_app, out, pair_of, record, scalar
 from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege,
                                      MakePeace, MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack,
-                                     StartSiege)
+                                     SetCountryFacts, StartSiege)
 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
 ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
@@ -184,6 +184,36 @@ def map_peace(campaign: str,
               reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """Peace ends the war of --attacker ENG against --defender FRA (the sides as declared)."""
     record(campaign, MakePeace, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason))
+
+
+@map_app.command("country")
+def map_country(
+    campaign: str,
+    country: str,
+    land_technology: Annotated[Optional[str], typer.Option(help="Land technology (MED, REN... or its name)")] = None,
+    naval_technology: Annotated[Optional[str], typer.Option(help="Naval technology (CAR, GAL... or its name)")] = None,
+    domestic_trade_index: Annotated[Optional[int], typer.Option(help="DTI, 1-5: the domestic trade table's column")] = None,
+    vassal: Annotated[Optional[list[str]], typer.Option("--vassal", help="A vassal (repeat); with --no-vassals: none")] = None,
+    no_vassals: Annotated[bool, typer.Option("--no-vassals", help="The country has no vassal")] = False,
+    manufacture: Annotated[Optional[list[str]], typer.Option(
+        "--manufacture", help="RESOURCE:PROVINCE:LEVEL:INCOME, e.g. Wine:Tras-os-Montes:1:4 (repeat)")] = None,
+    mine: Annotated[Optional[list[str]], typer.Option(
+        "--mine", help="PLACE=COUNT: mines exploited as European mines beyond the board's gold, e.g. Cotedor=2")] = None,
+    depleted: Annotated[Optional[list[str]], typer.Option("--depleted", help="A board gold province whose mine is depleted")] = None,
+    reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None,
+) -> None:
+    """Set COUNTRY's economic facts the income lines read (a fact left out keeps its value)."""
+    made = []
+    for m in manufacture or ():
+        parts = m.split(":")
+        if len(parts) != 4:
+            fail("manufacture", f"{m!r}: RESOURCE:PROVINCE:LEVEL:INCOME")
+        made.append({"resource": parts[0], "province": parts[1], "level": scalar(parts[2]), "income": scalar(parts[3])})
+    mines = {place: scalar(n) for place, n in (pair_of(p, "--mine") for p in mine or ())}
+    record(campaign, SetCountryFacts, Actor(actor, "gm"), key, **given(
+        country=country, land_technology=land_technology, naval_technology=naval_technology,
+        domestic_trade_index=domestic_trade_index, vassals=[] if no_vassals else vassal or None,
+        manufactures=made or None, mines=mines or None, depleted_mines=depleted, reason=reason))
 
 
 @map_app.command("svg")

@@ -520,6 +520,67 @@ class RulingReplacement(_Replacement):
             raise ValueError("overrides keep inputs resolved again: give the inputs too")
 
 
+# ------------------------------------------------------------------ a country's economic facts
+
+#: The manufactures' resources (engIncomes.tex, Manufactures: the triangular counters).
+MANUFACTURES = ("Metal", "Instruments", "Art", "Cloth", "Wine", "Cereals", "Salt", "Fish", "Wood")
+Technology = Annotated[str, StringConstraints(min_length=1, max_length=20), ONE_LINE]
+
+
+class Manufacture(Model):
+    """A manufacture counter on the map: its resource, the province it stands in, its level (the counter's side)
+    and the fixed income printed on it."""
+
+    resource: Literal["Metal", "Instruments", "Art", "Cloth", "Wine", "Cereals", "Salt", "Fish", "Wood"]
+    province: Name = Field(examples=["Tejo"])
+    level: int = Field(default=1, ge=1, le=2)
+    income: int = Field(ge=0, le=1000, examples=[7], description="The fixed income printed on the counter")
+
+
+class CountryFacts(Model):
+    """The economic facts of a country the income lines read, each optional: a fact left out keeps its value.
+
+    One model for every kind of fact (rather than one command per kind): the game master sets them together
+    on one setup form, a correction restates any of them with the same typed fields, and the facts econ-trade
+    adds (trade fleets, colonies...) join as fields here without a new event type for the views to learn."""
+
+    land_technology: Technology | None = Field(default=None, examples=["MED"],
+                                               description="Land technology (TABLES.md code or full name)")
+    naval_technology: Technology | None = Field(default=None, examples=["CAR"],
+                                                description="Naval technology (TABLES.md code or full name)")
+    domestic_trade_index: int | None = Field(default=None, ge=1, le=5, examples=[3],
+                                             description="DTI: the column of the domestic trade table")
+    vassals: list[Country] | None = Field(default=None, max_length=40, examples=[["NAV"]])
+    manufactures: list[Manufacture] | None = Field(default=None, max_length=40)
+    mines: dict[Name, Annotated[int, Field(ge=0, le=10)]] | None = Field(
+        default=None, max_length=20, examples=[{"Elmina": 2}],
+        description="Mines exploited as European mines beyond the board's gold provinces (place: count)")
+    depleted_mines: list[Name] | None = Field(default=None, max_length=40, examples=[["Toledo"]],
+                                              description="Board gold provinces whose mine is depleted")
+
+    def facts(self) -> dict[str, Any]:
+        """The facts given, as JSON (the envelope's fields left out)."""
+        return self.model_dump(mode="json", include=set(CountryFacts.model_fields), exclude_none=True)
+
+
+class SetCountryFacts(CountryFacts, _Visible):
+    """The game master sets some of a country's economic facts (at least one)."""
+
+    action: ClassVar[str] = "set_country_facts"
+    country: Country = Field(examples=["POR"])
+    reason: Text = "country facts"
+
+    def model_post_init(self, _context: Any) -> None:
+        if not CountryFacts.model_fields.keys() & self.model_fields_set:
+            raise ValueError("name at least one fact to set (land_technology, naval_technology, "
+                             "domestic_trade_index, vassals, manufactures, mines, depleted_mines)")
+
+
+class CountryFactsReplacement(_Replacement):
+    country: Country | None = None
+    facts: CountryFacts | None = None
+
+
 #: The replacement of each correctable event type. Every other type is structural (a campaign, a turn, a
 #: phase, a token, a reveal, a setting, a die): correcting it would rewrite the frame the history stands in,
 #: so it is refused naming ``corrects``. A die is not corrected on its own: its ruling is re-resolved. A split
@@ -538,6 +599,7 @@ REPLACEMENTS: dict[str, type[_Replacement]] = {
     "SiegeStarted": SiegeReplacement,
     "SiegeEnded": SiegeEndReplacement,
     "FortressChanged": FortressReplacement,
+    "CountryFactsSet": CountryFactsReplacement,
     "RulingRecorded": RulingReplacement,
 }
 
@@ -870,5 +932,5 @@ COMMANDS: dict[str, type[Command]] = {
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
                 RevealEvent, PublishSheets, ConfirmIncome, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
                 DeclareWar, SplitStack, MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress,
-                RaiseStack)
+                RaiseStack, SetCountryFacts)
 }

@@ -21,13 +21,16 @@ heading each; ``options`` (a campaign's choice) overrides them by key ("B3.besie
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from ledger.board import Board, load_board
 from ledger.domain.forces import unit_count
+from ledger.rules.core import RulesError
 from ledger.rules.core import load_table
 
 if TYPE_CHECKING:
@@ -95,16 +98,24 @@ class EconomyFacts:
     ruleset: str
     options: Mapping[str, Any]
     owned: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # owner -> its provinces, sorted
+    turn: int = 0  # the campaign's turn (B31: level 4 fortresses pay double before turn 40)
+    controlled: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # controller -> its provinces, sorted
 
     @classmethod
     def of(cls, state: CampaignState, options: Mapping[str, Any] | None = None) -> EconomyFacts:
         m = state.military or {}
         provinces = m.get("provinces") or {}
         owned: dict[str, list[str]] = {}
+        controlled: dict[str, list[str]] = {}
         for name in sorted(provinces):
             p = provinces[name]
-            if p.get("owner") and "income" in p:
+            if "income" not in p:
+                continue
+            if p.get("owner"):
                 owned.setdefault(p["owner"], []).append(name)
+            holder = p.get("controller") or p.get("owner")
+            if holder:
+                controlled.setdefault(holder, []).append(name)
         ruleset = state.ruleset or "eu"
         name = m.get("board") or state.settings.get("board") or ruleset
         try:
@@ -116,7 +127,8 @@ class EconomyFacts:
         return cls(position=state.version, provinces=provinces, forces=m.get("forces") or {},
                    fortresses=m.get("fortresses") or {}, sieges=m.get("sieges") or {},
                    countries=m.get("countries") or {}, touched=m.get("touched") or {}, board=board,
-                   ruleset=ruleset, options=chosen, owned={k: tuple(v) for k, v in owned.items()})
+                   ruleset=ruleset, options=chosen, owned={k: tuple(v) for k, v in owned.items()}, turn=state.turn,
+                   controlled={k: tuple(v) for k, v in controlled.items()})
 
     def option(self, key: str) -> Any:
         return self.options[key]
@@ -193,6 +205,211 @@ def provinces_income(facts: EconomyFacts, country: str) -> ProposedLine:
                  "Incomes, land income: the income of all the country's provinces (engIncomes.tex)")
 
 
+def _vassal_provinces(facts: EconomyFacts, country: str) -> list[tuple[str, str]]:
+    return [(v, p) for v in facts.vassals(country) for p in facts.owned.get(v, ())]
+
+
+@worker("B2")
+def vassal_provinces_income(facts: EconomyFacts, country: str) -> ProposedLine:
+    """Every province of the country's vassals, at its printed income."""
+    vassals, at = facts.fact(country, "vassals")
+    lineage = [Source("fact", f"{country}'s vassals", 0, at, f"vassals: {', '.join(vassals)}")] if vassals else []
+    lineage += [Source("province", p, _income(facts, p), facts.set_at(p, "owner"), f"owned by {country}'s vassal {v}")
+                for v, p in _vassal_provinces(facts, country)]
+    return _line("B2", lineage, "Incomes, land income: the income of the provinces of the country's vassals "
+                                "(engIncomes.tex)")
+
+
+@worker("B3")
+def occupation_pillages_revolts(facts: EconomyFacts, country: str) -> ProposedLine:
+    """The income of the country's and its vassals' provinces that yield nothing this turn, as a positive
+    number (the sheet subtracts it: B5 = B1 + B2 - B3 + B4)."""
+    lineage = []
+    for p in [*facts.owned.get(country, ()), *(p for _, p in _vassal_provinces(facts, country))]:
+        lost = facts.lost(p)
+        if lost is not None and _income(facts, p):
+            lineage.append(Source("province", p, _income(facts, p), lost[1], lost[0]))
+    return _line("B3", lineage, "Incomes, land income: the provinces made inexploitable by revolt, occupation, "
+                                "pillage or enemy control, subtracted (engIncomes.tex)")
+
+
+@worker("B6")
+def manufactures(facts: EconomyFacts, country: str) -> ProposedLine:
+    """Each manufacture's fixed income, nothing from one whose province yields nothing or is no longer the
+    country's (or a vassal's)."""
+    found, at = facts.fact(country, "manufactures")
+    held = {*facts.owned.get(country, ()), *(p for _, p in _vassal_provinces(facts, country))}
+    lineage = []
+    for m in found or ():
+        place, name = m["province"], f"{m['resource']} manufacture (level {m['level']}) in {m['province']}"
+        lost = facts.lost(place) if place in facts.provinces else None
+        if place not in held:
+            lineage.append(Source("fact", name, 0, at, f"{place} is not {country}'s: no income"))
+        elif lost is not None:
+            lineage.append(Source("fact", name, 0, lost[1], f"{place}: {lost[0]}"))
+        else:
+            lineage.append(Source("fact", name, int(m["income"]), at, f"its fixed income, {m['income']} ducats"))
+    return _line("B6", lineage, "Incomes, industrial income: the fixed income of the manufactures, none where "
+                                "the province brings none (engIncomes.tex)")
+
+
+@worker("B7")
+def european_mines(facts: EconomyFacts, country: str) -> ProposedLine:
+    """The board's gold provinces the country owns, at the value printed (none if depleted or if the province
+    yields nothing), and the mines it exploits as European ones (Portugal's Elmina), 20 ducats each."""
+    if facts.board is None:
+        raise Undetermined("the campaign's board is unknown: its gold provinces cannot be read")
+    depleted, depleted_at = facts.fact(country, "depleted_mines")
+    lineage = []
+    for p in facts.owned.get(country, ()):
+        printed = getattr(facts.board.provinces.get(p), "gold", None)
+        if not printed:
+            continue
+        lost = facts.lost(p)
+        if p in (depleted or ()):
+            lineage.append(Source("province", p, 0, depleted_at, "its mine is depleted"))
+        elif lost is not None:
+            lineage.append(Source("province", p, 0, lost[1], lost[0]))
+        else:
+            lineage.append(Source("province", p, int(printed), facts.set_at(p, "owner"), f"gold {printed} on the board"))
+    mines, at = facts.fact(country, "mines")
+    value = int(facts.option("B7.mine_value"))
+    for place, n in sorted((mines or {}).items()):
+        lineage.append(Source("fact", f"mines of {place}", n * value, at,
+                              f"{n} mine{'s' if n != 1 else ''} exploited as European, {value} ducats each"))
+    return _line("B7", lineage, "Incomes, industrial income: 20 ducats per European mine not depleted whose "
+                                "province brings its income (engIncomes.tex, European gold)")
+
+
+@worker("B9")
+def domestic_trade(facts: EconomyFacts, country: str) -> ProposedLine:
+    """Read on the Domestic Trade Income table: the row of B1 + B2 (+ 20 per side of Cereals manufacture),
+    the column of the country's DTI. Revolts and occupation do not change it."""
+    dti, dti_at = facts.fact(country, "domestic_trade_index")
+    if dti is None:
+        raise Undetermined(f"{country}'s domestic trade index is not set (ledger map country {country} "
+                           "--domestic-trade-index N)")
+    table = rules_data(facts.ruleset)["domestic_trade"]
+    b1, b2 = provinces_income(facts, country), vassal_provinces_income(facts, country)
+    cereals_at = facts.fact(country, "manufactures")[1]
+    sides = sum(int(m["level"]) for m in facts.fact(country, "manufactures")[0] or () if m["resource"] == "Cereals")
+    total = b1.amount + b2.amount + sides * int(table["cereals_per_side"])
+    row = max((r for r in table["rows"] if r[0] <= total), key=lambda r: r[0])
+    result = int(row[int(dti)])
+    following = [r[0] for r in table["rows"] if r[0] > row[0]]
+    band = f"{row[0]}-{min(following) - 1}" if following else f"{row[0]} or more"
+    lineage = [Source("fact", "Provinces income (B1)", 0, None, f"{b1.amount} ducats"),
+               Source("fact", "Vassal provinces income (B2)", 0, None, f"{b2.amount} ducats")]
+    if sides:
+        lineage.append(Source("fact", "Cereals manufactures", 0, cereals_at,
+                              f"{sides} side{'s' if sides != 1 else ''}: +{sides * table['cereals_per_side']}"))
+    lineage += [Source("fact", f"{country}'s domestic trade index", 0, dti_at, f"DTI {dti}"),
+                Source("table", "Domestic Trade Income", result, None, f"row {band} ({total}), column DTI {dti}")]
+    return ProposedLine(code="B9", amount=result, lineage=tuple(lineage),
+                        rule="Incomes, domestic trade: read on the Domestic Trade Income table (engIncomes.tex, "
+                             "engGeneralTables.tex)")
+
+
+def _seed_code(country: str) -> str:
+    """The seed's own code of a country in its cost tables (ENG is ANG there: country_aliases.toml)."""
+    aliases = load_table(f"ledger.rules.eu", "country_aliases.toml")["seed"]
+    return (aliases.get(country) or [country])[0]
+
+
+def _figure(cell: str, which: str) -> Fraction:
+    parts = str(cell).split("/")
+    return Fraction(parts[0] if which == "first" or len(parts) == 1 else parts[1])
+
+
+@worker("B30")
+def unit_maintenance(facts: EconomyFacts, country: str) -> ProposedLine:
+    """Each of the country's stacks: its detachments at the maintenance its land or naval technology prints
+    (the seed's country sheets), rounded up once for the line."""
+    from ledger.rules.eu.french_tables import country_costs
+
+    weights = rules_data(facts.ruleset)["maintenance"]["units"]
+    costs: dict[str, Fraction] = {}
+    lineage, exact = [], Fraction(0)
+    for sid in sorted(facts.forces):
+        force = facts.forces[sid]
+        if force.get("country") != country:
+            continue
+        parts, paid = [], Fraction(0)
+        for unit, n in sorted((force.get("units") or {}).items()):
+            count = unit_count(n)
+            if not count:
+                continue
+            if unit not in weights:
+                raise Undetermined(f"{sid} holds {n} {unit}: the map does not say what a {unit} pays")
+            kind, weight = weights[unit][0], Fraction(weights[unit][1])
+            if kind not in costs:
+                tech, _ = facts.fact(country, f"{kind}_technology")
+                if tech is None:
+                    raise Undetermined(f"{country}'s {kind} technology is not set (ledger map country {country} "
+                                       f"--{kind}-technology ...)")
+                try:
+                    printed = country_costs(_seed_code(country), tech)
+                except RulesError:
+                    raise Undetermined(f"the seed prints no {kind} maintenance for {country} at {tech}") from None
+                costs[kind] = _figure(printed["maintenance_D"], facts.option("B30.figure"))
+            paid += count * weight * costs[kind]
+            parts.append(f"{n} {unit} x {weight * costs[kind]}")
+        if parts:
+            exact += paid
+            lineage.append((sid, paid, "; ".join(parts)))
+    out = [Source("stack", sid, math.floor(paid), facts.touched.get(f"forces:{sid}"), f"{note} ducats")
+           for sid, paid, note in lineage]
+    rest = math.ceil(exact) - sum(s.amount for s in out)
+    if rest:
+        out.append(Source("fact", "rounding", rest, None, f"{exact} ducats in all, rounded up"))
+    for kind in costs:
+        tech, at = facts.fact(country, f"{kind}_technology")
+        out.append(Source("fact", f"{country}'s {kind} technology", 0, at, f"{tech}: {costs[kind]} ducats a detachment"))
+    return _line("B30", out, "Expenses, logistics: maintenance of the units, per detachment at the country's "
+                             "technology (the seed's country cost tables)")
+
+
+def _fortress_level(facts: EconomyFacts, place: str) -> tuple[int, int | None]:
+    """A province's fortress level and the position that set it (None: as printed)."""
+    if place in facts.fortresses:
+        return int(facts.fortresses[place]), facts.touched.get(f"fortresses:{place}")
+    return int(facts.provinces[place].get("fortress") or 0), None
+
+
+@worker("B31")
+def fortress_maintenance(facts: EconomyFacts, country: str) -> ProposedLine:
+    """Each fortress the country holds (controls, or owns: a rules option) at its level's maintenance in Europe;
+    level 3 doubled before the Arquebus, level 4 before turn 40. Presidios are not on the map: entered."""
+    from ledger.rules.eu.french_tables import fortress_cost
+
+    data = rules_data(facts.ruleset)["fortress_maintenance"]
+    payer, counted = facts.option("B31.payer"), facts.option("B31.counted")
+    land, _ = facts.fact(country, "land_technology")
+    order = list(load_table(f"ledger.rules.{facts.ruleset}", "technologies.toml")["land"])
+    lineage = []
+    for place in (facts.controlled if payer == "controller" else facts.owned).get(country, ()):
+        p = facts.provinces[place]
+        level, at = _fortress_level(facts, place)
+        printed = int(p.get("fortress") or 0)
+        paid_levels = level - printed if counted == "above_printed" else level
+        if level <= 0 or paid_levels <= 0:
+            continue
+        cost = int(data["level_1"]) if level == 1 else int(fortress_cost(level)["maintenance"])
+        note = f"level {level}: {cost} ducats"
+        if level == 3 and (land is None or order.index(land) < order.index(data["double_level_3_before"])):
+            if land is None:
+                raise Undetermined(f"{country}'s land technology is not set: a level 3 fortress pays double "
+                                   "before the Arquebus")
+            cost, note = cost * 2, f"level 3 before the Arquebus ({land}): {cost * 2} ducats"
+        elif level == 4 and facts.turn < int(data["double_level_4_before_turn"]):
+            cost, note = cost * 2, f"level 4 before turn 40: {cost * 2} ducats"
+        if counted == "above_printed":
+            note += f" (printed level {printed})"
+        lineage.append(Source("fortress", place, cost, at, note))
+    return _line("B31", lineage, "Expenses, logistics: maintenance of the fortresses, per level (Cost of "
+                                 "Fortresses table; the seed's fr_fortress_costs.toml)")
+
+
 def work_out(state: CampaignState, country: str, *, options: Mapping[str, Any] | None = None,
              facts: EconomyFacts | None = None) -> Proposal:
     """The lines the state determines for ``country`` at the state's position (no history read)."""
@@ -207,9 +424,10 @@ def work_out(state: CampaignState, country: str, *, options: Mapping[str, Any] |
     return Proposal(country=country, position=state.version, lines=tuple(lines), unresolved=tuple(unresolved))
 
 
-def work_out_all(state: CampaignState, *, options: Mapping[str, Any] | None = None) -> dict[str, Proposal]:
-    """Every campaign country's proposal, from one view of the state."""
+def work_out_all(state: CampaignState, *, options: Mapping[str, Any] | None = None,
+                 countries: tuple[str, ...] | None = None) -> dict[str, Proposal]:
+    """Every campaign country's proposal (or those of ``countries``), from one view of the state."""
     facts = EconomyFacts.of(state, options)
-    return {c: work_out(state, c, facts=facts) for c in state.countries}
+    return {c: work_out(state, c, facts=facts) for c in (state.countries if countries is None else countries)}
 
 

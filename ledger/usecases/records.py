@@ -13,7 +13,7 @@ from ledger.domain.corrections import Standing, replaced
 from ledger.domain.errors import InvalidInput, StateConflict, first_error
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, apply_rules_options, get_ruleset
-from ledger.usecases import board_rulings
+from ledger.usecases import board_rulings, country_facts
 from ledger.usecases import income as income_usecases
 from ledger.usecases import map as map_usecases
 from ledger.usecases.registry import handles
@@ -143,6 +143,9 @@ def record_correction(d: Draft, c: cmd.RecordCorrection, manual_dice: list[list[
             map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
             if isinstance(root, ev.TreasuryEntryRecorded):
                 check_restated_entry(d, root, later, replacement)
+            if isinstance(rep, cmd.CountryFactsReplacement) and "facts" in replacement:
+                replacement["facts"] = country_facts.checked(d, replacement.get("country", getattr(root, "country", None)),
+                                                             replacement["facts"], "replacement.facts.")
     position = d.add(ev.CorrectionRecorded, vis, corrects=c.corrects, reason=c.reason, replacement=replacement)
     if isinstance(root, ev.RulingRecorded):
         fixes = Standing.of([*_corrections(later), (position, c.corrects, replacement)])

@@ -29,8 +29,8 @@ def test_the_game_master_confirms_income_keeping_one_value_and_the_player_reads_
     expect(page.locator("#expense-convention")).to_contain_text("positive number")
 
     page.locator("#keep-FRA-B1").check()
-    page.locator("#amount-FRA-B1").fill("38")
-    page.locator("#reason-FRA-B1").fill("Picardie is pillaged: its 8 ducats are lost")
+    page.locator("#amount-FRA-B1").fill("37")
+    page.locator("#reason-FRA-B1").fill("Caux was ceded at the peace; the map follows next turn")
     site.shot(page, "income-keep")
     page.locator("#confirm-FRA").click()
     page.wait_for_url(re.compile(r"/ui/campaigns/sample/income\?confirmed=1"))
@@ -44,9 +44,9 @@ def test_the_game_master_confirms_income_keeping_one_value_and_the_player_reads_
     player = context.browser.new_context(viewport={"width": 1280, "height": 900})
     try:
         mine = login(player, site, site.fra, f"/ui/campaigns/sample/ers/FRA/{turn}")
-        expect(mine.locator("#cell-B1")).to_have_attribute("data-amount", "38")
+        expect(mine.locator("#cell-B1")).to_have_attribute("data-amount", "37")
         row = mine.locator("#lineage-B1")
-        expect(row).to_contain_text("kept: Picardie is pillaged: its 8 ducats are lost; the map gives 46")
+        expect(row).to_contain_text("kept: Caux was ceded at the peace; the map follows next turn; the map gives 46")
         expect(row).to_contain_text("Ile-de-France 18")
         expect(row.locator("a.place", has_text="Normandie")).to_have_attribute(
             "href", "/ui/campaigns/sample/places/Normandie")
