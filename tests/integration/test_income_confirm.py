@@ -180,3 +180,32 @@ def test_http_the_game_master_confirms_and_a_player_reads_only_their_own_proposa
         audit = http.get("/campaigns/europa/recompute")
         assert audit.status_code == 200 and audit.json()["incomes"] == []
         assert http.get("/campaigns/europa/recompute", headers={"Authorization": f"Bearer {token}"}).status_code == 403
+
+
+def test_cli_proposes_confirms_with_a_kept_line_and_recompute_reports_it(ledger, europa, settings, monkeypatch):
+    from typer.testing import CliRunner
+
+    from ledger.cli import app
+
+    for k, v in settings.model_dump().items():
+        if v is not None and k in ("data_dir", "store", "postgres_dsn", "postgres_schema"):
+            monkeypatch.setenv(f"LEDGER_{k.upper()}", str(v))
+    runner = CliRunner()
+    env = {"COLUMNS": "200", "LEDGER_OUTPUT": "words"}
+    shown = runner.invoke(app, ["income", "propose", "europa", "--country", "POR"], env=env)
+    assert shown.exit_code == 0, shown.output
+    at = ledger.campaign(europa).version
+    assert f"worked out at position {at}" in shown.output and "Tras-os-Montes 5" in shown.output
+    assert f"ledger income confirm europa --position {at}" in shown.output
+    refused = runner.invoke(app, ["income", "confirm", "europa", "--position", str(at), "--country", "POR",
+                                  "--keep", "POR.B1=29:as the map says"], env=env)
+    assert refused.exit_code == 2 and "nothing to keep" in refused.output
+    done = runner.invoke(app, ["income", "confirm", "europa", "--position", str(at), "--country", "POR",
+                               "--keep", "POR.B1=32:the Beira revolt ended before the phase"], env=env)
+    assert done.exit_code == 0, done.output
+    assert "POR's income of turn 1 confirmed from the state at" in done.output and "B1 32 (kept)" in done.output
+    audit = runner.invoke(app, ["recompute", "europa"], env=env)
+    assert "POR's B1 of turn 1 confirmed 32, the state at" in audit.output
+    assert "kept by the game master (the Beira revolt ended before the phase)" in audit.output
+    assert "1 disagree, 1 kept by the game master with a reason, 0 not" in audit.output
+    assert audit.exit_code == 0, audit.output
