@@ -10,6 +10,8 @@ then re-run on fresh state, so nothing interleaves and nothing is lost.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import fcntl
 import hashlib
 import logging
@@ -284,9 +286,19 @@ class Draft:
             event = cls(originator_id=self.state.id, originator_version=position, hash=digest, **state)  # type: ignore[arg-type]
             if salt is not None:  # not a dataclass field (LedgerEvent.salt): stored as the rest of its state is
                 object.__setattr__(event, "salt", salt)
+            for name in _defaults(cls).keys() - payload.keys():
+                # A field with a default the use case left out (``TreasuryEntryRecorded.overridden``) is neither
+                # hashed nor stored: the event reads the class's default, as one recorded before the field did.
+                del event.__dict__[name]
             sealed.append(event)
             prev = digest
         return sealed
+
+
+@functools.cache
+def _defaults(cls: type) -> dict[str, Any]:
+    """The event type's fields that have a (constant) default (``TreasuryEntryRecorded.overridden``...)."""
+    return {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
 
 
 def summarise(event: ev.LedgerEvent) -> dict[str, Any]:

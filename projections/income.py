@@ -70,7 +70,9 @@ def proposal_answer(ledger: Any, cid: UUID, actor: Actor, state: Any, country: s
     doc["expenses"] = expense_words(state.ruleset)
     doc["confirmed"] = _confirmed(actor, head if state is head else state, country)
     doc["stale"] = ""
-    if doc["confirmed"] and state is head and income.PHASE not in head.phases_closed:
+    # The game master's warning: a player's proposal is worked out from the map they see, the confirmation from
+    # the whole map, so a difference there could say what is hidden from them.
+    if doc["confirmed"] and state is head and income.PHASE not in head.phases_closed and actor.role in ALL_SEEING:
         moved = income.changes(head.incomes[country], p)
         doc["stale"] = income.stale_words(country, head.incomes[country], moved)
     return doc

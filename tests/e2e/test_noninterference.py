@@ -332,6 +332,20 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/campaigns/{campaign}/map/sieges/end"): never(
         "/campaigns/{campaign}/map/sieges/end", "game master: ends sieges", {"province": "Picardie",
                                                                           "outcome": "lifted"}),
+    # --- the income worked out from the map (issue 36): a player reads their own country's, as they see the map
+    ("GET", "/campaigns/{campaign}/income"): read(
+        "/campaigns/{campaign}/income",
+        lambda f: [f"{C}/income?country={c}" for c in ("FRA", "ENG", "SPA")] + all_at(f, f"{C}/income?country=FRA",
+                                                                                      start=1)),
+    ("GET", "/ui/campaigns/{campaign}/income"): read(
+        "/ui/campaigns/{campaign}/income", lambda f: [f"{UI}/income", f"{UI}/income?country=FRA",
+                                                      f"{UI}/income?country=ENG"]),
+    ("GET", "/campaigns/{campaign}/recompute"): read("/campaigns/{campaign}/recompute", lambda f: [f"{C}/recompute"]),
+    ("POST", "/campaigns/{campaign}/income/confirm"): never(
+        "/campaigns/{campaign}/income/confirm", "game master: confirms the income", {"position": 1}),
+    ("POST", "/ui/campaigns/{campaign}/income/confirm"): never(
+        "/ui/campaigns/{campaign}/income/confirm", "game master: confirms the income (the income page)",
+        {"position": "1", "countries": "all"}, form=True),
     ("POST", "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish"): never(
         "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish", "game master: publishes sheets (the ERS page)",
         {"countries": "all"}, form=True, country="ENG", turn="1"),

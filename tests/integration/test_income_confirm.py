@@ -88,6 +88,7 @@ def test_a_value_kept_with_a_reason_is_recorded_as_an_override(ledger, europa):
     assert entry.overridden == {"line": "B1", "typed": 32, "board": 29,
                                 "reason": "the Beira revolt ended before the phase"}
     assert sheet_value(ledger, europa, "POR", "B1") == 32
+    assert ledger.verify(europa).intact  # the override is hashed as stored
 
 
 def test_keeping_what_the_board_works_out_is_refused(ledger, europa):
@@ -139,6 +140,9 @@ def test_an_entry_typed_by_hand_on_a_computed_line_is_held_to_the_board(ledger, 
     [entry] = appended_since(ledger, europa, before)
     assert entry.overridden == {"line": "B1", "typed": 20, "board": 29, "reason": "Beira and Tejo were given as a dowry"}
     ledger.record_treasury_entry(europa, country="POR", line="B1", amount=9, reason="the rest", actor=GM)  # 29
+    [plain] = appended_since(ledger, europa, before + 1)
+    assert plain.overridden is None and "overridden" not in plain.payload()  # stored as entries always were
+    assert ledger.verify(europa).intact
     with pytest.raises(InvalidInput, match="nothing to keep"):
         ledger.record_treasury_entry(europa, country="POR", line="A9", amount=5, reason="loot", actor=GM,
                                      keep="no board line")
