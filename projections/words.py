@@ -92,7 +92,8 @@ def country_facts(facts: dict[str, Any]) -> str:
         if isinstance(v, list):
             return ", ".join(map(str, v)) or "none"
         return plain(v)
-    return "; ".join(f"{_FACT_NAMES.get(k, k.replace('_', ' '))} {said(k, v)}" for k, v in facts.items()) or "no facts"
+    keys = [k for k in _FACT_NAMES if k in facts] + sorted(k for k in facts if k not in _FACT_NAMES)
+    return "; ".join(f"{_FACT_NAMES.get(k, k.replace('_', ' '))} {said(k, facts[k])}" for k in keys) or "no facts"
 
 
 def _stack(sid: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:

@@ -168,7 +168,7 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "StackSplit": "Stack split", "StackRaised": "New stack", "StacksMerged": "Stacks merged",
           "StackChanged": "Units and leaders",
           "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
-          "FortressChanged": "Fortress", "IncomeConfirmed": "Income confirmed"}
+          "FortressChanged": "Fortress", "CountryFactsSet": "Country facts", "IncomeConfirmed": "Income confirmed"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

@@ -101,7 +101,7 @@ def apply(m: dict[str, Any], event: Any) -> dict[str, Any]:
         return m
     if kind == "ScenarioImported":
         return {**after, "touched": {}, "undo": {}}
-    changed = _diff(m, after)
+    changed = _diff(m, after, _named(event))
     record = None
     if kind in UNDOABLE:
         kept = {"context": event.context, "ruling": {"effects": (event.ruling or {}).get("effects")}} \
@@ -122,14 +122,31 @@ def _get(m: dict[str, Any], key: str) -> Any:
     return (m.get(part) or {}).get(name)
 
 
-def _diff(m: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    """What ``after`` changed of ``m``."""
-    # A part the event left alone is the same dict (the fold never changes one in place): not compared, so
-    # the hundreds of provinces cost nothing to an event that changes none.
-    found = [_key(p, n) for p in PARTS if m.get(p) is not after.get(p)
-             for n in {*(m.get(p) or {}), *(after.get(p) or {})}
-             if (m.get(p) or {}).get(n) is not (after.get(p) or {}).get(n)
-             and (m.get(p) or {}).get(n) != (after.get(p) or {}).get(n)]
+def _named(event: Any) -> set[str]:
+    """The places an event (or a restatement of one) may change the facts of: its province, a ruling's
+    ``context.where`` and its effects' targets."""
+    ctx = getattr(event, "context", None) or {}
+    effects = (getattr(event, "ruling", None) or {}).get("effects") or ()
+    names = {getattr(event, "province", None), ctx.get("where"), *(e.get("target") for e in effects)}
+    return {n for n in names if isinstance(n, str)}
+
+
+def _diff(m: dict[str, Any], after: dict[str, Any], places: set[str] | None = None) -> list[str]:
+    """What ``after`` changed of ``m``; ``places``: the only provinces that may have changed (None: any)."""
+    # A part the event left alone is the same dict, and so is every entry it left alone (the fold never changes
+    # one in place): only the entries that are not the same object are compared, so the hundreds of provinces
+    # of a board cost an identity test each to an event that changes one.
+    found = []
+    for p in PARTS:
+        a, b = m.get(p) or {}, after.get(p) or {}
+        if a is b:
+            continue
+        if p == "provinces" and places is not None:  # a board's hundreds of provinces: only those named
+            found += [_key(p, n) for n in places if a.get(n) != b.get(n)]
+            continue
+        get = a.get
+        found += [_key(p, n) for n, v in b.items() if get(n) is not v and get(n) != v]
+        found += [_key(p, n) for n in a.keys() - b.keys()]
     return sorted(found) + (["wars"] if m["wars"] != after["wars"] else [])
 
 
@@ -168,7 +185,8 @@ def _corrected(m: dict[str, Any], corrects: int, replacement: Any) -> dict[str, 
     standing = replaced(record["event"], replacement)
     after = restored if standing is None else _change(restored, record["kind"], SimpleNamespace(**standing),
                                                       corrects)
-    changed = set(_diff(restored, after))
+    named = {k.split(":", 1)[1] for k in record["before"] if k.startswith("provinces:")}
+    changed = set(_diff(restored, after, named | (_named(SimpleNamespace(**standing)) if standing else set())))
     touched = m.get("touched") or {}
     if any(touched.get(k, 0) > corrects for k in changed):  # it would change what changed since: not followed
         return m

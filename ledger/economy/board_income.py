@@ -28,7 +28,7 @@ from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from ledger.board import Board, load_board
+from ledger.board import Board, BoardError, load_board
 from ledger.domain.forces import unit_count
 from ledger.rules.core import RulesError
 from ledger.rules.core import load_table
@@ -120,7 +120,7 @@ class EconomyFacts:
         name = m.get("board") or state.settings.get("board") or ruleset
         try:
             board: Board | None = load_board(name)
-        except Exception:  # a ruleset that ships no board: the lines that need one are unresolved
+        except BoardError:  # a ruleset that ships no board: the lines that need one are unresolved
             board = None
         data = rules_data(ruleset)
         chosen = {**data.get("defaults", {}), **dict(options or {})}
@@ -312,7 +312,7 @@ def domestic_trade(facts: EconomyFacts, country: str) -> ProposedLine:
 
 def _seed_code(country: str) -> str:
     """The seed's own code of a country in its cost tables (ENG is ANG there: country_aliases.toml)."""
-    aliases = load_table(f"ledger.rules.eu", "country_aliases.toml")["seed"]
+    aliases = load_table("ledger.rules.eu", "country_aliases.toml")["seed"]
     return (aliases.get(country) or [country])[0]
 
 

@@ -124,3 +124,24 @@ def test_a_leader_raised_with_his_stack_carries_the_values_printed_on_his_counte
     assert (warwick["name"], warwick["fire"], warwick["shock"], warwick["manoeuvre"], warwick["siege"]) == \
         ("Warwick", 3, 3, 2, 1)
     assert scales["name"] == "Scales" and scales["fire"] == 0
+
+
+def test_the_game_master_sets_portugals_facts_from_the_cli_and_the_income_lines_read_them(settings):
+    from ledger.economy.board_income import work_out
+
+    assert run(settings, "campaign", "create", "europa", "--name", "Europa", "--scenario", "eu-1492").exit_code == 0
+    assert run(settings, "turn", "open", "europa").exit_code == 0
+    r = run(settings, "map", "country", "europa", "POR", "--domestic-trade-index", "3",
+            "--manufacture", "Instruments:Tejo:1:7", "--manufacture", "Wine:Tras-os-Montes:1:4",
+            "--mine", "Cotedor=2", "--reason", "turn 1 set-up")
+    assert r.exit_code == 0, r.output
+    r = run(settings, "map", "country", "europa", "POR", "--manufacture", "Wine:Tras-os-Mont:1:4")
+    assert r.exit_code != 0 and "manufactures[0].province" in r.output and "Tras-os-Montes" in r.output
+    r = run(settings, "map", "country", "europa", "POR", "--manufacture", "Wine")
+    assert r.exit_code != 0 and "RESOURCE:PROVINCE:LEVEL:INCOME" in r.output
+    ledger = Ledger(settings)
+    try:
+        lines = {x.code: x.amount for x in work_out(ledger.campaign(campaign_id("europa")), "POR").lines}
+    finally:
+        ledger.close()
+    assert (lines["B6"], lines["B7"], lines["B9"]) == (11, 40, 3)

@@ -1,12 +1,12 @@
 """The income lines worked out from the 1492 board (ledger/economy/board_income.py), on the worked examples of
-the rules' Incomes chapter (BAMGames/europa-universalis-rules rules/engIncomes.tex: Portugal's turn 1)."""
+the rules' Incomes chapter (BAMGames/europa-universalis-rules rules/engIncomes.tex: Portugal's turn 1), on
+each store."""
 
 from __future__ import annotations
 
 import pytest
 
 from ledger.application import Ledger
-from ledger.config import Settings
 from ledger.domain import commands as cmd
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import InvalidInput
@@ -15,19 +15,15 @@ from ledger.sample import GM
 
 
 @pytest.fixture
-def europa(tmp_path):
+def europa(ledger):
     """The 1492 board, turn 1 open, Portugal given Tanger and the Acores as the rules' example has them at the
     start (the board prints them unowned: DECISIONS.md "B1 — Portugal's Tanger and Acores")."""
-    ledger = Ledger(Settings(env="test", data_dir=tmp_path, store="sqlite"))
     cid = campaign_id("europa")
     ledger.handle(cid, cmd.CreateCampaign(slug="europa", name="Europa", ruleset="eu", scenario="eu-1492"), actor=GM)
     ledger.open_turn(cid, actor=GM)
     for place in ("Tanger", "Acores"):
         ledger.handle(cid, cmd.ChangeOwner(province=place, owner="POR", reason="Portugal's start"), actor=GM)
-    try:
-        yield ledger, cid
-    finally:
-        ledger.close()
+    return ledger, cid
 
 
 def line(ledger: Ledger, cid, code: str, country: str = "POR"):

@@ -45,6 +45,7 @@ WRITES = {
     ("phase", "close"): "ClosePhase",
     ("map", "move"): "MoveStack",
     ("map", "owner"): "ChangeOwner",
+    ("map", "country"): "SetCountryFacts",
     ("publish-sheets",): "PublishSheets",
     ("map", "control"): "ChangeControl",
     ("map", "marker"): "PlaceMarker",
