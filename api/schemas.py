@@ -228,6 +228,44 @@ class ErsSheet(BaseModel):
     phases_closed: list[str] = Field(examples=[["diplomacy"]])
 
 
+class IncomeSource(BaseModel):
+    kind: str = Field(examples=["province"])
+    name: str = Field(examples=["Beira"])
+    amount: int = Field(examples=[3])
+    position: int | None = Field(description="The event that last set the fact (null: the scenario, or hidden)",
+                                 examples=[None])
+    note: str = Field(examples=["owned by POR"])
+
+
+class IncomeLine(BaseModel):
+    line: str = Field(examples=["B1"])
+    name: str = Field(examples=["Provinces income"])
+    computed: int = Field(examples=[29])
+    rule: str = Field(examples=["Incomes, land income: the income of all the country's provinces"])
+    lineage: list[IncomeSource]
+    words: str = Field(examples=["B1 29: Tras-os-Montes 5, Beira 3, ..."])
+    expense: bool = Field(description="An expense line: the expense is a positive number", examples=[False])
+
+
+class IncomeProposal(BaseModel):
+    country: str = Field(examples=["POR"])
+    turn: int = Field(examples=[1])
+    position: int = Field(description="The state's position the proposal was worked out at", examples=[40])
+    lines: list[IncomeLine]
+    unresolved: list[dict[str, str]] = Field(description="Lines not worked out, and why (typed by hand)")
+    confirmed: dict[str, Any] | None = Field(description="The open turn's confirmation, when this caller sees it")
+    stale: str = Field(description="Why the confirmation no longer matches the map, in words (empty: it does)")
+    expenses: str = Field(description="The sign convention of expense lines, in words")
+
+
+class RecomputePublic(BaseModel):
+    checked: int = Field(description="Rulings recomputed", examples=[12])
+    rulings: list[dict[str, Any]] = Field(description="Rulings that differ, could not be recomputed or were skipped")
+    board: list[dict[str, Any]] = Field(description="Ruling inputs the board or the map contradicts")
+    incomes: list[dict[str, Any]] = Field(
+        description="Confirmed income lines that disagree with the state at their position (words: in words)")
+
+
 class ChainLink(BaseModel):
     position: int = Field(examples=[3])
     prev_hash: str = Field(examples=["9f2c" + "0" * 60])

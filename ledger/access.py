@@ -57,6 +57,7 @@ ACTIONS: dict[str, str] = {
     "roll": "roll server dice (physical dice: GM only)",
     "record_ruling": "resolve a procedure with server dice and record it (physical dice: GM only)",
     "record_treasury": "record a treasury entry",
+    "confirm_income": "confirm the ERS lines the board works out (income and upkeep), or keep other values with why",
     "record_correction": "record a correction",
     "reveal": "make a hidden event public",
     "publish_sheets": "publish a turn's ERS sheets (their hidden entries become public, for good)",

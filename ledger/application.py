@@ -10,6 +10,8 @@ then re-run on fresh state, so nothing interleaves and nothing is lost.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import fcntl
 import hashlib
 import logging
@@ -284,9 +286,19 @@ class Draft:
             event = cls(originator_id=self.state.id, originator_version=position, hash=digest, **state)  # type: ignore[arg-type]
             if salt is not None:  # not a dataclass field (LedgerEvent.salt): stored as the rest of its state is
                 object.__setattr__(event, "salt", salt)
+            for name in _defaults(cls).keys() - payload.keys():
+                # A field with a default the use case left out (``TreasuryEntryRecorded.overridden``) is neither
+                # hashed nor stored: the event reads the class's default, as one recorded before the field did.
+                del event.__dict__[name]
             sealed.append(event)
             prev = digest
         return sealed
+
+
+@functools.cache
+def _defaults(cls: type) -> dict[str, Any]:
+    """The event type's fields that have a (constant) default (``TreasuryEntryRecorded.overridden``...)."""
+    return {f.name: f.default for f in dataclasses.fields(cls) if f.default is not dataclasses.MISSING}
 
 
 def summarise(event: ev.LedgerEvent) -> dict[str, Any]:
@@ -924,14 +936,21 @@ class Ledger(Application[UUID]):
         return dicelib.verify_for(actor, revealed, str(cid), turn, records)
 
     def recompute(self, cid: UUID, position: int | None = None, *, checked: list[int] | None = None,
-                  board: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+                  board: list[dict[str, Any]] | None = None, incomes: list[dict[str, Any]] | None = None
+                  ) -> list[dict[str, Any]]:
         """Recompute every recorded ruling (and every ruling a correction resolved again) from its inputs and
         dice, or only the one at ``position``; list those that differ. ``checked`` collects the positions
         recomputed; ``board`` the disagreements of each recorded ruling's inputs with the board and the map
         state before it (``board_facts.audit``: position, procedure, field, typed, board, overridden), the
-        state folded forward along the one read of the history."""
+        state folded forward along the one read of the history. ``incomes`` collects every confirmed income
+        line (``IncomeConfirmed``) that disagrees with the lines worked out again from the state at the position
+        it cites (``ledger.economy.income.audit``), a line kept by the game master with its reason."""
         from ledger.rules.core import FixedDice
         from ledger import board_facts
+        from ledger.economy import income as income_lines
+
+        if incomes is not None and board is None:
+            board = []  # the state is folded forward only along with the board's audit
 
         differences = []
         if position is not None:
@@ -945,6 +964,10 @@ class Ledger(Application[UUID]):
             before, state = state, project_campaign(state, [e]) if board is not None else None
             if position is not None and e.originator_version != position:
                 continue
+            if incomes is not None and before is not None and isinstance(e, ev.IncomeConfirmed):
+                at = before if e.at == before.version else self.state_at(cid, e.at)
+                incomes.extend({"position": e.originator_version, "country": e.country, "turn": e.turn,
+                                "at": e.at, **found} for found in income_lines.audit(at, e.country, e.lines))
             if board is not None and before is not None and isinstance(e, ev.RulingRecorded):
                 board.extend({"position": e.originator_version, "procedure": e.procedure, **found}
                              for found in board_facts.audit(before, scenario, e.ruleset, e.procedure, e.ruling,

@@ -102,7 +102,13 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
     if t == "RulingRecorded":
         return p + _ruling(doc, d, ctx)
     if t == "TreasuryEntryRecorded":
-        return f"{p}{d['country']}: {d['amount']:+d} ducats on {d['line']} (turn {d['turn']}: {d['reason']})"
+        kept = d.get("overridden")
+        kept = f"; kept against the board's {kept['board']}: {kept['reason']}" if kept else ""
+        return f"{p}{d['country']}: {d['amount']:+d} ducats on {d['line']} (turn {d['turn']}: {d['reason']}{kept})"
+    if t == "IncomeConfirmed":
+        lines = ", ".join(f"{x['line']} {x['amount']}" + (" (kept)" if x.get("kept") else "")
+                          for x in d.get("lines") or ())
+        return f"{p}{d['country']}'s income of turn {d['turn']} confirmed from the state at #{d['at']}: {lines}"
     if t == "CorrectionRecorded":
         rep = d.get("replacement")
         how = ("struck" if rep is None else "resolved again" if isinstance(rep, dict) and "rework" in rep

@@ -27,7 +27,8 @@ from api.routes.checkpoints import campaign_ref
 from api.readpath import ReadsDep, cached
 from api.routes.views import events_json
 from ledger.access import ALL_SEEING, can_see, withheld
-from ledger.domain.errors import InvalidInput
+from ledger.domain.errors import Forbidden, InvalidInput
+from ledger.economy.income import audit_words
 from projections import read
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["audit"], responses=ERRORS)
@@ -69,6 +70,23 @@ def verify(cid: Annotated[UUID, Depends(campaign_ref)], ledger: LedgerDep,
     r = ledger.verify(cid, expect_head=parse_head(expect_head) if expect_head else None, checkpoint=checkpoint)
     return schemas.ChainPublic(intact=r.intact, count=r.count, head_hash=r.head_hash, broken_at=r.broken_at,
                                reason=r.reason)
+
+
+@router.get("/recompute", response_model=schemas.RecomputePublic,
+            summary="The game master's audit (as `ledger recompute`): every ruling recomputed from its inputs and "
+                    "dice, the inputs the board and the map contradict, and every confirmed income line that "
+                    "disagrees with the state at its position")
+def recompute(cid: CampaignId, ledger: LedgerDep, actor: ActorDep):
+    if actor.role not in ALL_SEEING:  # it reads every event, hidden ones included
+        raise Forbidden("the recompute audit reads every event: game master only", field="campaign",
+                        rule="access.recompute")
+    checked: list[int] = []
+    board: list[dict] = []
+    incomes: list[dict] = []
+    rulings = ledger.recompute(cid, checked=checked, board=board, incomes=incomes)
+    for i in incomes:
+        i["words"] = audit_words(i)
+    return schemas.RecomputePublic(checked=len(checked), rulings=rulings, board=board, incomes=incomes)
 
 
 def parse_head(text: str, field: str = "expect_head") -> tuple[int, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, Request, status
+from fastapi import APIRouter, Path, Query, Request, status
 from fastapi.responses import Response
 
 from api import schemas
@@ -14,6 +14,7 @@ from api.readpath import ReadsDep, cached
 from api.routes.views import appended
 from ledger.domain import commands as cmd
 from ledger.domain.errors import EventNotFound, InvalidInput
+from projections import income
 
 router = APIRouter(prefix="/campaigns/{campaign}", tags=["economy"])
 
@@ -54,3 +55,24 @@ async def ers_sheet(country: Annotated[str, Path(pattern=r"^[A-Z]{2,4}$", exampl
         return sheet
 
     return await cached(request, reads, actor, state, render)  # JSON bytes: ErsSheet documents them
+
+
+@router.post("/income/confirm", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             responses=ERRORS,
+             summary="Confirm the income and upkeep lines the board works out (game master): one event per "
+                     "country and the entries booking its lines; a typed value the board contradicts is refused "
+                     "unless kept with a reason")
+def confirm_income(body: cmd.ConfirmIncome, cid: CampaignId, ledger: LedgerDep,
+                   actor: Permit("confirm_income"),  # type: ignore[valid-type]
+                   key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.get("/income", response_model=schemas.IncomeProposal, responses=ERRORS,
+            summary="A country's income and upkeep lines worked out from the board, with their lineage (the game "
+                    "master: any country; a player: their own, as they see the map)")
+def income_proposal(cid: CampaignId, ledger: LedgerDep, actor: ActorDep, state: CampaignStateDep, reads: ReadsDep,
+                    country: Annotated[str, Query(pattern=r"^[A-Z]{2,4}$", examples=["POR"])],
+                    at: Annotated[int | None, Query(ge=1, le=2**53, description="A position (default: the head)")]
+                    = None):
+    return income.proposal_answer(ledger, cid, actor, state, country, at, reads.reader.records_at)

@@ -43,6 +43,7 @@ from api.replica import read_ledger
 from api.routes.records import player_dice
 from api.web import ers_cells, jinja, map_forms, ruling_form, turn_rows
 from api.web.ers_view import ers_view
+from api.web.income_view import income_command, income_view, lineage
 from api.web.place_view import place_view
 from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
 from ledger import tokens
@@ -58,6 +59,7 @@ templates.env.filters["line_code"] = words.line_code  # "A15_pct" is "A15 %" to 
 templates.env.globals["ers_row"] = ers_cells.row
 # The turn page's steps, provinces and stacks, likewise (api/web/turn_rows.py).
 templates.env.globals["turn_rows"] = turn_rows
+templates.env.globals["lineage"] = lineage  # a computed line's sources, each place linked to its page
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 
 CSRF_COOKIE = "ledger_csrf"
@@ -323,6 +325,37 @@ async def ers_page(request: Request, campaign: str, country: Annotated[str, Path
                 "may_publish": may_write(actor, "publish_sheets", state.settings)}
 
     return await _page(request, campaign, "ers.html", work)  # its form key: a double submit publishes once
+
+
+@router.get("/campaigns/{campaign}/income", response_class=HTMLResponse)
+async def income_page(request: Request, campaign: str,
+                      country: Annotated[str | None, Query(pattern=r"^[A-Z]{2,4}$")] = None):
+    """The income and upkeep lines the board works out, with their lineage; the game master's confirm form."""
+    def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
+        state = deps.state_of(request, ledger, cid)
+        return {"c": campaign_public(state), "v": income_view(ledger, reads_for(request).reader, cid, actor, state,
+                                                               country),
+                "may_confirm": may_write(actor, "confirm_income", state.settings) and state.turn_open}
+
+    return await _page(request, campaign, "income.html", work)
+
+
+@router.post("/campaigns/{campaign}/income/confirm")
+async def confirm_income(request: Request, campaign: str, form: FormDep):
+    """The income page's buttons: one country's lines, or every country's, with the values kept and why."""
+    ledger = _ledger(request)
+
+    def work(actor: Actor, cid: UUID) -> None:
+        ledger.handle(cid, income_command(form), actor=actor, idempotency_key=form.get("key") or None)
+
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+        await _maybe(deps._Permit("confirm_income")(request, actor))  # the API route's own check
+        await run_in_threadpool(work, actor, cid)
+    except LedgerError as exc:
+        return _error(request, exc)
+    return RedirectResponse(f"/ui/campaigns/{campaign}/income?confirmed=1#income-confirmed", status_code=303)
 
 
 @router.post("/campaigns/{campaign}/ers/{country}/{turn}/publish")

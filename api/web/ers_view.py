@@ -20,6 +20,7 @@ import orjson
 from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, InvalidInput
+from ledger.economy.entries import expense_words
 from projections import read, words
 from projections.head import Reader
 
@@ -40,6 +41,10 @@ class ErsView:
     unbooked: list[dict[str, Any]] = field(default_factory=list)
     events: dict[int, dict[str, Any]] = field(default_factory=dict)
     more_events: int = 0
+    #: The lines confirmed from the board (issue 36) behind this sheet's entries: {"line", "amount", "computed",
+    #: "kept", "lineage", "position", "at"}, from the ``IncomeConfirmed`` events the caller may see.
+    income: list[dict[str, Any]] = field(default_factory=list)
+    expenses: str = ""  # the sign convention of expense lines, in words
 
 
 def _explained(record: Any) -> dict[str, Any]:
@@ -82,6 +87,7 @@ def ers_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: Cam
         for cell in (row, row["pct"]):
             if cell is not None:
                 wanted.extend(cell["events"])
+    view.expenses = expense_words(state.ruleset)
     view.sheets = [{"letter": k, "title": TITLES.get(k, f"Sheet {k}"), "rows": rows} for k, rows in by_letter.items()]
     view.unbooked = list(sheet.get("unbooked") or ())
     for u in view.unbooked:
@@ -91,4 +97,8 @@ def ers_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: Cam
     revealed = frozenset(state.revealed)
     for r in read.visible(actor, reader.records_at(cid, positions[:MAX_EVENTS]), revealed):
         view.events[r.position] = _explained(r)
+    sources = sorted({e["source"] for e in view.events.values() if e.get("what") == "entry" and e.get("source")})
+    for r in read.visible(actor, reader.records_at(cid, sources) if sources else [], revealed):
+        if r.type == "IncomeConfirmed":
+            view.income.extend({**x, "position": r.position, "at": r.data.get("at")} for x in r.data.get("lines") or ())
     return view

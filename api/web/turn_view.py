@@ -170,7 +170,7 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
            "FortressChanged": "Fortress", "CountryFactsSet": "Country facts", "TradeFleetChanged": "Trade fleet",
            "TradeCentreChanged": "Trade centre", "EstablishmentChanged": "Colony or trading post",
-           "MissionChanged": "Mission"}
+           "MissionChanged": "Mission", "IncomeConfirmed": "Income confirmed"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

@@ -138,16 +138,22 @@ def recompute(campaign: str, position: Annotated[Optional[int], typer.Option(
     dice; list those that differ, with counts."""
     from projections.words import board_disagreement
 
+    from ledger.economy.income import audit_words
+
     checked: list[int] = []
     board: list[dict] = []
+    incomes: list[dict] = []
     with ledger_app() as ledger:
-        diffs = ledger.recompute(cid_of(ledger, campaign), position, checked=checked, board=board)
+        diffs = ledger.recompute(cid_of(ledger, campaign), position, checked=checked, board=board,
+                                 incomes=incomes)
     for d in diffs:
         out.print(escape(f"position {d['position']} {d['procedure']}: {d['status']} ({d['reason']})"))
     for b in board:
         kept = f"; kept by the game master: {b['overridden']}" if b["overridden"] else ""
         out.print(escape(f"position {b['position']} {b['procedure']}: {board_disagreement(b)} ({b['said']}){kept}"))
-    if position is not None and not checked:
+    for i in incomes:
+        out.print(escape(audit_words(i)), soft_wrap=True)
+    if position is not None and not checked and not incomes:
         out.print(error_text(f"position {position} is not a ruling", "position"))
         raise typer.Exit(2)
     counts = {s: sum(1 for d in diffs if d["status"] == s) for s in ("differs", "error", "skipped")}
@@ -158,7 +164,10 @@ def recompute(campaign: str, position: Annotated[Optional[int], typer.Option(
     out.print(f"against the board and the map: {len(board)} input(s) disagree in "
               f"{len({b['position'] for b in board})} ruling(s), {kept} kept by the game master with a reason, "
               f"{len(board) - kept} not")
-    if counts["differs"] or counts["error"]:
+    unkept = [i for i in incomes if not (i["kept"] and i["computed"] == i["again"])]
+    out.print(f"confirmed income lines against the state at their position: {len(incomes)} disagree, "
+              f"{len(incomes) - len(unkept)} kept by the game master with a reason, {len(unkept)} not")
+    if counts["differs"] or counts["error"] or unkept:
         raise typer.Exit(1)
 
 

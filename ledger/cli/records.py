@@ -168,13 +168,17 @@ def treasury(
     amount: int,
     reason: Annotated[str, typer.Option()],
     turn: Annotated[Optional[int], typer.Option()] = None,
+    keep: Annotated[Optional[str], typer.Option(
+        help="On a line the board works out (B1, B30...): why the line is kept at another total")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
-    """Record a treasury entry on an ERS line (e.g. A9 35 --reason 'looting')."""
+    """Record a treasury entry on an ERS line (e.g. A9 35 --reason 'looting'). An expense line (B30...) takes
+    the expense as a positive number."""
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        command = build(RecordTreasuryEntry, country=country, line=line, amount=amount, reason=reason, turn=turn)
+        command = build(RecordTreasuryEntry, country=country, line=line, amount=amount, reason=reason, turn=turn,
+                        keep=keep)
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
 
 

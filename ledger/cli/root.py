@@ -11,7 +11,8 @@ import sys
 
 import typer
 
-from ledger.cli import access, audit, backup, campaigns, economy, export, map, projections, records, service, trade, turns
+from ledger.cli import (access, audit, backup, campaigns, economy, export, income, map, projections, records, service,
+                        trade, turns)
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -57,6 +58,7 @@ for name, group in [
     ("token", access.token_app),
     ("map", map.map_app),
     ("trade", trade.trade_app),
+    ("income", income.income_app),
 ]:
     app.add_typer(group, name=name)
 

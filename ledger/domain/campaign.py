@@ -94,6 +94,11 @@ class CampaignState:
     # A player's map commands the game master's map held (sight.held): position (a string: JSON keys) ->
     # {position, type, actor, country, why}, until a correction of it. None: as for ``views``.
     held: dict[str, dict[str, Any]] | None = field(default_factory=dict)
+    # The open turn's income confirmations (issue 36, ledger/usecases/income.py), by country: {"position" (the
+    # IncomeConfirmed), "at" (the state's position it cites), "visibility", "lines": {code: {"amount",
+    # "computed"}}, "entries": {code: [position, amount]}} (the entries it booked, as corrections leave them).
+    # Emptied when a turn opens; a snapshot older than the field holds none to miss.
+    incomes: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -118,6 +123,7 @@ class CampaignState:
         for name, view in (d["views"] or {}).items():  # copies equal when snapshotted are shared again (one fold)
             d["views"][name] = next((v for v in d["views"].values() if v == view), view)
         d.setdefault("held", None)
+        d.setdefault("incomes", {})
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
         return cls(**d)
@@ -173,7 +179,7 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         )
     elif isinstance(event, ev.TurnOpened):
         state = _evolve(state, turn=event.turn, turn_open=True, commitment=event.commitment, next_roll=0,
-                        phases_closed=(), dice_scheme=event.dice_scheme, rolls={},
+                        phases_closed=(), dice_scheme=event.dice_scheme, rolls={}, incomes={},
                         seeds={dicelib.PUBLIC: event.commitment} if event.dice_scheme != dicelib.SINGLE_SEED else {})
     elif isinstance(event, ev.DiceSeedCommitted):
         state = _evolve(state, seeds={**state.seeds, event.audience: event.commitment})
@@ -208,6 +214,13 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = _evolve(state, revealed=(*state.revealed, *event.positions))
     elif isinstance(event, ev.CampaignSettingsChanged):
         state = _evolve(state, settings={**state.settings, **event.changed})
+    elif isinstance(event, ev.IncomeConfirmed):
+        state = _evolve(state, incomes={**state.incomes, event.country: {
+            "position": event.originator_version, "at": event.at, "visibility": event.visibility,
+            "lines": {x["line"]: {"amount": x["amount"], "computed": x["computed"]} for x in event.lines},
+            "entries": {}}})
+    if state.incomes and isinstance(event, (ev.TreasuryEntryRecorded, ev.CorrectionRecorded)):
+        state = _evolve(state, incomes=_income_entries(state.incomes, event))
     if isinstance(event, MILITARY):
         if state.stacks is not None and state.military is not None and state.views is not None:
             state = _evolve(state, **sight.follow(state, event))
@@ -227,6 +240,27 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
             size >>= 1
         frontier = (*grown, h.hex())
     return _evolve(state, version=event.originator_version, head_hash=event.hash, merkle=frontier)
+
+
+def _income_entries(incomes: dict[str, dict[str, Any]], event: Any) -> dict[str, dict[str, Any]]:
+    """The entries a confirmation booked, as later corrections leave them (a re-confirmation restates them)."""
+    for country, confirmed in incomes.items():
+        entries = confirmed["entries"]
+        if isinstance(event, ev.TreasuryEntryRecorded) and event.source == confirmed["position"]:
+            entries = {**entries, event.line: [event.originator_version, event.amount]}
+        elif isinstance(event, ev.CorrectionRecorded):
+            line = next((k for k, (pos, _) in entries.items() if pos == event.corrects), None)
+            if line is None:
+                continue
+            r = event.replacement
+            if r is None or set(r) - {"amount"}:  # struck, or moved elsewhere: no longer this line's booking
+                entries = {k: v for k, v in entries.items() if k != line}
+            else:
+                entries = {**entries, line: [event.corrects, r["amount"]]}
+        else:
+            continue
+        return {**incomes, country: {**confirmed, "entries": entries}}
+    return incomes
 
 
 def _rolled(state: CampaignState, event: Any, indices: list[int]) -> CampaignState:

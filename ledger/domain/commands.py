@@ -340,10 +340,52 @@ class RecordTreasuryEntry(_InContext):
     country: Country = Field(examples=["FRA"])
     line: str = Field(pattern=ERS_LINE_PATTERN, examples=["A9"],
                       description="ERS line code: a sheet letter A, B or C and a line number (_pct: a percentage box)")
-    amount: int = Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT, examples=[35], description="Ducats, signed")
+    amount: int = Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT, examples=[35],
+                        description="Ducats, signed; on an expense line (B30 unit maintenance...: ``expense`` in "
+                                    "the ruleset's ERS table) the expense as a positive number, a negative refused")
     reason: Text = Field(examples=["looting of Picardie"])
     turn: Turn | None = None
     source: Position | None = Field(default=None, description="Position of the event this entry comes from")
+    keep: Text | None = Field(default=None, examples=["the Beira revolt was put down before the phase"],
+                              description="On a line the board works out (B1, B30...): why the line is kept at "
+                                          "another total than the board's (game master only)")
+
+
+ErsLine = Annotated[str, StringConstraints(pattern=ERS_LINE_PATTERN)]
+
+
+class KeptValue(Model):
+    """A line kept at another value than the one the board works out, and why."""
+
+    amount: int = Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT, examples=[27])
+    reason: Text = Field(examples=["Beira's revolt was put down before the income phase"])
+
+
+class ConfirmIncome(Command):
+    """Record the ERS lines the board works out for the open turn (issue 36), for some countries or every one:
+    one ``IncomeConfirmed`` per country and the treasury entries that book its lines (visibility: the
+    campaign's ``ers_visibility``). ``position``: the state's position of the proposal the game master read; a
+    proposal that changed since is refused (read it again). ``kept``: a line recorded at another value, with
+    why (recorded as an override); ``values``: lines typed to check against the board (a difference is
+    refused unless kept)."""
+
+    action: ClassVar[str] = "confirm_income"
+    position: Position = Field(description="The state's position the proposal was read at")
+    countries: list[Country] | None = Field(default=None, min_length=1, max_length=40, examples=[["POR"]],
+                                            description="Whose income (default: every country of the campaign)")
+    values: dict[Country, dict[ErsLine, Annotated[int, Field(ge=-MAX_AMOUNT, le=MAX_AMOUNT)]]] | None = Field(
+        default=None, max_length=40, examples=[{"POR": {"B1": 29}}],
+        description="Lines typed by the game master, checked against the board's")
+    kept: dict[Country, dict[ErsLine, KeptValue]] | None = Field(
+        default=None, max_length=40, examples=[{"POR": {"B1": {"amount": 32, "reason": "Beira's revolt was over"}}}],
+        description="Lines kept at another value than the board's, each with why")
+
+    @field_validator("countries")
+    @classmethod
+    def _no_repeats(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and len(set(v)) != len(v):
+            raise ValueError("countries must not repeat")
+        return v
 
 
 class RecordCorrection(Command):
@@ -1002,7 +1044,7 @@ COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
-                RevealEvent, PublishSheets, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
+                RevealEvent, PublishSheets, ConfirmIncome, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
                 DeclareWar, SplitStack, MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress,
                 RaiseStack, SetCountryFacts, ChangeTradeFleet, ChangeTradeCentre, ChangeEstablishment,
                 ChangeMission)

@@ -104,6 +104,24 @@ class TreasuryEntryRecorded(LedgerEvent):
     amount: int  # ducats, signed
     reason: str
     source: int | None  # position of the event this entry comes from, if any
+    # A line the board works out, typed with another total and kept by the game master (issue 36): {"line",
+    # "typed" (the line's total with this entry), "board" (the total worked out), "reason"}. Absent before.
+    overridden: dict[str, Any] | None = None
+
+
+class IncomeConfirmed(LedgerEvent):
+    """The game master confirmed the ERS lines the board works out for one country's turn (issue 36).
+
+    ``at``: the state's position the proposal was worked out at (the one the game master saw). ``lines``:
+    every computed line, ``{"line", "amount" (recorded), "computed", "rule", "lineage": [{"kind", "name",
+    "amount", "position", "note"}], "kept": reason | None}``. The treasury entries that book them follow in the
+    same transaction, each with this event as its ``source`` (as a ruling's entries do).
+    """
+
+    turn: int
+    country: str
+    at: int
+    lines: list[dict[str, Any]]
 
 
 class CorrectionRecorded(LedgerEvent):

@@ -30,8 +30,15 @@ def sheet_definition(ruleset: str) -> SheetDefinition | None:
     return ers_definition() if ruleset == "eu" else None
 
 
-def check_entry_line(ruleset: str, line: str, field: str = "line") -> None:
-    """Refuse a treasury entry on a line the sheet computes (or does not have)."""
+def check_entry_line(ruleset: str, line: str, field: str = "line", *, amount: int | None = None,
+                     amount_field: str = "amount", take_back: bool = False) -> None:
+    """Refuse a treasury entry on a line the sheet computes (or does not have), and a negative ``amount`` on
+    an expense line (``expense = true`` in the ruleset's ers.toml): the one place an entry is checked, for
+    entries typed by hand, implied by a ruling, proposed from the board or restated by a correction.
+
+    ``take_back``: a ruling taking back campaign ticks it upgrades (``ers_tick``, ledger/rules/eu/campaigns.py):
+    the rule's own correction of a tick, the one negative an expense line receives (DECISIONS.md "ERS
+    expenses are positive")."""
     defn = sheet_definition(ruleset)
     if defn is None:
         return
@@ -41,6 +48,35 @@ def check_entry_line(ruleset: str, line: str, field: str = "line") -> None:
     if d.kind == "derived" and not d.carry:
         raise InvalidInput(f"ERS line {line} ({d.name}) is computed by the sheet ({d.formula}); "
                            "enter the lines it is computed from", field=field, rule=RULE)
+    if amount is not None and amount < 0 and d.expense and not take_back:
+        raise InvalidInput(expense_sign_refusal(d.code, d.name, amount, d.unit), field=amount_field, rule=RULE)
+
+
+def expense_sign_refusal(code: str, name: str, amount: int, unit: str = "ducats") -> str:
+    what = "ticks" if unit == "ticks" else "ducats"
+    return (f"ERS line {code} ({name}) is an expense: write what was spent as a positive number of {what}, "
+            f"which the sheet subtracts; {amount} would add {-amount} to the treasury. To take back an "
+            "expense entered too high, correct that entry")
+
+
+def expense_words(ruleset: str) -> str:
+    """The sign convention in words, naming the ruleset's expense lines (the entry form, the sheet, the API)."""
+    lines = expense_lines(ruleset)
+    if not lines:
+        return ""
+    return f"Expense lines ({', '.join(lines)}) take the expense as a positive number: the sheet subtracts it. " \
+        "A negative amount on an expense line is refused; to undo one, correct its entry."
+
+
+def is_expense(ruleset: str, line: str) -> bool:
+    defn = sheet_definition(ruleset)
+    return defn is not None and line in defn.codes and defn.get(line).expense
+
+
+def expense_lines(ruleset: str) -> tuple[str, ...]:
+    """The ERS lines a ruleset marks as expenses, in sheet order (shown on the entry form and the sheet)."""
+    defn = sheet_definition(ruleset)
+    return tuple(d.code for d in defn.lines if d.expense) if defn is not None else ()
 
 
 @dataclass(frozen=True)
@@ -80,7 +116,8 @@ def entries_from_ruling(
         amount = _whole(effect.get("amount"), procedure, line, where)
         detail = effect.get("detail") or {}
         if defn is not None:
-            check_entry_line(ruleset, line, field=where)
+            check_entry_line(ruleset, line, field=where, amount=amount, amount_field=where,
+                             take_back=kind == "ers_tick")
             d = defn.get(line)
             if kind == "ers_tick" or d.ducats_per_tick:
                 if kind != "ers_tick" or not d.ducats_per_tick:

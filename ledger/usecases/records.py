@@ -15,6 +15,7 @@ from ledger.domain.trade_facts import KINDS as TRADE_KINDS
 from ledger.economy import entries as economy
 from ledger.rules.core import Die, Effect, RulesError, apply_rules_options, get_ruleset
 from ledger.usecases import board_rulings, country_facts
+from ledger.usecases import income as income_usecases
 from ledger.usecases import map as map_usecases
 from ledger.usecases import trade as trade_usecases
 from ledger.usecases.registry import handles
@@ -92,15 +93,17 @@ def record_ruling(d: Draft, c: cmd.RecordRuling) -> dict[str, Any]:
 @handles(cmd.RecordTreasuryEntry)
 def record_treasury_entry(d: Draft, c: cmd.RecordTreasuryEntry) -> dict[str, Any]:
     d.state.require_country(c.country)
-    economy.check_entry_line(d.state.ruleset, c.line)
+    economy.check_entry_line(d.state.ruleset, c.line, amount=c.amount)
     turn = c.turn if c.turn is not None else d.state.turn
     if turn < 1 or turn > d.state.turn:
         raise InvalidInput(f"turn {turn} has not been opened (current turn {d.state.turn})", field="turn")
     if c.source is not None and not 1 <= c.source <= d.state.version:
         raise InvalidInput(f"source position {c.source} is not in the history", field="source")
+    overridden = income_usecases.check_typed(d, c, turn)  # a line the board works out: held to it
     d.add(ev.TreasuryEntryRecorded, entry_visibility(d.state.settings, c), country=c.country, turn=turn,
-          line=c.line, amount=c.amount, reason=c.reason, source=c.source)
-    return {}
+          line=c.line, amount=c.amount, reason=c.reason, source=c.source,
+          **({"overridden": overridden} if overridden else {}))
+    return {"overridden": overridden} if overridden else {}
 
 
 def entry_visibility(settings: dict[str, Any], c: cmd.RecordTreasuryEntry) -> dict[str, Any]:
@@ -143,6 +146,8 @@ def record_correction(d: Draft, c: cmd.RecordCorrection, manual_dice: list[list[
                 trade_usecases.check_restated(d, replacement, "replacement.")
             else:
                 map_usecases.check_names(d, type(root).__name__, replacement, "replacement.")
+            if isinstance(root, ev.TreasuryEntryRecorded):
+                check_restated_entry(d, root, later, replacement)
             if isinstance(rep, cmd.CountryFactsReplacement) and "facts" in replacement:
                 replacement["facts"] = country_facts.checked(d, replacement.get("country", getattr(root, "country", None)),
                                                              replacement["facts"], "replacement.facts.")
@@ -174,6 +179,16 @@ def rework_ruling(d: Draft, c: cmd.ReworkRuling) -> dict[str, Any]:
             field = e.field.removeprefix("replacement.")
             raise type(e)(e.message.removeprefix("replacement."), field=field, rule=e.rule) from None
         raise
+
+
+def check_restated_entry(d: Draft, root: ev.TreasuryEntryRecorded, later: list[ev.LedgerEvent],
+                         replacement: dict[str, Any]) -> None:
+    """An entry as a correction leaves it (its standing version, restated) is checked as a new entry is."""
+    now = Standing.of(_corrections(later)).standing(root.originator_version)
+    standing = (replaced(root.payload(), now[1]) if now is not None else None) or root.payload()
+    entry = {**standing, **replacement}
+    economy.check_entry_line(d.state.ruleset, entry["line"], "replacement.line", amount=entry["amount"],
+                             amount_field="replacement.amount" if "amount" in replacement else "replacement.line")
 
 
 def correctable(d: Draft, corrects: int) -> tuple[ev.LedgerEvent, ev.LedgerEvent, list[ev.LedgerEvent]]:

@@ -346,6 +346,20 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/campaigns/{campaign}/trade/missions"): never(
         "/campaigns/{campaign}/trade/missions", "game master: missions",
         {"country": "FRA", "place": "Cuba~W", "present": True}),
+    # --- the income worked out from the map (issue 36): a player reads their own country's, as they see the map
+    ("GET", "/campaigns/{campaign}/income"): read(
+        "/campaigns/{campaign}/income",
+        lambda f: [f"{C}/income?country={c}" for c in ("FRA", "ENG", "SPA")] + all_at(f, f"{C}/income?country=FRA",
+                                                                                      start=1)),
+    ("GET", "/ui/campaigns/{campaign}/income"): read(
+        "/ui/campaigns/{campaign}/income", lambda f: [f"{UI}/income", f"{UI}/income?country=FRA",
+                                                      f"{UI}/income?country=ENG"]),
+    ("GET", "/campaigns/{campaign}/recompute"): read("/campaigns/{campaign}/recompute", lambda f: [f"{C}/recompute"]),
+    ("POST", "/campaigns/{campaign}/income/confirm"): never(
+        "/campaigns/{campaign}/income/confirm", "game master: confirms the income", {"position": 1}),
+    ("POST", "/ui/campaigns/{campaign}/income/confirm"): never(
+        "/ui/campaigns/{campaign}/income/confirm", "game master: confirms the income (the income page)",
+        {"position": "1", "countries": "all"}, form=True),
     ("POST", "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish"): never(
         "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish", "game master: publishes sheets (the ERS page)",
         {"countries": "all"}, form=True, country="ENG", turn="1"),
@@ -409,7 +423,7 @@ TEXT = st.text(st.sampled_from("abcdefghijklmnopqrstuvwxyz ABCXYZéèç012345678
 NAMES = st.text(st.sampled_from("BCDFGHJKLMNPQRSTVWXZ"), min_size=3, max_size=6)
 #: What a hidden command may be (tests/e2e/twins.py ``hidden_request``): each appends one event.
 KINDS = ("roll", "manual", "entry", "raise", "move", "marker", "fortress", "control", "siege", "correct")
-LINES = ("A1", "A5", "A9", "B1")
+LINES = ("A1", "A3", "A9", "B4")  # signed, not worked out from the map (A5 is an expense; B1 is held to the board)
 MARKERS = ("Pillage+", "Revolt", "Siegework", "Unrest")
 
 

@@ -80,7 +80,7 @@ def test_a_sheet_from_the_sheets_everyone_sees_is_the_sheet_of_every_event_the_c
     check(ledger, cid, kept)
     # The runner behind: entries of this turn are folded in; one of an earlier turn sends England's sheets of
     # the later turns back to the slow path (the stored amounts before them are no longer the reader's).
-    ledger.record_treasury_entry(cid, country="ENG", line="B40", amount=-3, reason="this turn", actor=GM,
+    ledger.record_treasury_entry(cid, country="ENG", line="B40", amount=3, reason="this turn", actor=GM,
                                  visibility={"scope": "public"})
     ledger.record_treasury_entry(cid, country="SPA", line="A9", amount=5, reason="hidden", actor=GM,
                                  visibility={"scope": "countries", "countries": ["SPA"]})

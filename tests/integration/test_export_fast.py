@@ -283,8 +283,11 @@ def test_a_live_campaigns_history_is_extended_with_the_tail_and_equals_the_one_g
             country = rng.choice(["FRA", "ENG", "VEN"])
             turn = st.turn if rng.random() < 0.8 else max(1, st.turn - rng.randint(1, 2))
             visibility = rng.choice([None, {"scope": "public"}, {"scope": "gm"}])
-            ledger.submit(cid, RecordTreasuryEntry, country=country, turn=turn, line=rng.choice(["A9", "B40"]),
-                          amount=rng.randint(-20, 40), reason=f"live {step}", actor=GM, visibility=visibility)
+            line, amount = rng.choice(["A9", "B40"]), rng.randint(-20, 40)
+            # B40 counts campaign ticks, an expense: typed positive (a negative expense is refused)
+            ledger.submit(cid, RecordTreasuryEntry, country=country, turn=turn, line=line,
+                          amount=abs(amount) if line == "B40" else amount, reason=f"live {step}", actor=GM,
+                          visibility=visibility)
         elif roll < 0.75 and len(st.phases_closed) < len(phases):
             ledger.submit(cid, ClosePhase, phase=phases[len(st.phases_closed)], actor=GM)
         elif roll < 0.85:

@@ -168,7 +168,7 @@ def test_a_players_budget_events_are_read_when_a_sheet_first_asks_and_equal_thei
     same_sheets_as_their_events()  # now from the audience's budget, every event they may see
     # Later events are added to the inputs the sheets were computed from: the same sheets as their events'.
     for country, visibility in (("FRA", None), ("ENG", {"scope": "public"}), ("ENG", None)):
-        ledger.record_treasury_entry(cid, country=country, line="B40", amount=-4, reason="later still",
+        ledger.record_treasury_entry(cid, country=country, line="B40", amount=4, reason="later still",
                                      actor=GM, visibility=visibility)
     ledger.close_phase(cid, PHASES[0], actor=GM)
     state = ledger.campaign(cid)
@@ -235,7 +235,7 @@ def test_a_first_sheet_from_its_countrys_inputs_alone_equals_the_sheet_of_every_
     # Later events, the runner not caught up: the kept inputs take the tail France, England or everyone sees.
     for country, visibility in (("ENG", {"scope": "countries", "countries": ["ENG"]}), ("ENG", {"scope": "public"}),
                                 ("FRA", {"scope": "countries", "countries": ["FRA"]}), ("FRA", {"scope": "gm"})):
-        ledger.record_treasury_entry(cid, country=country, line="B40", amount=-4, reason="later",
+        ledger.record_treasury_entry(cid, country=country, line="B40", amount=4, reason="later",
                                      actor=GM, visibility=visibility)
     state = ledger.campaign(cid)
     same_sheets(kept, fresh=False)

@@ -59,6 +59,9 @@ class LineDef:
     unit: str = "ducats"
     ducats_per_tick: int | None = None
     alert_if_negative: str | None = None
+    #: An expense the sheet subtracts: entered as a positive number, a negative entry refused
+    #: (ledger/economy/entries.py ``check_entry``; DECISIONS.md "ERS expenses are positive").
+    expense: bool = False
 
 
 @dataclass(frozen=True)
@@ -299,6 +302,15 @@ def _previous_value(history: Sequence[Mapping[str, Any] | None], code: str, n: i
 # --------------------------------------------------------------------------- loading
 
 
+def _expense_flag(code: str, kind: str, raw: Any) -> bool:
+    if not isinstance(raw, bool):
+        raise RulesError(f"{code}: expense is true or false, not {raw!r}", field=code, rule=RULE)
+    if raw and kind != "entered":
+        raise RulesError(f"{code}: only an entered line is an expense (a derived line is never typed)",
+                         field=code, rule=RULE)
+    return raw
+
+
 def parse_definition(data: Mapping[str, Any]) -> SheetDefinition:
     """Build and check a sheet definition from the parsed TOML table.
 
@@ -336,6 +348,7 @@ def parse_definition(data: Mapping[str, Any]) -> SheetDefinition:
                 unit=raw.get("unit", "ducats"),
                 ducats_per_tick=raw.get("ducats_per_tick"),
                 alert_if_negative=raw.get("alert_if_negative"),
+                expense=_expense_flag(code, kind, raw.get("expense", False)),
             )
         )
     codes = [d.code for d in lines]
