@@ -11,11 +11,11 @@ submit (ledger/access.py's WRITES).
 from __future__ import annotations
 
 import secrets
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import quote
 from uuid import UUID
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 from starlette.concurrency import run_in_threadpool
 
@@ -28,7 +28,8 @@ from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState, campaign_id
 from ledger.domain.errors import Forbidden, InvalidInput, LedgerError, Unauthorized
 from ledger.domain.events import TreasuryEntryRecorded
-from projections import words
+from projections import timeline, words
+from projections.records import Record
 
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 RECENT_ENTRIES = 15  # the entries the correction form offers by name (any other is typed by its position)
@@ -129,14 +130,28 @@ def _desk(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, str] | None
 
 
 @router.get("/campaigns/{campaign}/gm", response_class=HTMLResponse)
-async def desk_page(request: Request, campaign: str, recorded: int | None = None, created: int | None = None):
+async def desk_page(request: Request, campaign: str, recorded: Annotated[int | None, Query(ge=1, le=2**53)] = None,
+                    created: int | None = None):
     """The game master's desk: the turn and its phases, a treasury entry, a correction of one, the settings."""
+    ledger = _ledger(request)
     try:
         actor, cid = await _reader(request, campaign)
-        context = await run_in_threadpool(_desk, _ledger(request), actor, cid)
+        context = await run_in_threadpool(_desk, ledger, actor, cid)
+        said = await run_in_threadpool(_said, ledger, cid, recorded) if recorded else None
     except LedgerError as exc:
         return _error(request, exc)
-    return render(request, "gm.html", {**context, "recorded": recorded, "created": created})
+    return render(request, "gm.html", {**context, "recorded": said, "created": created})
+
+
+def _said(ledger: Ledger, cid: UUID, position: int) -> dict[str, Any] | None:
+    """What the form just recorded, as the turn's page says it (the desk is the game master's: every event is
+    theirs to read)."""
+    if not 1 <= position <= ledger.campaign(cid).version:
+        return None
+    e = ledger.event_at(cid, position)
+    record = Record(str(cid), position, type(e).__name__, {**e.payload(), "context": e.context})
+    return {"position": position, "turn": e.context.get("turn") or 0,
+            "words": timeline.summary(timeline.empty(), record)}
 
 
 @router.post("/campaigns/{campaign}/gm/{name}")

@@ -191,7 +191,8 @@ def test_a_treasury_entry_is_recorded_from_the_form(settings, sample):
     assert entry.context["phase"] == "military"
     assert entry.visibility == {"scope": "countries", "countries": ["FRA"]}  # the campaign's rule: its country's
     page = c.get(r.headers["location"]).text
-    assert f"Recorded at position {entry.originator_version}" in text_of(page)
+    assert (f"Recorded at position {entry.originator_version}: Military phase: FRA: +35 ducats on A9 (turn 2: "
+            "looting of Picardie)") in text_of(page)
 
 
 @pytest.mark.parametrize("fields, field, words", [
