@@ -344,6 +344,18 @@ def test_a_player_is_offered_only_what_a_player_may_do(settings, sample):
                   actor=GM)
     page = c.get("/ui/campaigns/sample").text
     assert 'href="/ui/campaigns/sample/rulings/new"' in page and 'href="/ui/campaigns/sample/gm"' not in page
+    sample.handle(CID, cmd.build(cmd.ChangeSettings, settings={"players_may_roll": False, "players_may_move": True},
+                                 reason="players move, the game master rolls"), actor=GM)
+    page = c.get("/ui/campaigns/sample").text
+    assert 'href="/ui/campaigns/sample/map"' in page and 'href="/ui/campaigns/sample/rulings/new"' not in page
+    assert 'href="/ui/campaigns/sample/rulings/new"' not in c.get("/ui/campaigns/sample/map").text
+
+
+def test_a_game_master_is_offered_the_desk_and_the_tokens_from_the_campaign_page(settings, sample):
+    c, _ = gm(settings, sample)
+    page = c.get("/ui/campaigns/sample").text
+    for link in ("/gm", "/tokens", "/rulings/new", "/map"):
+        assert f'href="/ui/campaigns/sample{link}"' in page, link
 
 
 @pytest.mark.parametrize("path, data", [
