@@ -47,7 +47,7 @@ def _refuse(actor: Actor, name: str, state: CampaignState | None) -> None:
 
 def _failed(name: str, exc: LedgerError) -> dict[str, Any]:
     field = gm_forms.form_field(name, exc.field)
-    placed = field in gm_forms.FORMS[name].fields
+    placed = field in gm_forms.FORMS[name].fields or field.startswith("option.")
     return {"form": name, "field": field if placed else "", "message": gm_forms.said(exc, field)}
 
 
@@ -124,6 +124,7 @@ def _desk(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, str] | None
             "settings": {"players_may_roll": bool(state.settings.get("players_may_roll")),
                          "players_may_move": bool(state.settings.get("players_may_move")),
                          "ers_visibility": state.settings.get("ers_visibility", "country")},
+            "rules_options": gm_forms.rules_options(state) if "settings" in forms else [],
             "ers_visibility": gm_forms.ERS_VISIBILITY, "posted": posted or {}, "failed": failed,
             "keys": {n: secrets.token_urlsafe(12) for n in gm_forms.DESK},
             "tokens_page": may_write(actor, "list_tokens", state.settings)}

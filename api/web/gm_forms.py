@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, get_args
 
 from api.web.map_forms import visibility_of
 from ledger import scenario as scenarios
@@ -89,6 +89,8 @@ def form_field(name: str, api_field: str | None) -> str:
     for prefix in ("settings.", "replacement.", "players."):
         if field.startswith(prefix):
             field = prefix[:-1] if prefix == "players." else field[len(prefix):]
+    if field.startswith("rules_options."):
+        return "option." + field[len("rules_options."):]  # the select of that option
     if name == "revoke-token" and field == "token_id":
         return "reason"  # the one field of the row: a revoked or unknown token is said beside it
     return field
@@ -100,7 +102,7 @@ def said(exc: LedgerError, field: str) -> str:
     the page names them."""
     message = plain(exc.message)
     api = exc.field or ""
-    for name in (api, _INDEX.sub("", api)):
+    for name in (api, _INDEX.sub("", api), field.removeprefix("option.")):
         if name and message.startswith(name + ": "):
             message = plain(message[len(name) + 2:])
             break
@@ -112,7 +114,13 @@ def said(exc: LedgerError, field: str) -> str:
         message = ("say it: this cannot be left empty" if (m.group(1), m.group(2)) == ("least", "1")
                    else _LENGTH.sub(f"at {m.group(1)} {m.group(2)} characters", message))
     message = message.replace("Input should be a valid integer", "type a whole number")
-    return _NAME.sub(lambda m: NAMES[m.group(1)], message)
+    return named(re.sub(r"^Input should be ('[^']*'(?:, '[^']*')*(?:,? or '[^']*')?)$", r"choose \1", message))
+
+
+def named(text: str) -> str:
+    """``text`` with the API names it quotes named as the page names them (``ers_visibility``: who sees the
+    budgets)."""
+    return _NAME.sub(lambda m: NAMES[m.group(1)], text)
 
 
 # ------------------------------------------------------------------ reading a form
@@ -198,6 +206,9 @@ def command_of(name: str, form: dict[str, str], state: CampaignState | None) -> 
         settings = {k: v for k, v in {"players_may_roll": _yes_no(form, "players_may_roll"),
                                       "players_may_move": _yes_no(form, "players_may_move"),
                                       "ers_visibility": _text(form, "ers_visibility")}.items() if v is not None}
+        chosen = rules_options_of(form, state)
+        if chosen:
+            settings["rules_options"] = chosen
         if state is not None:  # what stays as it is is not a change
             settings = {k: v for k, v in settings.items() if state.settings.get(k, False if k != "ers_visibility"
                                                                                else "country") != v}
@@ -220,6 +231,39 @@ def command_of(name: str, form: dict[str, str], state: CampaignState | None) -> 
 
 
 # ------------------------------------------------------------------ what the pages show
+
+
+def rules_options(state: CampaignState) -> list[dict[str, Any]]:
+    """The options of the campaign's ruleset where the seeds disagree (``Procedure.options``), each with the
+    values it takes and the game master's choice so far (none: the procedure's own default)."""
+    from ledger.rules.core import get_ruleset, procedure_order
+
+    chosen = state.settings.get("rules_options") or {}
+    out = []
+    for proc in sorted(get_ruleset(state.ruleset).procedures.values(), key=lambda p: procedure_order(p.code)):
+        for option in proc.options:
+            info = proc.inputs.model_fields[option]
+            key = f"{proc.code}.{option}"
+            yes_no = info.annotation is bool
+            value = chosen.get(key)
+            out.append({"key": key, "label": f"{proc.code} {proc.title}: {option.replace('_', ' ')}",
+                        "choices": ["yes", "no"] if yes_no else [str(v) for v in get_args(info.annotation)],
+                        "value": ("yes" if value else "no") if yes_no and value is not None else (value or ""),
+                        "bool": yes_no, "help": named(info.description or "")})
+    return out
+
+
+def rules_options_of(form: dict[str, str], state: CampaignState | None) -> dict[str, Any]:
+    """The options the settings form changes (``option.M21.artillery_source``): those chosen and not already
+    so; yes or no for an option that is a yes or a no."""
+    if state is None:
+        return {}
+    changed: dict[str, Any] = {}
+    for option in rules_options(state):
+        typed = (form.get(f"option.{option['key']}") or "").strip()
+        if typed and typed != option["value"]:
+            changed[option["key"]] = {"yes": True, "no": False}.get(typed, typed) if option["bool"] else typed
+    return changed
 
 
 def phases(state: CampaignState) -> list[dict[str, Any]]:

@@ -282,6 +282,30 @@ def test_settings_change_from_the_form_and_a_form_that_changes_nothing_is_refuse
     assert ">again</textarea>" in r.text and len(sample.history(CID, after=before)) == 1
 
 
+def test_the_rules_options_are_chosen_from_the_settings_form(settings, sample):
+    c, csrf = gm(settings, sample)
+    page = c.get("/ui/campaigns/sample/gm").text
+    assert 'name="option.M21.artillery_source"' in page and 'name="option.E2.half_with_fti"' in page
+    assert "rules_options" not in text_of(page)
+    before = sample.campaign(CID).version
+    r = c.post("/ui/campaigns/sample/gm/settings", data={
+        "csrf": csrf, "players_may_roll": "no", "players_may_move": "no", "ers_visibility": "country",
+        "option.M21.artillery_source": "tables", "option.E2.half_with_fti": "yes", "option.M12.remainders_version": "",
+        "reason": "we play the tables' artillery"}, follow_redirects=False)
+    assert r.status_code == 303
+    [changed] = sample.history(CID, after=before)
+    assert changed.changed == {"rules_options": {"M21.artillery_source": "tables", "E2.half_with_fti": True}}
+    page = c.get("/ui/campaigns/sample/gm").text
+    assert re.search(r'id="settings-option.M21.artillery_source"><option>eu8</option><option selected>tables', page)
+    head = sample.campaign(CID).version
+    r = c.post("/ui/campaigns/sample/gm/settings", data={
+        "csrf": csrf, "option.M21.artillery_source": "cannons", "reason": "typed"})
+    assert r.status_code == 422
+    assert error_beside(r.text, "settings", "option.M21.artillery_source") == "choose 'eu8' or 'tables'"
+    assert_in_page_words(r.text)
+    assert sample.campaign(CID).version == head
+
+
 # ------------------------------------------------------------------ tokens
 
 
