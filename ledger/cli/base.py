@@ -81,15 +81,43 @@ def fail(field: str | None, message: str, code: int = 2) -> NoReturn:
 
 
 def store_name(settings: Settings) -> str:
-    """Where the events are, in words: the SQLite file (absolute) or the PostgreSQL database."""
+    """Where the events are, in words: the SQLite file (absolute), the PostgreSQL database, or the service."""
+    if getattr(settings, "server", None):
+        return f"the service {settings.server}"  # type: ignore[attr-defined]
     if settings.backend == "sqlite":
         return f"the store {settings.sqlite_path.resolve()} (LEDGER_DATA_DIR={settings.data_dir})"
     return f"the PostgreSQL store (schema {settings.postgres_schema or 'public'}, LEDGER_POSTGRES_DSN)"
 
 
+#: ``--server URL`` and ``--token`` of this invocation (``ledger/cli/root.py``), else ``LEDGER_SERVER`` and
+#: ``LEDGER_TOKEN``: the commands are then sent to that service (ledger/cli/remote.py).
+SERVER: ContextVar[tuple[str | None, str | None]] = ContextVar("ledger_cli_server", default=(None, None))
+
+
+def _server() -> tuple[str | None, str | None]:
+    server, token = SERVER.get()
+    return server or os.environ.get("LEDGER_SERVER") or None, token or os.environ.get("LEDGER_TOKEN") or None
+
+
 @contextmanager
 def ledger_app() -> Iterator[Ledger]:
-    """The ledger on the configured store; a ledger or rules error exits 2 naming its field."""
+    """The ledger on the configured store, or the service ``--server`` names; a ledger or rules error exits 2
+    naming its field."""
+    server, token = _server()
+    if server:
+        from ledger.cli.remote import Remote
+
+        remote = Remote(server, token)
+        running = _running.set(remote)  # type: ignore[arg-type]
+        try:
+            yield remote  # type: ignore[misc]
+        except (LedgerError, RulesError) as e:
+            err.print(error_text(str(e), getattr(e, "field", None)))
+            raise typer.Exit(2) from None
+        finally:
+            _running.reset(running)
+            remote.close()
+        return
     settings = Settings()
     fresh = settings.backend == "sqlite" and not settings.sqlite_path.exists()
     ledger = Ledger(settings)
