@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Annotated, Any, NoReturn, Optional
 from uuid import UUID
@@ -89,34 +89,19 @@ def store_name(settings: Settings) -> str:
     return f"the PostgreSQL store (schema {settings.postgres_schema or 'public'}, LEDGER_POSTGRES_DSN)"
 
 
-#: ``--server URL`` and ``--token`` of this invocation (``ledger/cli/root.py``), else ``LEDGER_SERVER`` and
-#: ``LEDGER_TOKEN``: the commands are then sent to that service (ledger/cli/remote.py).
-SERVER: ContextVar[tuple[str | None, str | None]] = ContextVar("ledger_cli_server", default=(None, None))
-
-
-def _server() -> tuple[str | None, str | None]:
-    server, token = SERVER.get()
-    return server or os.environ.get("LEDGER_SERVER") or None, token or os.environ.get("LEDGER_TOKEN") or None
+#: The served ledger of this invocation (``--server``, ledger/cli/root.py): the context that yields it
+#: (ledger/cli/remote.py ``connected``), else None: the local store.
+REMOTE: ContextVar[Callable[[], AbstractContextManager[Any]] | None] = ContextVar("ledger_cli_remote", default=None)
 
 
 @contextmanager
 def ledger_app() -> Iterator[Ledger]:
     """The ledger on the configured store, or the service ``--server`` names; a ledger or rules error exits 2
     naming its field."""
-    server, token = _server()
-    if server:
-        from ledger.cli.remote import Remote
-
-        remote = Remote(server, token)
-        running = _running.set(remote)  # type: ignore[arg-type]
-        try:
-            yield remote  # type: ignore[misc]
-        except (LedgerError, RulesError) as e:
-            err.print(error_text(str(e), getattr(e, "field", None)))
-            raise typer.Exit(2) from None
-        finally:
-            _running.reset(running)
-            remote.close()
+    connect = REMOTE.get()
+    if connect is not None:
+        with connect() as remote:
+            yield remote
         return
     settings = Settings()
     fresh = settings.backend == "sqlite" and not settings.sqlite_path.exists()

@@ -11,14 +11,18 @@ option is the local store's).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from types import SimpleNamespace
 from typing import Any
 from uuid import UUID
 
-import httpx
+import typer
 
+from ledger.cli import base
 from ledger.domain import commands as cmd
 from ledger.domain import errors
+from ledger.rules.core import RulesError
 
 #: Command → its route under ``/campaigns/{id}`` (None: ``/campaigns`` itself), and whether it sends a body.
 def _route(command: cmd.Command) -> tuple[str | None, bool]:
@@ -61,7 +65,9 @@ class _Event(SimpleNamespace):
 class Remote:
     """A served ledger, spoken to over HTTP with a token."""
 
-    def __init__(self, server: str, token: str | None, client: httpx.Client | None = None):
+    def __init__(self, server: str, token: str | None, client: Any = None):
+        import httpx  # here, not at import: every command line run loads this module, few talk to a server
+
         self.base = server.rstrip("/")
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.client = client or httpx.Client(base_url=self.base, headers=headers, timeout=30)
@@ -72,7 +78,7 @@ class Remote:
     def close(self) -> None:
         self.client.close()
 
-    def _answer(self, response: httpx.Response) -> Any:
+    def _answer(self, response: Any) -> Any:
         if response.status_code >= 400:
             try:
                 error = response.json()["error"]
@@ -88,6 +94,8 @@ class Remote:
         return response.json()
 
     def _post(self, path: str, body: dict[str, Any] | None, key: str | None) -> Any:
+        import httpx
+
         headers = {"Idempotency-Key": key} if key else {}
         try:
             response = self.client.post(path, json=body, headers=headers)
@@ -96,6 +104,8 @@ class Remote:
         return self._answer(response)
 
     def _get(self, path: str, **params: Any) -> Any:
+        import httpx
+
         try:
             response = self.client.get(path, params=params)
         except httpx.HTTPError as e:
@@ -134,3 +144,18 @@ class Remote:
         shown = self._get(f"/campaigns/{cid}/events", after=after, limit=limit or 500)
         return [_Event(position=e["position"], type=e["type"], data=e["payload"], context=e["context"])
                 for e in shown]
+
+
+@contextmanager
+def connected(server: str, token: str | None) -> Iterator[Remote]:
+    """``ledger_app`` for ``--server``: the served ledger; an error it answers exits 2 naming its field."""
+    remote = Remote(server, token)
+    running = base._running.set(remote)  # type: ignore[arg-type]  # ``emit`` says a write in words with it
+    try:
+        yield remote
+    except (errors.LedgerError, RulesError) as e:
+        base.err.print(base.error_text(str(e), getattr(e, "field", None)))
+        raise typer.Exit(2) from None
+    finally:
+        base._running.reset(running)
+        remote.close()

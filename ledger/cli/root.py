@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import sys
 
+from functools import partial
 from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli import access, base, audit, backup, campaigns, economy, export, map, projections, records, service, turns
+from ledger.cli import (access, audit, backup, base, campaigns, economy, export, map, projections, records, remote,
+                        service, turns)
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -29,7 +31,7 @@ def _remote(
         "--token", envvar="LEDGER_TOKEN", help="Your token on that server (a game master's, or the operator's)")]
     = None,
 ) -> None:
-    base.SERVER.set((server, token))
+    base.REMOTE.set(partial(remote.connected, server, token or None) if server else None)
 
 
 # Top-level commands, in the order `ledger --help` lists them.
