@@ -249,7 +249,8 @@ async def campaigns_page(request: Request):
             lambda: [ledger.campaign(caller.campaign)] if caller.campaign is not None else ledger.campaigns())
     except LedgerError as exc:
         return _error(request, exc)
-    return render(request, "campaigns.html", {"campaigns": [campaign_public(s) for s in states]})
+    return render(request, "campaigns.html", {"campaigns": [campaign_public(s) for s in states],
+                                              "may_create": may_write(caller.actor, "create_campaign")})
 
 
 @router.get("/campaigns/{campaign}", response_class=HTMLResponse)
@@ -257,7 +258,11 @@ async def campaign_page(request: Request, campaign: str):
     def work(ledger: Ledger, actor: Actor, cid: UUID) -> dict[str, Any]:
         reader = reads_for(request).reader
         state = deps.state_of(request, ledger, cid)  # the head _reader read
-        return {"c": campaign_public(state), "turns": reader.turns(cid, actor, state)}
+        # The links of what this reader may do (ledger/access.py's WRITES), and none of what ends on Forbidden.
+        may = {a: may_write(actor, a, state.settings) for a in ("record_ruling", "record_treasury", "open_turn",
+                                                                 "list_tokens")}
+        may["map"] = bool(map_forms.allowed(actor, state))
+        return {"c": campaign_public(state), "turns": reader.turns(cid, actor, state), "may": may}
 
     return await _page(request, campaign, "campaign.html", work)
 
@@ -520,7 +525,8 @@ def _map_page(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, Any] | 
     state = ledger.campaign(cid)
     return {"c": campaign_public(state), "forms": {k: map_forms.FORMS[k][0] for k in map_forms.allowed(actor, state)},
             "o": map_forms.options(ledger, state, actor), "posted": posted or {}, "failed": None,
-            "keys": {k: secrets.token_urlsafe(12) for k in map_forms.FORMS}, "held": map_forms.held(actor, state)}
+            "keys": {k: secrets.token_urlsafe(12) for k in map_forms.FORMS}, "held": map_forms.held(actor, state),
+            "may_ruling": may_write(actor, "record_ruling", state.settings)}
 
 
 @router.get("/campaigns/{campaign}/map", response_class=HTMLResponse)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from typing import Annotated, Any, NoReturn, Optional
 from uuid import UUID
@@ -81,15 +81,28 @@ def fail(field: str | None, message: str, code: int = 2) -> NoReturn:
 
 
 def store_name(settings: Settings) -> str:
-    """Where the events are, in words: the SQLite file (absolute) or the PostgreSQL database."""
+    """Where the events are, in words: the SQLite file (absolute), the PostgreSQL database, or the service."""
+    if getattr(settings, "server", None):
+        return f"the service {settings.server}"  # type: ignore[attr-defined]
     if settings.backend == "sqlite":
         return f"the store {settings.sqlite_path.resolve()} (LEDGER_DATA_DIR={settings.data_dir})"
     return f"the PostgreSQL store (schema {settings.postgres_schema or 'public'}, LEDGER_POSTGRES_DSN)"
 
 
+#: The served ledger of this invocation (``--server``, ledger/cli/root.py): the context that yields it
+#: (ledger/cli/remote.py ``connected``), else None: the local store.
+REMOTE: ContextVar[Callable[[], AbstractContextManager[Any]] | None] = ContextVar("ledger_cli_remote", default=None)
+
+
 @contextmanager
 def ledger_app() -> Iterator[Ledger]:
-    """The ledger on the configured store; a ledger or rules error exits 2 naming its field."""
+    """The ledger on the configured store, or the service ``--server`` names; a ledger or rules error exits 2
+    naming its field."""
+    connect = REMOTE.get()
+    if connect is not None:
+        with connect() as remote:
+            yield remote
+        return
     settings = Settings()
     fresh = settings.backend == "sqlite" and not settings.sqlite_path.exists()
     ledger = Ledger(settings)

@@ -9,13 +9,30 @@ from __future__ import annotations
 
 import sys
 
+from functools import partial
+from typing import Annotated, Optional
+
 import typer
 
-from ledger.cli import (access, audit, backup, campaigns, economy, export, income, map, projections, records, service,
-                        trade, turns)
+from ledger.cli import (access, audit, backup, base, campaigns, economy, export, income, map, projections, records,
+                        remote, service, trade, turns)
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
+
+
+
+@app.callback()
+def _remote(
+    server: Annotated[Optional[str], typer.Option(
+        "--server", envvar="LEDGER_SERVER", help="A served ledger's address (https://...): the commands are sent "
+                                                 "to it over HTTP instead of written into a local store")] = None,
+    token: Annotated[Optional[str], typer.Option(
+        "--token", envvar="LEDGER_TOKEN", help="Your token on that server (a game master's, or the operator's)")]
+    = None,
+) -> None:
+    base.REMOTE.set(partial(remote.connected, server, token or None) if server else None)
+
 
 # Top-level commands, in the order `ledger --help` lists them.
 for name, command in [

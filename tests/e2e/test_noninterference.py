@@ -226,6 +226,11 @@ ROUTES: dict[tuple[str, str], Cover] = {
         + [f"{UI}/places/Picardie?page=2"]),
     ("GET", "/ui/campaigns/{campaign}/charts"): read("/ui/campaigns/{campaign}/charts", lambda f: [f"{UI}/charts"]),
     ("GET", "/ui/campaigns/{campaign}/map"): read("/ui/campaigns/{campaign}/map", lambda f: [f"{UI}/map"]),
+    # The game master's pages (api/routes/gm_web.py): a player is refused them, in the same words in A and B.
+    ("GET", "/ui/new-campaign"): read("/ui/new-campaign", lambda f: ["/ui/new-campaign"]),
+    ("GET", "/ui/campaigns/{campaign}/gm"): read("/ui/campaigns/{campaign}/gm", lambda f: [f"{UI}/gm",
+                                                                                           f"{UI}/gm?recorded=3"]),
+    ("GET", "/ui/campaigns/{campaign}/tokens"): read("/ui/campaigns/{campaign}/tokens", lambda f: [f"{UI}/tokens"]),
     ("GET", "/ui/campaigns/{campaign}/rulings/new"): read(
         "/ui/campaigns/{campaign}/rulings/new",
         lambda f: [f"{UI}/rulings/new", f"{UI}/rulings/new?procedure=M13", f"{UI}/rulings/new?procedure=M19"]),
@@ -360,6 +365,17 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/ui/campaigns/{campaign}/income/confirm"): never(
         "/ui/campaigns/{campaign}/income/confirm", "game master: confirms the income (the income page)",
         {"position": "1", "countries": "all"}, form=True),
+    ("POST", "/ui/new-campaign"): never("/ui/new-campaign", "admin only: creates a campaign (the web form)",
+                                        {"slug": SLUG, "name": "again", "scenario": "sample"}, form=True),
+    ("POST", "/ui/campaigns/{campaign}/gm/{name}"): never(
+        "/ui/campaigns/{campaign}/gm/{name}", "game master: the desk's forms (turns, phases, treasury, settings)",
+        {"country": "FRA", "line": "A9", "amount": "5", "reason": "probe"}, form=True, name="treasury"),
+    ("POST", "/ui/campaigns/{campaign}/tokens/issue"): never(
+        "/ui/campaigns/{campaign}/tokens/issue", "game master: issues tokens (the web form)",
+        {"role": "observer", "holder": "spy"}, form=True),
+    ("POST", "/ui/campaigns/{campaign}/tokens/{token_id}/revoke"): never(
+        "/ui/campaigns/{campaign}/tokens/{token_id}/revoke", "game master: revokes tokens (the web form)",
+        {"reason": "probe"}, form=True, token_id="0123456789abcdef"),
     ("POST", "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish"): never(
         "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish", "game master: publishes sheets (the ERS page)",
         {"countries": "all"}, form=True, country="ENG", turn="1"),

@@ -61,6 +61,17 @@
     if (a && history.length > 1) { ev.preventDefault(); history.back(); }
   });
 
+  // A login link a game master handed out (/ui/login#token=...): the token sits after "#", which the browser
+  // never sends to the server; fill the form with it and take it out of the address bar and the history.
+  (function () {
+    var input = document.getElementById("token");
+    var m = /^#token=([A-Za-z0-9_\-]+)$/.exec(window.location.hash);
+    if (input && m) {
+      input.value = m[1];
+      history.replaceState(null, "", window.location.pathname + window.location.search);
+    }
+  })();
+
   window.addEventListener("popstate", function () {
     if (turnEl()) { load(window.location.pathname + window.location.search, false); }
   });
