@@ -65,6 +65,7 @@ WRITES = {
     ("trade", "centre"): "ChangeTradeCentre",
     ("trade", "establishment"): "ChangeEstablishment",
     ("trade", "mission"): "ChangeMission",
+    ("income", "confirm"): "ConfirmIncome",
 }
 #: The Ledger's shorthands for scripts and tests: the CLI calls none of them.
 SHORTHANDS = ("submit", "create_campaign", "open_turn", "close_turn", "close_phase", "roll", "record_manual_roll",
