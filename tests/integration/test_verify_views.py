@@ -12,7 +12,8 @@ import pytest
 
 from ledger.application import Ledger
 from ledger.domain.campaign import campaign_id
-from ledger.sample import GM, SLUG, ensure_sample
+from ledger.sample import FIXED_DICE, GM, SLUG, play_sample_turn
+from ledger.scenario import import_scenario, load_text
 from projections.runner import Projector
 from tests.conftest import raw_execute
 from tests.integration.test_cli import run
@@ -22,7 +23,9 @@ from tests.integration.test_cli import run
 def played(settings):
     ledger = Ledger(settings)
     try:
-        ensure_sample(ledger)  # turn 1 played: moves, a battle, markers, victory points
+        # Turn 1 played with the sample's fixed dice: moves, a battle won, markers, victory points awarded.
+        import_scenario(ledger, load_text("sample"), slug=SLUG, actor=GM)
+        play_sample_turn(ledger, FIXED_DICE)
         cid = campaign_id(SLUG)
         if not ledger.campaign(cid).turn_open:
             ledger.open_turn(cid)  # a checkpoint of the map and the victory at the TurnOpened
@@ -97,18 +100,37 @@ def test_a_rewritten_timeline_row_is_named(settings, played):
 def test_a_snapshot_the_service_ignores_is_reported(settings, played):
     table = "stored_snapshots" if settings.backend == "sqlite" else "ledger_snapshots"
     if settings.backend == "sqlite":
-        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), '\"turn_open\":true', "
-                              "'\"turn_open\":false') AS BLOB)")
+        raw_execute(settings, f"UPDATE {table} SET state = CAST(REPLACE(CAST(state AS TEXT), " +
+                              "'\"closed_at\":{', '\"closed_at\":{\"9\":1,') AS BLOB)")
     else:
         raw_execute(settings, f"UPDATE {table} SET state = convert_to(replace(convert_from(state, 'UTF8'), "
-                              "'\"turn_open\": true', '\"turn_open\": false'), 'UTF8')")
+                              "'\"closed_at\":{', '\"closed_at\":{\"9\":1,'), 'UTF8')")
     broken = run(settings, "verify", SLUG)
     assert broken.exit_code == 1 and "SNAPSHOT IGNORED" in broken.output, broken.output
     assert "intact:" in broken.output  # the chain itself holds
 
 
 def test_a_rewritten_award_of_victory_points_is_named(settings, played):
+    assert count_rows(settings, "proj_awards") >= 1  # the battle's award, to rewrite
     raw_execute(settings, "UPDATE proj_awards SET points = ? WHERE campaign = ?", ("50", str(played)))
     broken = run(settings, "verify", SLUG, "--views")
     assert broken.exit_code == 1 and "the award at position" in broken.output, broken.output
     assert "50 points" in broken.output
+
+
+def count_rows(settings, table: str) -> int:
+    import sqlite3
+
+    import psycopg
+
+    from tests.conftest import PG_DSN
+
+    if settings.backend == "sqlite":
+        conn = sqlite3.connect(settings.sqlite_path)
+        try:
+            return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+        finally:
+            conn.close()
+    with psycopg.connect(PG_DSN, autocommit=True) as conn:
+        conn.execute(f'SET search_path TO "{settings.postgres_schema}"')
+        return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
