@@ -77,6 +77,8 @@ ACTIONS: dict[str, str] = {
     "change_stack": "record a stack's new or lost units, a leader's arrival or departure",
     "start_siege": "record the start of a siege",
     "end_siege": "record the end of a siege (taken, lifted, relieved)",
+    "disband_stack": "take a stack off the map (disbanded), with its units and leaders",
+    "set_leader_values": "give a leader on the map the values printed on his counter",
 }
 
 

@@ -132,8 +132,11 @@ def command_of(name: str, form: dict[str, str], state: CampaignState, actor: Act
             fields.pop("forced_reason", None)
         elif not fields.get("forced_reason"):
             raise InvalidInput("forced_reason: say why the game master forces the move", field="forced_reason")
-    if name == "raise":  # leaders named only: their values come with "units and leaders" (arriving)
-        fields["leaders"] = [{"name": x} for x in fields.get("leaders") or ()]
+    if name == "raise":  # "Talbot:3/3/2/1": a leader and the values printed on his counter
+        try:
+            fields["leaders"] = [cmd.leader_counter(x) for x in fields.get("leaders") or ()]
+        except ValueError as e:
+            raise InvalidInput(f"leaders: {e}", field="leaders") from None
     if name == "marker" and form.get("remove") == "on":
         kind = cmd.RemoveMarker
     if name == "change" and (form.get("arriving.name") or "").strip():

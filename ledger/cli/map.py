@@ -9,9 +9,10 @@ from typing import Annotated, Optional
 import typer
 
 from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, fail, ledger_app, out, pair_of, record, scalar
-from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege,
+from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, DisbandStack,
+                                     EndSiege, SetLeaderValues,
                                      MakePeace, MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack,
-                                     StartSiege)
+                                     StartSiege, leader_counter)
 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
 ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
@@ -98,14 +99,10 @@ def map_raise(campaign: str, stack: str, country: str, location: str, units: Uni
 
 def _leader(text: str) -> dict[str, object]:
     """``"Talbot:3/3/2/1"``: a leader and the fire, shock, manoeuvre and siege printed on the counter."""
-    name, sep, values = text.rpartition(":") if ":" in text else (text, "", "")
-    if not sep:
-        return {"name": text.strip()}
-    parts = values.split("/")
-    if len(parts) != 4 or not all(p.strip().isdigit() for p in parts):
-        fail("--leader", f"{text!r}: a leader is NAME or NAME:FIRE/SHOCK/MANOEUVRE/SIEGE, e.g. \"Talbot:3/3/2/1\"")
-    fire, shock, manoeuvre, siege = (int(p) for p in parts)
-    return {"name": name.strip(), "fire": fire, "shock": shock, "manoeuvre": manoeuvre, "siege": siege}
+    try:
+        return leader_counter(text)
+    except ValueError as e:
+        fail("--leader", str(e))
 
 
 @map_app.command("split")
@@ -144,6 +141,25 @@ def map_leader_arrives(
               "departs": departs}
     record(campaign, ChangeStack, Actor(actor, "gm"), key, stack=stack, arriving=[given(**leader)],
            reason=reason or "leader arrives")
+
+
+@map_app.command("leader-values")
+def map_leader_values(campaign: str, leader: Annotated[str, typer.Argument(
+        help="NAME:FIRE/SHOCK/MANOEUVRE/SIEGE as printed on the counter, e.g. \"Talbot:3/3/2/1\"")],
+                      reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """Give a leader on the map the values printed on his counter (he stays where he is: no departure)."""
+    counter = _leader(leader)
+    if len(counter) == 1:
+        fail("leader", f"{leader!r}: give the values, NAME:FIRE/SHOCK/MANOEUVRE/SIEGE, e.g. \"Talbot:3/3/2/1\"")
+    name = counter.pop("name")
+    record(campaign, SetLeaderValues, Actor(actor, "gm"), key, **given(leader=name, values=counter, reason=reason))
+
+
+@map_app.command("disband")
+def map_disband(campaign: str, stack: str, reason: Annotated[str, typer.Option(help="Why it leaves the map")],
+                actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """STACK leaves the map with its units and leaders (a stack a battle destroys leaves by the ruling)."""
+    record(campaign, DisbandStack, Actor(actor, "gm"), key, stack=stack, reason=reason)
 
 
 @map_app.command("leader-leaves")
