@@ -33,6 +33,7 @@ from eventsourcing.utils import get_topic
 from ledger import chain as chainlib
 from ledger import dice as dicelib
 from ledger import merkle, positions
+from ledger import sequence
 from ledger.chain import (GENESIS, ChainReport, Expectation, NotCanonical, StoredRow, canonical_json, event_hash, hash_body,
                           verify_rows)
 from ledger.checkpoints import CheckpointError, load_signer, parse_note
@@ -669,6 +670,7 @@ class Ledger(Application[UUID]):
             vis = getattr(command, "visibility", None)
             for country in (vis.countries or ()) if vis is not None else ():
                 d.state.require_country(country, "visibility.countries")
+            sequence.check(d, command)  # the sequence of play, checked like the board (ledger/sequence.py)
             return use.run(d, command, **extra)
 
         result = self.execute(cid, actor, run, context=context.as_dict() if context is not None else None,

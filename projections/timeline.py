@@ -78,9 +78,18 @@ def _ruling(doc: dict[str, Any], d: dict[str, Any], ctx: dict[str, Any]) -> str:
 
 
 def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -> str:
-    """``ctx``: ``r.context`` when the caller already has it (a rebuild summarises every event)."""
+    """``ctx``: ``r.context`` when the caller already has it (a rebuild summarises every event). A command the
+    game master kept against the sequence of play (ledger/sequence.py) says so, with his reason."""
     if ctx is None:
         ctx = r.context
+    text = _summary(doc, r, ctx)
+    kept = ctx.get("out_of_sequence")
+    if isinstance(kept, dict) and kept.get("reason"):
+        text += f"; kept out of sequence by the game master: {kept['reason']} ({'; '.join(kept.get('refused') or ())})"
+    return text
+
+
+def _summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any]) -> str:
     t, d = r.type, r.data
     p = _prefix(ctx)
     if t == "CampaignCreated":

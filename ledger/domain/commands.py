@@ -137,6 +137,9 @@ class Context(Model):
     stacks: dict[Name, Name] | None = Field(default=None, max_length=12,
                                             examples=[{"attacker": "ENG-1", "defender": "FRA-1"}],
                                             description="The ruling's roles (attacker, moving stack...) → stack ids")
+    out_of_sequence: Text | None = Field(
+        default=None, examples=["the interception was forgotten in the military phase"],
+        description="Game master: keep the command although the sequence of play refuses it (why); recorded")
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.model_dump().items() if v is not None}
@@ -259,6 +262,9 @@ class CloseTurn(Command):
 
     action: ClassVar[str] = "close_turn"
     turn: Turn
+    out_of_sequence: Text | None = Field(
+        default=None, examples=["the peace and interphase were played at the table, not recorded"],
+        description="Game master: close the turn although some of its phases are not closed (why); recorded")
 
 
 class ClosePhase(Command):

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ledger import sequence
 from ledger.board import did_you_mean, load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
@@ -157,6 +158,8 @@ def move_stack(d: Draft, c: cmd.MoveStack) -> dict[str, Any]:
     if at != c.origin:
         refused.append(("origin", f"{c.stack} is in {at}, not in {c.origin}"))
     refused += _step_refusals(s, c, naval)
+    refused += sequence.not_at_war(d.state, s, _military(d), c.stack, c.path(),
+                                   [_step_field(i, c) for i in range(len(c.via) + 1)])
     if refused and c.forced_reason is None:
         fld, message = refused[0]
         error = StateConflict if fld == "origin" else InvalidInput

@@ -13,7 +13,7 @@ import pytest
 
 from ledger.domain import commands as cmd
 from ledger.domain.errors import InvalidInput, StateConflict
-from ledger.sample import GM
+from ledger.sample import GM, reach_phase
 from projections import corrections
 from projections import map as map_model
 from projections.read import records
@@ -27,6 +27,7 @@ def cid(ledger):
     cid = sample(ledger)
     if not ledger.campaign(cid).turn_open:
         ledger.open_turn(cid, actor=GM)
+    reach_phase(ledger, cid, "military")  # battles and moves are the military phase's
     return cid
 
 
