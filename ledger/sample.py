@@ -9,7 +9,7 @@ views, the replay and the audit tools have something true to show: M2 starting
 round, M8 campaign choice, a land interception (M14) at Picardie, a blockade
 escape (M13), a battle (M19), a treasury entry, exceptional taxes (E1), map
 commands, each in its phase of the sequence of play (the phases closed in order); then turn 1 closes and
-turn 2 opens. Idempotency keys make it safe to
+turn 2 opens, at its military phase (nothing happens in its events, diplomacy and incomes phases). Idempotency keys make it safe to
 run twice.
 """
 
@@ -102,6 +102,9 @@ def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = N
         ledger.close_phase(cid, phase, actor=GM, idempotency_key=k + f"close-{phase}-1")
     ledger.close_turn(cid, turn=1, actor=GM, idempotency_key=k + "close-1")
     ledger.open_turn(cid, actor=GM, idempotency_key=k + "turn-2")
+    # Nothing happens in turn 2's events, diplomacy and incomes phases: the sample stops at its military phase.
+    for phase in ("events", "diplomacy", "incomes"):
+        ledger.close_phase(cid, phase, actor=GM, idempotency_key=k + f"close-{phase}-2")
 
 
 def reach_phase(ledger: Ledger, cid, phase: str, actor: Actor = GM) -> None:

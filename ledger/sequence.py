@@ -121,9 +121,9 @@ def check(d: Any, command: Any) -> None:
     state = d.state
     kind = EVENT_OF.get(name)
     found: list[str] = []
-    if kind is not None and state.turn_open:
-        found = refusals(state.ruleset, state.turn, state.phases_closed, kind, getattr(command, "procedure", None),
-                         getattr(context, "phase", None))
+    if state.turn_open:  # a command of no listed phase is still checked against the phase its context names
+        found = refusals(state.ruleset, state.turn, state.phases_closed, kind or name,
+                         getattr(command, "procedure", None), getattr(context, "phase", None))
     if not found:
         if reason is not None:
             raise InvalidInput("the sequence of play refuses nothing here: no reason to keep it is needed",
@@ -180,10 +180,10 @@ def audit(ledger: Any, cid: Any) -> list[dict[str, Any]]:
     for e in ledger.history(cid):
         before, state = state, project_campaign(state, [e])
         kind = type(e).__name__
-        if before is None or not before.turn_open or (kind not in PHASES_OF and kind not in (
-                "RulingRecorded", "TurnClosed")):
-            continue
         context = e.context or {}
+        if before is None or not before.turn_open or (kind not in PHASES_OF and kind not in (
+                "RulingRecorded", "TurnClosed") and context.get("phase") not in PHASES):
+            continue
         found = refusals(before.ruleset, before.turn, before.phases_closed, kind, getattr(e, "procedure", None),
                          context.get("phase"))
         kept = (context.get(KEEP) or {}).get("reason")

@@ -17,6 +17,13 @@ from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
 ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
 UnitsOpt = Annotated[Optional[list[str]], typer.Option("--units", help="UNIT=N, e.g. LD=3; repeat for each type")]
+SequenceOpt = Annotated[Optional[str], typer.Option(
+    "--out-of-sequence", help="Game master: keep it although the sequence of play refuses it (why; recorded)")]
+
+
+def kept(reason: str | None) -> dict[str, object]:
+    """The context of a command the game master keeps out of sequence (nothing when no reason is given)."""
+    return {"context": {"out_of_sequence": reason}} if reason is not None else {}
 
 
 def given(**fields: object) -> dict[str, object]:
@@ -39,12 +46,14 @@ def map_move(
     reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "movement",
     forced_reason: Annotated[Optional[str], typer.Option(
         help="Record the move although the board or the map refuses a step (game master; recorded as forced)")] = None,
+    out_of_sequence: SequenceOpt = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
-    """Move STACK from ORIGIN to DESTINATION; each step must share a border on the board."""
+    """Move STACK from ORIGIN to DESTINATION; each step must share a border on the board, and enter a province of
+    the stack's country or of one it is at war with."""
     record(campaign, MoveStack, Actor(actor, "gm"), key, **given(stack=stack, origin=origin, via=via or [], destination=destination,
-                                           reason=reason, forced_reason=forced_reason))
+                                           reason=reason, forced_reason=forced_reason), **kept(out_of_sequence))
 
 
 @map_app.command("owner")
@@ -170,36 +179,40 @@ def map_leader_leaves(campaign: str, stack: str, name: str, reason: ReasonOpt = 
 
 
 @map_app.command("siege")
-def map_siege(campaign: str, province: str, besiegers: list[str], reason: ReasonOpt = None, actor: ActorOpt = "gm",
-              key: KeyOpt = None) -> None:
+def map_siege(campaign: str, province: str, besiegers: list[str], reason: ReasonOpt = None,
+              out_of_sequence: SequenceOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """A siege of PROVINCE begins, by the stacks BESIEGERS (each in the province)."""
-    record(campaign, StartSiege, Actor(actor, "gm"), key, **given(province=province, besiegers=besiegers, reason=reason))
+    record(campaign, StartSiege, Actor(actor, "gm"), key, **given(province=province, besiegers=besiegers, reason=reason), **kept(out_of_sequence))
 
 
 @map_app.command("siege-end")
 def map_siege_end(campaign: str, province: str,
                   outcome: Annotated[str, typer.Argument(help="taken, lifted or relieved")],
-                  reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+                  reason: ReasonOpt = None, out_of_sequence: SequenceOpt = None, actor: ActorOpt = "gm",
+                  key: KeyOpt = None) -> None:
     """The siege of PROVINCE is over: taken, lifted or relieved (control is its own command: map control)."""
-    record(campaign, EndSiege, Actor(actor, "gm"), key, **given(province=province, outcome=outcome, reason=reason))
+    record(campaign, EndSiege, Actor(actor, "gm"), key, **given(province=province, outcome=outcome, reason=reason), **kept(out_of_sequence))
 
 
 @map_app.command("war")
 def map_war(campaign: str,
             attackers: Annotated[list[str], typer.Option("--attacker", help="A country that declares; repeat")],
             defenders: Annotated[list[str], typer.Option("--defender", help="A country at war with them; repeat")],
-            reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+            reason: ReasonOpt = None, out_of_sequence: SequenceOpt = None, actor: ActorOpt = "gm",
+            key: KeyOpt = None) -> None:
     """Declare war: --attacker ENG --defender FRA."""
-    record(campaign, DeclareWar, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason))
+    record(campaign, DeclareWar, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason), **kept(out_of_sequence))
 
 
 @map_app.command("peace")
 def map_peace(campaign: str,
               attackers: Annotated[list[str], typer.Option("--attacker", help="A country of the war's attackers")],
               defenders: Annotated[list[str], typer.Option("--defender", help="A country of its defenders")],
-              reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+              reason: ReasonOpt = None, out_of_sequence: SequenceOpt = None, actor: ActorOpt = "gm",
+              key: KeyOpt = None) -> None:
     """Peace ends the war of --attacker ENG against --defender FRA (the sides as declared)."""
-    record(campaign, MakePeace, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason))
+    record(campaign, MakePeace, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason),
+           **kept(out_of_sequence))
 
 
 @map_app.command("svg")
