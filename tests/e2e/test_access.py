@@ -18,6 +18,7 @@ from ledger import tokens
 from ledger.domain.commands import RevealEvent
 from ledger.application import Actor
 from ledger.config import Settings
+from ledger.sample import close_open_phases
 
 ADMIN = "admin-secret-for-tests"
 SYSTEM = Actor("setup", "gm")
@@ -57,6 +58,7 @@ def world(settings, ledger):
             "other": issue(ledger, other, "gm"), "admin": ADMIN, "none": None, "bad": "lt_" + "0" * 32 + "_nope"}
     ledger.open_turn(own, actor=SYSTEM)
     ledger.roll(own, purpose="turn 1 roll", actor=SYSTEM)
+    close_open_phases(ledger, own)  # the turn closes after its eight phases
     ledger.close_turn(own, actor=SYSTEM)
     ledger.open_turn(own, actor=SYSTEM)
     hidden = ledger.roll(own, purpose="secret", actor=SYSTEM, vis={"scope": "gm"}).events[0]["position"]

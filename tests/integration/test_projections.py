@@ -14,6 +14,7 @@ from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 from projections import replay
 from projections.runner import Projector
+from ledger.sample import close_open_phases
 
 
 def sample(ledger, slug="sample"):
@@ -225,6 +226,7 @@ def play(ledger, cid, commands, data):
                 manual_dice=[[10], [1], [10], [1], [10]],
                 context={"where": "Picardie", "stacks": {"attacker": "ENG-1", "defender": "FRA-1"}}, actor=GM)
         elif c == "close":
+            close_open_phases(ledger, cid)  # the turn closes after its eight phases
             ledger.close_turn(cid, actor=GM)
 
 
