@@ -10,11 +10,10 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker, RemoveMarker
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import InvalidInput
-from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.sample import FIXED_DICE, GM, close_open_phases, play_sample_turn, reach_phase
 from ledger.scenario import import_scenario, load_text
 from projections import replay
 from projections.runner import Projector
-from ledger.sample import close_open_phases
 
 
 def sample(ledger, slug="sample"):
@@ -80,6 +79,7 @@ def test_an_interception_of_a_stack_split_off_names_its_country_as_the_replay_to
 
     cid, _ = import_scenario(ledger, load_text("sample"), slug="split-timeline", actor=GM)
     ledger.open_turn(cid, actor=GM)
+    reach_phase(ledger, cid, "military")  # an interception is the military phase's
     ledger.handle(cid, SplitStack(stack="ENG-1", new_stack="ENG-7", units={"LD": 1}), actor=GM)
     kept = {"target_man": "the leader's value as played at the table"}
     ledger.record_ruling(cid, procedure="M14", inputs={"interceptor_man": 4, "target_man": 3,
@@ -192,6 +192,9 @@ def play(ledger, cid, commands, data):
         state = ledger.campaign(cid)
         if not state.turn_open:
             ledger.open_turn(cid, actor=GM)
+            reach_phase(ledger, cid, "military")  # moves and battles are the military phase's
+        if c in ("move", "m14", "m19") and not {"ENG-1", "FRA-1"} <= set(ledger.campaign(cid).stacks):
+            continue  # a battle destroyed one of them: it left the map
         if c == "move":
             # Any move, board or not: what is tested is the views, so the game master forces it.
             ledger.submit(cid, MoveStack, stack=data.draw(st.sampled_from(["ENG-1", "FRA-1"])), origin="Kent",

@@ -164,3 +164,33 @@ def test_a_reason_where_nothing_is_refused_is_refused(ledger):
     e = refused(ledger, cid, cmd.MoveStack(stack="ENG-1", origin="Kent", destination="Wessex",
                                           context=cmd.Context(out_of_sequence="just in case")), error=InvalidInput)
     assert e.field == "context.out_of_sequence" and "refuses nothing here" in e.message
+
+
+def test_over_http_a_turn_with_open_phases_is_refused_then_closed_with_the_game_masters_reason(settings, ledger):
+    from tests.e2e.test_commands_http import client
+
+    cid = campaign(ledger)
+    slug = ledger.campaign(cid).slug
+    with client(settings, ledger) as http:
+        r = http.post(f"/campaigns/{slug}/turns/1/close")
+        assert r.status_code == 409 and r.json()["error"]["field"] == "out_of_sequence", r.text
+        assert "turn 1 closes after its eight phases" in r.json()["error"]["message"]
+        r = http.post(f"/campaigns/{slug}/turns/1/close", json={"out_of_sequence": "played at the table"})
+        assert r.status_code == 200, r.text
+    assert not ledger.campaign(cid).turn_open
+
+
+def test_recompute_says_what_the_sequence_of_play_refused_and_who_kept_it(settings, ledger):
+    from tests.integration.test_cli import run
+
+    cid = campaign(ledger)
+    ledger.handle(cid, cmd.CloseTurn(turn=1, out_of_sequence="the peace was played at the table"), actor=GM)
+    slug = ledger.campaign(cid).slug
+    ledger.close()
+    said = run(settings, "recompute", slug)
+    flat = " ".join(said.output.split())
+    assert said.exit_code == 0, said.output
+    assert "TurnClosed: turn 1 closes after its eight phases" in flat
+    assert "kept by the game master: the peace was played at the table" in flat
+    assert "against the sequence of play: 1 event(s) out of sequence, 1 kept by the game master with a reason, 0 not" \
+        in flat
