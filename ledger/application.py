@@ -670,8 +670,11 @@ class Ledger(Application[UUID]):
             vis = getattr(command, "visibility", None)
             for country in (vis.countries or ()) if vis is not None else ():
                 d.state.require_country(country, "visibility.countries")
-            sequence.check(d, command)  # the sequence of play, checked like the board (ledger/sequence.py)
-            return use.run(d, command, **extra)
+            data = use.run(d, command, **extra)
+            # The sequence of play, checked like the board (ledger/sequence.py), once the command's own checks
+            # (names, the board) have spoken: a refusal here discards what the use case drafted.
+            sequence.check(d, command)
+            return data
 
         result = self.execute(cid, actor, run, context=context.as_dict() if context is not None else None,
                               idempotency_key=idempotency_key, creating=use.creating,
