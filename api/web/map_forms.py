@@ -76,7 +76,7 @@ def held(actor: Actor, state: CampaignState) -> list[dict[str, Any]]:
 
 def error_field(field: str | None) -> str:
     """The form field an error names: ``via[1]`` → ``via``, ``arriving[0].name`` → ``arriving.name``."""
-    return _INDEX.sub("", field or "")
+    return _INDEX.sub("", field or "").removeprefix("context.")
 
 
 def _int(form: dict[str, str], name: str) -> int | None:
@@ -124,6 +124,9 @@ def command_of(name: str, form: dict[str, str], state: CampaignState, actor: Act
         fields["units"] = _units(form)
     if "visibility" in kind.model_fields:
         fields["visibility"] = visibility_of(form)
+    kept = (form.get("out_of_sequence") or "").strip()
+    if kept and "context" in kind.model_fields:  # the game master keeps it out of the sequence of play
+        fields["context"] = {"out_of_sequence": kept}
     if name == "move":
         stacks = sight.seen(state, actor)[0]
         if "origin" not in fields and fields.get("stack") in stacks:
