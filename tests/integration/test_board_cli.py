@@ -76,7 +76,8 @@ def test_a_turn_of_moves_a_battle_and_a_siege_is_recorded_from_the_cli_without_j
         ("map", "siege-end", "corner", "Picardie", "taken"),
         ("map", "control", "corner", "Picardie", "ENG", "--previous", "FRA", "--reason", "the town fell"),
         ("map", "merge", "corner", "ENG-1", "ENG-2"),
-        ("map", "peace", "corner", "--attacker", "ENG", "--defender", "FRA", "--reason", "treaty"),
+        ("map", "peace", "corner", "--attacker", "ENG", "--defender", "FRA", "--reason", "treaty",
+         "--out-of-sequence", "made in the military phase: the command line is under test, not the phase"),
     ]
     for args in steps:
         r = run(settings, *args)
