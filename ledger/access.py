@@ -84,6 +84,8 @@ ACTIONS: dict[str, str] = {
     "change_trade_centre": "record who holds a trade centre, and where",
     "change_establishment": "record a country's colony or trading post in the rest of the world (level, exploits)",
     "change_mission": "record a country's mission founded or gone in the rest of the world",
+    "disband_stack": "take a stack off the map (disbanded), with its units and leaders",
+    "set_leader_values": "give a leader on the map the values printed on his counter",
 }
 
 

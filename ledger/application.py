@@ -35,6 +35,7 @@ from eventsourcing.utils import get_topic
 from ledger import chain as chainlib
 from ledger import dice as dicelib
 from ledger import merkle, positions
+from ledger import sequence
 from ledger.chain import (GENESIS, ChainReport, Expectation, NotCanonical, StoredRow, canonical_json, event_hash, hash_body,
                           verify_rows)
 from ledger.checkpoints import CheckpointError, load_signer, parse_note
@@ -681,7 +682,11 @@ class Ledger(Application[UUID]):
             vis = getattr(command, "visibility", None)
             for country in (vis.countries or ()) if vis is not None else ():
                 d.state.require_country(country, "visibility.countries")
-            return use.run(d, command, **extra)
+            data = use.run(d, command, **extra)
+            # The sequence of play, checked like the board (ledger/sequence.py), once the command's own checks
+            # (names, the board) have spoken: a refusal here discards what the use case drafted.
+            sequence.check(d, command)
+            return data
 
         result = self.execute(cid, actor, run, context=context.as_dict() if context is not None else None,
                               idempotency_key=idempotency_key, creating=use.creating,

@@ -8,7 +8,8 @@ Every step goes through the real use cases and resolvers (server dice), so the
 views, the replay and the audit tools have something true to show: M2 starting
 round, M8 campaign choice, a land interception (M14) at Picardie, a blockade
 escape (M13), a battle (M19), a treasury entry, exceptional taxes (E1), map
-commands; then turn 1 closes and turn 2 opens. Idempotency keys make it safe to
+commands, each in its phase of the sequence of play (the phases closed in order); then turn 1 closes and
+turn 2 opens, at its military phase (nothing happens in its events, diplomacy and incomes phases). Idempotency keys make it safe to
 run twice.
 """
 
@@ -57,6 +58,10 @@ def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = N
                              manual_dice=dice.get(procedure), idempotency_key=k + key)
 
     ledger.open_turn(cid, actor=GM, idempotency_key=k + "turn-1")
+    # The sequence of play (ledger/sequence.py): nothing happens in the events, diplomacy and incomes phases of
+    # this turn; the war of ENG against FRA is the scenario's.
+    for phase in ("events", "diplomacy", "incomes"):
+        ledger.close_phase(cid, phase, actor=GM, idempotency_key=k + f"close-{phase}-1")
     military = {"phase": "military"}
     ruling("M2", {"poor_weather": False}, military, "m2")
     s2_eng = {"phase": "military", "round": "S2", "impulse": "ENG"}
@@ -90,6 +95,34 @@ def play_sample_turn(ledger: Ledger, dice: dict[str, list[list[int]]] | None = N
     ledger.submit(cid, ChangeControl, province="Picardie", controller="ENG", previous="FRA",
                       reason="ENG-1 holds the open country of Picardie", actor=GM, context=s2_fra,
                       idempotency_key=k + "control")
-    ruling("E1", {"country": "FRA", "adm": 5, "stability": 0}, {"phase": "economic"}, "e1")
+    for phase in ("military", "redeployment"):
+        ledger.close_phase(cid, phase, actor=GM, idempotency_key=k + f"close-{phase}-1")
+    ruling("E1", {"country": "FRA", "adm": 5, "stability": 0}, {"phase": "exchequer"}, "e1")
+    for phase in ("exchequer", "peace", "interphase"):
+        ledger.close_phase(cid, phase, actor=GM, idempotency_key=k + f"close-{phase}-1")
     ledger.close_turn(cid, turn=1, actor=GM, idempotency_key=k + "close-1")
     ledger.open_turn(cid, actor=GM, idempotency_key=k + "turn-2")
+    # Nothing happens in turn 2's events, diplomacy and incomes phases: the sample stops at its military phase.
+    for phase in ("events", "diplomacy", "incomes"):
+        ledger.close_phase(cid, phase, actor=GM, idempotency_key=k + f"close-{phase}-2")
+
+
+def reach_phase(ledger: Ledger, cid, phase: str, actor: Actor = GM) -> None:
+    """Close the open turn's phases before ``phase``, in order (those already closed stay so): the sequence of
+    play (ledger/sequence.py) then accepts what belongs to ``phase``."""
+    from ledger.domain.commands import PHASES
+
+    closed = ledger.campaign(cid).phases_closed
+    for earlier in PHASES[:PHASES.index(phase)]:
+        if earlier not in closed:
+            ledger.close_phase(cid, earlier, actor=actor)
+
+
+def close_open_phases(ledger: Ledger, cid, actor: Actor = GM) -> None:
+    """Close every phase of the open turn still open, in order, so that the turn may close."""
+    from ledger.domain.commands import PHASES
+
+    closed = ledger.campaign(cid).phases_closed
+    for phase in PHASES:
+        if phase not in closed:
+            ledger.close_phase(cid, phase, actor=actor)

@@ -54,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
+from ledger.sample import reach_phase  # noqa: E402
 from ops.results import Results, add_option  # noqa: E402
 
 GM = Actor("bench-gm", "gm")
@@ -77,6 +78,7 @@ def new_campaign(app: Ledger) -> uuid.UUID:
     cid = uuid.UUID(app.create_campaign(slug=f"bench-{uuid.uuid4().hex[:8]}", name="bench", ruleset="eu",
                                         countries=COUNTRIES, actor=GM).data["id"])
     app.open_turn(cid, actor=GM)
+    reach_phase(app, cid, "military")  # M13 is the military phase's (the sequence of play)
     return cid
 
 

@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
+from ledger.sample import reach_phase  # noqa: E402
 
 GM = Actor("bench", "gm")
 INPUTS = {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd": 4, "blockader_nd": 6,
@@ -46,6 +47,7 @@ def ledger_on(settings: Settings) -> tuple[Ledger, uuid.UUID]:
     cid = uuid.UUID(app.create_campaign(slug=slug, name="bench", ruleset="eu", countries=["ENG", "FRA"],
                                         actor=GM).data["id"])
     app.open_turn(cid, actor=GM)
+    reach_phase(app, cid, "military")  # M13 is the military phase's (the sequence of play)
     return app, cid
 
 

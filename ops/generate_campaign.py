@@ -22,12 +22,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker, RemoveMarker  # noqa: E402
+from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker, RaiseStack, RemoveMarker  # noqa: E402
 from ledger import board_facts  # noqa: E402
 from ledger.application import Actor, Ledger  # noqa: E402
 from ledger.config import Settings  # noqa: E402
 from ledger.rules.core import Die, get_ruleset  # noqa: E402
 from ledger.scenario import import_scenario, load_text, normalise, parse  # noqa: E402
+from ledger.sample import close_open_phases, reach_phase  # noqa: E402
 
 GM = Actor("gm", "gm")
 # The 8-player variant's majors: the sample's England and France, and six more without provinces on the sample's
@@ -97,6 +98,7 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
     while head < events:
         ledger.open_turn(cid, actor=GM)
         turn += 1
+        reach_phase(ledger, cid, "military")  # the sequence of play: nothing in events, diplomacy, incomes
         ruling("M2", {"poor_weather": False}, {"phase": "military"}, 1)
         start = ledger.campaign(cid).version
         while ledger.campaign(cid).version - start < turn_size and ledger.campaign(cid).version < events - 2:
@@ -137,13 +139,19 @@ def generate(ledger: Ledger, slug: str, events: int, seed: int, turn_size: int =
                 other = "FRA" if country == "ENG" else "ENG"
                 ruling("M19", battle(country, other, rng, location[f"{other}-1"]), {**ctx, "where": location[f"{other}-1"],
                        "stacks": {"attacker": f"{country}-1", "defender": f"{other}-1"}})
+                for sid in ("ENG-1", "FRA-1"):  # a side the battle destroyed left the map: a new army is raised
+                    if sid not in ledger.campaign(cid).stacks:
+                        ledger.submit(cid, RaiseStack, stack=sid, country=sid[:3], location=location[sid],
+                                      units={"LD": rng.randint(4, 8)}, reason="a new army", actor=GM, context=ctx)
             else:
                 ruling("M13", {"direction": "exit", "moving_man": rng.randint(0, 4), "blockader_man": rng.randint(0, 4),
                                "moving_nd": rng.randint(1, 8), "blockader_nd": rng.randint(1, 8),
                                "blockader_all_nwd": True, "blockader_technology": "GAL"},
                        {**ctx, "where": location["ENG-F1"], "stacks": {"moving stack": "ENG-F1"}}, 1)
+        reach_phase(ledger, cid, "exchequer")
         for who in COUNTRIES:
-            ruling("E1", {"country": who, "adm": rng.randint(0, 9), "stability": 0}, {"phase": "economic"}, 1)
+            ruling("E1", {"country": who, "adm": rng.randint(0, 9), "stability": 0}, {"phase": "exchequer"}, 1)
+        close_open_phases(ledger, cid)
         ledger.close_turn(cid, actor=GM)
         head = ledger.campaign(cid).version
         if progress:

@@ -376,6 +376,7 @@ def _make_campaigns(env: dict[str, str], indices: list[int], events: int, turn_s
     from ledger.application import Ledger
     from ledger.domain.campaign import campaign_id
     from ledger.domain.commands import ChangeSettings
+    from ledger.sample import reach_phase
 
     ledger = Ledger(_settings(env))
     made = []
@@ -386,6 +387,7 @@ def _make_campaigns(env: dict[str, str], indices: list[int], events: int, turn_s
             cid = campaign_id(slug)
             turns = ledger.campaign(cid).turn  # every turn so far is closed
             ledger.open_turn(cid, actor=GM)
+            reach_phase(ledger, cid, "military")  # the load's moves and rulings are the military phase's
             may_move = i % 2 == 0
             if may_move:
                 ledger.submit(cid, ChangeSettings, settings={"players_may_move": True},

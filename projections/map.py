@@ -120,6 +120,11 @@ def _effect(doc: dict[str, Any], r: Record, e: dict[str, Any], ctx: dict[str, An
         if stack and e["target"] in stack["leaders"]:
             stack["leaders"].remove(e["target"])
         leader["stack"] = None
+    elif kind == "stack_destroyed":
+        stack = _stack_of(doc, e.get("target"), ctx)
+        if stack is None:
+            return _unplaced(doc, r, e)
+        _off_map(doc, stack, "destroyed")
     elif kind == "discovery":
         country, zone = e.get("country"), e.get("target")
         if not country or not zone:
@@ -205,6 +210,33 @@ def apply(doc: dict[str, Any], r: Record) -> None:
             _effect(doc, r, e, ctx)
 
 
+def _off_map(doc: dict[str, Any], sid: str, how: str) -> None:
+    """A stack leaves the map (destroyed by a ruling, disbanded), as on the write side (ledger/domain/forces.py):
+    its leaders are left without a stack, its part in a siege ends. A correction of the event folds the map
+    again without it (projections/corrections.py), so the stack is back."""
+    stack = doc["stacks"].pop(sid, None)
+    if stack is None:
+        return
+    for name in stack["leaders"]:
+        if name in doc["leaders"]:
+            doc["leaders"][name].update(stack=None, status=f"stack {how}")
+    for place, siege in list(doc["sieges"].items()):
+        if sid in siege.get("besiegers", ()):
+            siege["besiegers"] = [b for b in siege["besiegers"] if b != sid]
+            if not siege["besiegers"] and not siege.get("siegeworks"):
+                doc["sieges"].pop(place)
+
+
+def _disbanded(doc: dict[str, Any], r: Record) -> None:
+    _off_map(doc, r.data["stack"], "disbanded")
+
+
+def _leader_values(doc: dict[str, Any], r: Record) -> None:
+    leader = doc["leaders"].get(r.data["leader"])
+    if leader is not None:
+        leader["values"] = {**leader.get("values", {}), **r.data["values"]}
+
+
 def _raised(doc: dict[str, Any], r: Record) -> None:
     d = r.data
     doc["stacks"][d["stack"]] = {"country": d["country"], "location": d["location"], "units": dict(d["units"]),
@@ -272,7 +304,8 @@ def _change(doc: dict[str, Any], r: Record) -> None:
 #: decodes no other (projections/runner.py: a ruling's ``steps`` alone are two thirds of its bytes).
 RULING_READS = frozenset({"effects", "outcome", "summary", "inputs.action"})
 
-STACK_EVENTS = {"StackRaised": _raised, "StackSplit": _split, "StacksMerged": _merge, "StackChanged": _change}
+STACK_EVENTS = {"StackRaised": _raised, "StackSplit": _split, "StacksMerged": _merge, "StackChanged": _change,
+                "StackDisbanded": _disbanded, "LeaderValuesChanged": _leader_values}
 
 
 def _siege_ruling(doc: dict[str, Any], r: Record, ruling: dict[str, Any], ctx: dict[str, Any]) -> None:

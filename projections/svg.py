@@ -114,7 +114,7 @@ def _changes(record: Record | None) -> tuple[list[str], set[str], str | None]:
         return [], {d["location"]}, d["new_stack"]
     if record.type == "StackRaised":
         return [], {d["location"]}, d["stack"]
-    if record.type in ("StacksMerged", "StackChanged"):
+    if record.type in ("StacksMerged", "StackChanged", "StackDisbanded"):
         return [], {d["location"]} if d.get("location") else set(), d["stack"]
     if record.type == "RulingRecorded":
         where = (record.context or {}).get("where")

@@ -70,13 +70,26 @@ def _ruling(doc: dict[str, Any], d: dict[str, Any], ctx: dict[str, Any]) -> str:
         return _interception(doc, ruling, ctx)
     text = ruling.get("summary") or ruling.get("title") or ""
     where = f" at {ctx['where']}" if ctx.get("where") else ""
-    return f"{d['procedure']} {ruling.get('title', '')}{where}: {text}"
+    roles = ctx.get("stacks") or {}
+    gone = [roles.get(e.get("target"), e.get("target")) for e in ruling.get("effects") or ()
+            if e.get("kind") == "stack_destroyed" and e.get("target")]
+    off = f"; stack {', '.join(gone)} destroyed: off the map" if gone else ""
+    return f"{d['procedure']} {ruling.get('title', '')}{where}: {text}{off}"
 
 
 def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -> str:
-    """``ctx``: ``r.context`` when the caller already has it (a rebuild summarises every event)."""
+    """``ctx``: ``r.context`` when the caller already has it (a rebuild summarises every event). A command the
+    game master kept against the sequence of play (ledger/sequence.py) says so, with his reason."""
     if ctx is None:
         ctx = r.context
+    text = _summary(doc, r, ctx)
+    kept = ctx.get("out_of_sequence")
+    if isinstance(kept, dict) and kept.get("reason"):
+        text += f"; kept out of sequence by the game master: {kept['reason']} ({'; '.join(kept.get('refused') or ())})"
+    return text
+
+
+def _summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any]) -> str:
     t, d = r.type, r.data
     p = _prefix(ctx)
     if t == "CampaignCreated":
@@ -153,6 +166,15 @@ def summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any] | None = None) -
                   for a in d["arrived"]]
         parts += [f"{name} leaves the game" for name in d["departed"]]
         return f"{p}stack {d['stack']}: {'; '.join(parts)} in turn {d['turn']} ({d['reason']})"
+    if t == "StackDisbanded":
+        parts = ([units(d["units"])] if d["units"] else []) + list(d["leaders"])
+        return (f"{p}stack {d['stack']} leaves the map in {d['location']}"
+                + (f" with {', '.join(parts)}" if parts else "") + f" ({d['reason']})")
+    if t == "LeaderValuesChanged":
+        values = "/".join(str(d["values"].get(k, "·")) for k in ("fire", "shock", "manoeuvre", "siege"))
+        was = "/".join(str(d["previous"].get(k, "·")) for k in ("fire", "shock", "manoeuvre", "siege"))
+        return (f"{p}{d['leader']} ({d['stack']}): fire/shock/manoeuvre/siege {values}, was {was} "
+                f"({d['reason']})")
     if t == "SiegeStarted":
         return f"{p}siege of {d['province']} begins, besieged by {', '.join(d['besiegers'])} ({d['reason']})"
     if t == "SiegeEnded":
@@ -194,7 +216,7 @@ def row(doc: dict[str, Any], r: Record) -> dict[str, Any]:
 #: Events naming one province (``province``) or the place a stack is (``location``).
 _PROVINCE = frozenset({"ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved", "FortressChanged",
                        "SiegeStarted", "SiegeEnded"})
-_LOCATION = frozenset({"StackRaised", "StackSplit", "StacksMerged", "StackChanged"})
+_LOCATION = frozenset({"StackRaised", "StackSplit", "StacksMerged", "StackChanged", "StackDisbanded"})
 #: Ruling effects that act on a place (their ``target``), as the map applies them.
 #: The fields of a ruling ``summary`` and ``places`` read (map.RULING_READS says why).
 RULING_READS = frozenset({"dice", "modifiers", "total", "outcome", "summary", "title", "effects"})

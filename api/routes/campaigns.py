@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Path, status
+from fastapi import APIRouter, Body, Path, status
 
 from api import schemas
 from api.deps import ActorDep, CallerDep, CampaignId, CampaignStateDep, IdempotencyKey, LedgerDep, Permit
@@ -46,9 +46,14 @@ def open_turn(cid: CampaignId, ledger: LedgerDep, actor: Permit("open_turn"), ke
 @router.post("/{campaign}/turns/{turn}/close", response_model=schemas.Appended, tags=["turns"],
              summary="Close the open turn (reveals its dice seed)", responses=ERRORS)
 def close_turn(cid: CampaignId, turn: Annotated[int, Path(ge=1, le=2**31, examples=[1])], ledger: LedgerDep,
-               actor: Permit("close_turn"), key: IdempotencyKey):
+               actor: Permit("close_turn"), key: IdempotencyKey,
+               out_of_sequence: Annotated[str | None, Body(
+                   embed=True, description="Game master: close the turn although some of its phases are open "
+                                           "(why; recorded)")] = None):
     # The turn is checked by the use case, after an idempotent replay: a retried close answers as the first.
-    return appended(ledger.handle(cid, cmd.CloseTurn(turn=turn), actor=actor, idempotency_key=key))
+    fields = {"out_of_sequence": out_of_sequence} if out_of_sequence is not None else {}
+    return appended(ledger.handle(cid, cmd.build(cmd.CloseTurn, turn=turn, **fields), actor=actor,
+                                  idempotency_key=key))
 
 
 @router.post("/{campaign}/settings", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,

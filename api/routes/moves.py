@@ -113,6 +113,20 @@ def end_siege(body: cmd.EndSiege, cid: CampaignId, ledger: LedgerDep, actor: Per
     return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
 
 
+@router.post("/stacks/disband", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A stack leaves the map with its units and leaders (disbanded)")
+def disband_stack(body: cmd.DisbandStack, cid: CampaignId, ledger: LedgerDep, actor: Permit("disband_stack"),
+                  key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
+@router.post("/leaders/values", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
+             summary="A leader on the map is given the values printed on his counter (no departure)")
+def set_leader_values(body: cmd.SetLeaderValues, cid: CampaignId, ledger: LedgerDep,
+                      actor: Permit("set_leader_values"), key: IdempotencyKey):
+    return appended(ledger.handle(cid, body, actor=actor, idempotency_key=key))
+
+
 @router.post("/countries", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED,
              summary="Set some of a country's economic facts (technologies, domestic trade index, vassals, "
                      "manufactures, mines): what the income lines worked out from the map read")

@@ -76,7 +76,7 @@ def held(actor: Actor, state: CampaignState) -> list[dict[str, Any]]:
 
 def error_field(field: str | None) -> str:
     """The form field an error names: ``via[1]`` → ``via``, ``arriving[0].name`` → ``arriving.name``."""
-    return _INDEX.sub("", field or "")
+    return _INDEX.sub("", field or "").removeprefix("context.")
 
 
 def _int(form: dict[str, str], name: str) -> int | None:
@@ -124,6 +124,9 @@ def command_of(name: str, form: dict[str, str], state: CampaignState, actor: Act
         fields["units"] = _units(form)
     if "visibility" in kind.model_fields:
         fields["visibility"] = visibility_of(form)
+    kept = (form.get("out_of_sequence") or "").strip()
+    if kept and "context" in kind.model_fields:  # the game master keeps it out of the sequence of play
+        fields["context"] = {"out_of_sequence": kept}
     if name == "move":
         stacks = sight.seen(state, actor)[0]
         if "origin" not in fields and fields.get("stack") in stacks:
@@ -132,8 +135,11 @@ def command_of(name: str, form: dict[str, str], state: CampaignState, actor: Act
             fields.pop("forced_reason", None)
         elif not fields.get("forced_reason"):
             raise InvalidInput("forced_reason: say why the game master forces the move", field="forced_reason")
-    if name == "raise":  # leaders named only: their values come with "units and leaders" (arriving)
-        fields["leaders"] = [{"name": x} for x in fields.get("leaders") or ()]
+    if name == "raise":  # "Talbot:3/3/2/1": a leader and the values printed on his counter
+        try:
+            fields["leaders"] = [cmd.leader_counter(x) for x in fields.get("leaders") or ()]
+        except ValueError as e:
+            raise InvalidInput(f"leaders: {e}", field="leaders") from None
     if name == "marker" and form.get("remove") == "on":
         kind = cmd.RemoveMarker
     if name == "change" and (form.get("arriving.name") or "").strip():

@@ -9,6 +9,7 @@ from uuid import UUID
 import typer
 from rich.table import Table
 
+from ledger import sequence
 from ledger.cli.base import cid_of, emit, err, error_text, escape, fail, ledger_app, out, parse_ints, parse_json
 from ledger.domain import events as ev
 from ledger.domain.campaign import campaign_id
@@ -146,6 +147,8 @@ def recompute(campaign: str, position: Annotated[Optional[int], typer.Option(
     with ledger_app() as ledger:
         diffs = ledger.recompute(cid_of(ledger, campaign), position, checked=checked, board=board,
                                  incomes=incomes)
+        # The sequence of play (ledger/sequence.py): what it refuses in the history, kept or not.
+        played = sequence.audit(ledger, cid_of(ledger, campaign)) if position is None else None
     for d in diffs:
         out.print(escape(f"position {d['position']} {d['procedure']}: {d['status']} ({d['reason']})"))
     for b in board:
@@ -167,6 +170,13 @@ def recompute(campaign: str, position: Annotated[Optional[int], typer.Option(
     unkept = [i for i in incomes if not (i["kept"] and i["computed"] == i["again"])]
     out.print(f"confirmed income lines against the state at their position: {len(incomes)} disagree, "
               f"{len(incomes) - len(unkept)} kept by the game master with a reason, {len(unkept)} not")
+    if played is not None:
+        for p in played:
+            kept_by = f"; kept by the game master: {p['kept']}" if p["kept"] else ""
+            out.print(escape(f"position {p['position']} {p['type']}: {'; '.join(p['refused'])}{kept_by}"))
+        kept = sum(1 for p in played if p["kept"])
+        out.print(f"against the sequence of play: {len(played)} event(s) out of sequence, {kept} kept by the game "
+                  f"master with a reason, {len(played) - kept} not")
     if counts["differs"] or counts["error"] or unkept:
         raise typer.Exit(1)
 

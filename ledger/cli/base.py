@@ -34,7 +34,7 @@ from ledger.config import Settings
 from ledger.domain.actors import Actor
 from ledger.domain.campaign import campaign_id
 from ledger.domain.commands import Command, build
-from ledger.domain.errors import CampaignNotFound, ContradictsBoard, LedgerError
+from ledger.domain.errors import CampaignNotFound, ContradictsBoard, LedgerError, OutOfSequence
 from ledger.rules.core import RulesError
 from ledger.text import for_terminal, typed
 
@@ -115,6 +115,8 @@ def ledger_app() -> Iterator[Ledger]:
         hint = ""
         if isinstance(e, ContradictsBoard) and (e.keep or (e.field and "inputs." in e.field)):
             hint = f'; here: --override {e.keep or e.field.split("inputs.", 1)[1]}="why you keep it"'
+        elif isinstance(e, OutOfSequence) and "may keep it" in e.message:
+            hint = '; here: --out-of-sequence "why you keep it"'
         err.print(error_text(f"{e}{hint}", getattr(e, "field", None)))
         raise typer.Exit(2) from None
     finally:

@@ -9,13 +9,20 @@ from typing import Annotated, Optional
 import typer
 
 from ledger.cli.base import Actor, ActorOpt, KeyOpt, cid_of, fail, given, ledger_app, out, pair_of, record, scalar
-from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, EndSiege,
-                                     MakePeace, MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker, SplitStack,
-                                     SetCountryFacts, StartSiege)
+from ledger.domain.commands import (ChangeControl, ChangeFortress, ChangeOwner, ChangeStack, DeclareWar, DisbandStack,
+                                     EndSiege, MakePeace, MergeStacks, MoveStack, PlaceMarker, RaiseStack, RemoveMarker,
+                                     SetCountryFacts, SetLeaderValues, SplitStack, StartSiege, leader_counter)
 
 map_app = typer.Typer(help="Record moves, sieges, war and peace on the map; draw the map.", no_args_is_help=True)
 ReasonOpt = Annotated[Optional[str], typer.Option(help="Why (recorded in the event)")]
 UnitsOpt = Annotated[Optional[list[str]], typer.Option("--units", help="UNIT=N, e.g. LD=3; repeat for each type")]
+SequenceOpt = Annotated[Optional[str], typer.Option(
+    "--out-of-sequence", help="Game master: keep it although the sequence of play refuses it (why; recorded)")]
+
+
+def kept(reason: str | None) -> dict[str, object]:
+    """The context of a command the game master keeps out of sequence (nothing when no reason is given)."""
+    return {"context": {"out_of_sequence": reason}} if reason is not None else {}
 
 
 def _counts(pairs: list[str] | None) -> dict[str, object]:
@@ -33,12 +40,14 @@ def map_move(
     reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "movement",
     forced_reason: Annotated[Optional[str], typer.Option(
         help="Record the move although the board or the map refuses a step (game master; recorded as forced)")] = None,
+    out_of_sequence: SequenceOpt = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
-    """Move STACK from ORIGIN to DESTINATION; each step must share a border on the board."""
+    """Move STACK from ORIGIN to DESTINATION; each step must share a border on the board, and enter a province of
+    the stack's country or of one it is at war with."""
     record(campaign, MoveStack, Actor(actor, "gm"), key, **given(stack=stack, origin=origin, via=via or [], destination=destination,
-                                           reason=reason, forced_reason=forced_reason))
+                                           reason=reason, forced_reason=forced_reason), **kept(out_of_sequence))
 
 
 @map_app.command("owner")
@@ -93,14 +102,10 @@ def map_raise(campaign: str, stack: str, country: str, location: str, units: Uni
 
 def _leader(text: str) -> dict[str, object]:
     """``"Talbot:3/3/2/1"``: a leader and the fire, shock, manoeuvre and siege printed on the counter."""
-    name, sep, values = text.rpartition(":") if ":" in text else (text, "", "")
-    if not sep:
-        return {"name": text.strip()}
-    parts = values.split("/")
-    if len(parts) != 4 or not all(p.strip().isdigit() for p in parts):
-        fail("--leader", f"{text!r}: a leader is NAME or NAME:FIRE/SHOCK/MANOEUVRE/SIEGE, e.g. \"Talbot:3/3/2/1\"")
-    fire, shock, manoeuvre, siege = (int(p) for p in parts)
-    return {"name": name.strip(), "fire": fire, "shock": shock, "manoeuvre": manoeuvre, "siege": siege}
+    try:
+        return leader_counter(text)
+    except ValueError as e:
+        fail("--leader", str(e))
 
 
 @map_app.command("split")
@@ -141,6 +146,25 @@ def map_leader_arrives(
            reason=reason or "leader arrives")
 
 
+@map_app.command("leader-values")
+def map_leader_values(campaign: str, leader: Annotated[str, typer.Argument(
+        help="NAME:FIRE/SHOCK/MANOEUVRE/SIEGE as printed on the counter, e.g. \"Talbot:3/3/2/1\"")],
+                      reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """Give a leader on the map the values printed on his counter (he stays where he is: no departure)."""
+    counter = _leader(leader)
+    if len(counter) == 1:
+        fail("leader", f"{leader!r}: give the values, NAME:FIRE/SHOCK/MANOEUVRE/SIEGE, e.g. \"Talbot:3/3/2/1\"")
+    name = counter.pop("name")
+    record(campaign, SetLeaderValues, Actor(actor, "gm"), key, **given(leader=name, values=counter, reason=reason))
+
+
+@map_app.command("disband")
+def map_disband(campaign: str, stack: str, reason: Annotated[str, typer.Option(help="Why it leaves the map")],
+                actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+    """STACK leaves the map with its units and leaders (a stack a battle destroys leaves by the ruling)."""
+    record(campaign, DisbandStack, Actor(actor, "gm"), key, stack=stack, reason=reason)
+
+
 @map_app.command("leader-leaves")
 def map_leader_leaves(campaign: str, stack: str, name: str, reason: ReasonOpt = None, actor: ActorOpt = "gm",
                       key: KeyOpt = None) -> None:
@@ -149,36 +173,40 @@ def map_leader_leaves(campaign: str, stack: str, name: str, reason: ReasonOpt = 
 
 
 @map_app.command("siege")
-def map_siege(campaign: str, province: str, besiegers: list[str], reason: ReasonOpt = None, actor: ActorOpt = "gm",
-              key: KeyOpt = None) -> None:
+def map_siege(campaign: str, province: str, besiegers: list[str], reason: ReasonOpt = None,
+              out_of_sequence: SequenceOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
     """A siege of PROVINCE begins, by the stacks BESIEGERS (each in the province)."""
-    record(campaign, StartSiege, Actor(actor, "gm"), key, **given(province=province, besiegers=besiegers, reason=reason))
+    record(campaign, StartSiege, Actor(actor, "gm"), key, **given(province=province, besiegers=besiegers, reason=reason), **kept(out_of_sequence))
 
 
 @map_app.command("siege-end")
 def map_siege_end(campaign: str, province: str,
                   outcome: Annotated[str, typer.Argument(help="taken, lifted or relieved")],
-                  reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+                  reason: ReasonOpt = None, out_of_sequence: SequenceOpt = None, actor: ActorOpt = "gm",
+                  key: KeyOpt = None) -> None:
     """The siege of PROVINCE is over: taken, lifted or relieved (control is its own command: map control)."""
-    record(campaign, EndSiege, Actor(actor, "gm"), key, **given(province=province, outcome=outcome, reason=reason))
+    record(campaign, EndSiege, Actor(actor, "gm"), key, **given(province=province, outcome=outcome, reason=reason), **kept(out_of_sequence))
 
 
 @map_app.command("war")
 def map_war(campaign: str,
             attackers: Annotated[list[str], typer.Option("--attacker", help="A country that declares; repeat")],
             defenders: Annotated[list[str], typer.Option("--defender", help="A country at war with them; repeat")],
-            reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+            reason: ReasonOpt = None, out_of_sequence: SequenceOpt = None, actor: ActorOpt = "gm",
+            key: KeyOpt = None) -> None:
     """Declare war: --attacker ENG --defender FRA."""
-    record(campaign, DeclareWar, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason))
+    record(campaign, DeclareWar, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason), **kept(out_of_sequence))
 
 
 @map_app.command("peace")
 def map_peace(campaign: str,
               attackers: Annotated[list[str], typer.Option("--attacker", help="A country of the war's attackers")],
               defenders: Annotated[list[str], typer.Option("--defender", help="A country of its defenders")],
-              reason: ReasonOpt = None, actor: ActorOpt = "gm", key: KeyOpt = None) -> None:
+              reason: ReasonOpt = None, out_of_sequence: SequenceOpt = None, actor: ActorOpt = "gm",
+              key: KeyOpt = None) -> None:
     """Peace ends the war of --attacker ENG against --defender FRA (the sides as declared)."""
-    record(campaign, MakePeace, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason))
+    record(campaign, MakePeace, Actor(actor, "gm"), key, **given(attackers=attackers, defenders=defenders, reason=reason),
+           **kept(out_of_sequence))
 
 
 @map_app.command("country")

@@ -28,13 +28,17 @@ def ruling_record(
         "--override", help="An input kept although the board or the map contradicts it, FIELD=REASON: "
                            "attacker.ld=\"Burgundian allies joined\", or war=REASON for sides not at war on the map; "
                            "repeat (game masters only)")] = None,
+    out_of_sequence: Annotated[Optional[str], typer.Option(
+        "--out-of-sequence", help="Game master: keep it although the sequence of play refuses it (why; recorded)")
+    ] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
     """Resolve a procedure with server dice and record the ruling."""
     data = dotted(input_, "--input", parse_json(inputs, "inputs"))
     roles = dict(pair_of(pair, "--stack") for pair in stack or ())
-    context = {k: v for k, v in (("where", where), ("stacks", roles or None)) if v is not None}
+    context = {k: v for k, v in (("where", where), ("stacks", roles or None), ("out_of_sequence", out_of_sequence))
+               if v is not None}
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
         command = build(RecordRuling, procedure=procedure, inputs=data, context=context,

@@ -24,12 +24,15 @@ def turn_open(campaign: str, actor: ActorOpt = "gm", key: KeyOpt = None) -> None
 def turn_close(
     campaign: str,
     turn: Annotated[int, typer.Argument(help="The turn to close: refused unless it is the open one")],
+    out_of_sequence: Annotated[Optional[str], typer.Option(
+        "--out-of-sequence", help="Game master: close it although some phases are open (why; recorded)")] = None,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
+    """Close the open turn once its eight phases are closed (the sequence of play), revealing its dice seed."""
     with ledger_app() as ledger:
         cid = cid_of(ledger, campaign)
-        command = build(CloseTurn, turn=turn)
+        command = build(CloseTurn, turn=turn, **({"out_of_sequence": out_of_sequence} if out_of_sequence else {}))
         emit(ledger.handle(cid, command, actor=Actor(actor, "gm"), idempotency_key=key).to_json())
 
 

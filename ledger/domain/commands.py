@@ -137,6 +137,9 @@ class Context(Model):
     stacks: dict[Name, Name] | None = Field(default=None, max_length=12,
                                             examples=[{"attacker": "ENG-1", "defender": "FRA-1"}],
                                             description="The ruling's roles (attacker, moving stack...) → stack ids")
+    out_of_sequence: Text | None = Field(
+        default=None, examples=["the interception was forgotten in the military phase"],
+        description="Game master: keep the command although the sequence of play refuses it (why); recorded")
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.model_dump().items() if v is not None}
@@ -259,6 +262,9 @@ class CloseTurn(Command):
 
     action: ClassVar[str] = "close_turn"
     turn: Turn
+    out_of_sequence: Text | None = Field(
+        default=None, examples=["the peace and interphase were played at the table, not recorded"],
+        description="Game master: close the turn although some of its phases are not closed (why); recorded")
 
 
 class ClosePhase(Command):
@@ -1049,3 +1055,63 @@ COMMANDS: dict[str, type[Command]] = {
                 RaiseStack, SetCountryFacts, ChangeTradeFleet, ChangeTradeCentre, ChangeEstablishment,
                 ChangeMission)
 }
+
+
+# ------------------------------------------------------------------ stacks off the map, leaders' values
+
+
+class DisbandStack(_InContext):
+    """A stack leaves the map with its units and leaders (disbanded, or gone for a reason no ruling records:
+    a stack a ruling destroys leaves the map by that ruling's ``stack_destroyed`` effect)."""
+
+    action: ClassVar[str] = "disband_stack"
+    stack: Name = Field(examples=["FRA-2"])
+    reason: Text = Field(examples=["disbanded at the end of the campaign season"])
+
+
+class LeaderValues(Model):
+    """The values printed on a leader's counter (those not named keep the value the map holds)."""
+
+    fire: int | None = Field(default=None, ge=0, le=9)
+    shock: int | None = Field(default=None, ge=0, le=9)
+    manoeuvre: int | None = Field(default=None, ge=0, le=9)
+    siege: int | None = Field(default=None, ge=0, le=5)
+
+    def model_post_init(self, _context: Any) -> None:
+        if not self.model_fields_set:
+            raise ValueError("name at least one of fire, shock, manoeuvre, siege")
+
+
+class SetLeaderValues(_InContext):
+    """A leader on the map is given the values printed on his counter (raised without them, or misread): he
+    stays with his stack; nothing else changes."""
+
+    action: ClassVar[str] = "set_leader_values"
+    leader: LeaderName = Field(examples=["Talbot"])
+    values: LeaderValues = Field(examples=[{"fire": 3, "shock": 3, "manoeuvre": 2, "siege": 1}])
+    reason: Text = Field(default="the values printed on the counter", examples=["raised without his values"])
+
+
+class DisbandReplacement(_Replacement):
+    stack: Name | None = None
+
+
+class LeaderValuesReplacement(_Replacement):
+    values: LeaderValues | None = None
+
+
+REPLACEMENTS.update({"StackDisbanded": DisbandReplacement, "LeaderValuesChanged": LeaderValuesReplacement})
+COMMANDS.update({c.__name__: c for c in (DisbandStack, SetLeaderValues)})
+
+
+def leader_counter(text: str) -> dict[str, Any]:
+    """``"Talbot:3/3/2/1"``: a leader and the fire, shock, manoeuvre and siege printed on his counter (a bare
+    ``"Talbot"``: his name only). ``ValueError`` in words when it reads as neither."""
+    name, sep, values = text.rpartition(":") if ":" in text else (text, "", "")
+    if not sep:
+        return {"name": text.strip()}
+    parts = values.split("/")
+    if len(parts) != 4 or not all(p.strip().isdigit() for p in parts):
+        raise ValueError(f"{text!r}: a leader is NAME or NAME:FIRE/SHOCK/MANOEUVRE/SIEGE, e.g. \"Talbot:3/3/2/1\"")
+    fire, shock, manoeuvre, siege = (int(p) for p in parts)
+    return {"name": name.strip(), "fire": fire, "shock": shock, "manoeuvre": manoeuvre, "siege": siege}

@@ -51,6 +51,11 @@ class StateConflict(LedgerError):
     status = 409
 
 
+class OutOfSequence(StateConflict):
+    """A command the sequence of play refuses (ledger/sequence.py): out of its phases, in a closed phase, a turn
+    closed with phases open. A game master may keep it with a reason (``context.out_of_sequence``)."""
+
+
 class IdempotencyConflict(LedgerError):
     """An idempotency key was reused with a different request."""
 

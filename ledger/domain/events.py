@@ -400,3 +400,25 @@ class MissionChanged(LedgerEvent):
     place: str
     present: bool
     reason: str
+
+
+class StackDisbanded(LedgerEvent):
+    """``stack`` leaves the map, with its units and leaders (listed here): disbanded, or gone for a reason no
+    ruling records. A correction striking it puts the stack back where it was."""
+
+    stack: str
+    location: str
+    units: dict[str, Any]
+    leaders: list[str]
+    reason: str
+
+
+class LeaderValuesChanged(LedgerEvent):
+    """The values printed on a leader's counter, restated (a leader raised without them, a value misread):
+    ``values`` the new ones, ``previous`` those the map held. No departure: the leader stays where he is."""
+
+    leader: str
+    stack: str
+    values: dict[str, int]
+    previous: dict[str, int]
+    reason: str

@@ -46,13 +46,16 @@ LEADER_VALUES = ("fire", "shock", "manoeuvre", "siege")
 FOLLOWED = (ev.ScenarioImported, ev.StackRaised, ev.StackSplit, ev.StacksMerged, ev.StackChanged,
             ev.FortressChanged, ev.WarDeclared, ev.PeaceMade, ev.SiegeStarted, ev.SiegeEnded, ev.ControlChanged,
             ev.OwnerChanged, ev.MarkerPlaced, ev.MarkerRemoved, ev.CountryFactsSet,
-            ev.RulingRecorded, ev.CorrectionRecorded, *trade_facts.FOLLOWED)
+            ev.RulingRecorded, ev.CorrectionRecorded, ev.StackDisbanded, ev.LeaderValuesChanged,
+            *trade_facts.FOLLOWED)
 #: The events a correction may restate whose change of the forces the fold can undo (the others that change
 #: them, raised, split and merged stacks, are structural: ``cmd.REPLACEMENTS``).
 UNDOABLE = ("StackChanged", "FortressChanged", "WarDeclared", "PeaceMade", "SiegeStarted", "SiegeEnded",
             "ControlChanged", "OwnerChanged", "MarkerPlaced", "MarkerRemoved", "CountryFactsSet", "RulingRecorded",
-            *sorted(trade_facts.KINDS))
-PARTS = ("forces", "fortresses", "sieges", "provinces", "countries")
+            "StackDisbanded", "LeaderValuesChanged", *sorted(trade_facts.KINDS))
+#: ``destroyed``: stack -> {"position" of the ruling or disbanding that took it off the map, "place" where it
+#: was (``CampaignState.stacks``' entry, kept by ledger/domain/sight.py so a correction can put it back)}.
+PARTS = ("forces", "fortresses", "sieges", "provinces", "countries", "destroyed")
 #: A marker flipped by a ruling (``marker_flipped`` without a ``detail.to_marker``), as the map view flips it.
 FLIP = {"Pillage+": "Pillage-", "Pillage-": "Pillage+", "Revolt": "Revolt+", "Revolt+": "Revolt",
         "Siegework": "Siegework+", "Siegework+": "Siegework"}
@@ -187,8 +190,8 @@ def _corrected(m: dict[str, Any], corrects: int, replacement: Any) -> dict[str, 
             values[name] = value
         restored[part] = values
     standing = replaced(record["event"], replacement)
-    after = restored if standing is None else _change(restored, record["kind"], SimpleNamespace(**standing),
-                                                      corrects)
+    after = restored if standing is None else _change(
+        restored, record["kind"], SimpleNamespace(**{**standing, "originator_version": corrects}), corrects)
     named = {k.split(":", 1)[1] for k in record["before"] if k.startswith("provinces:")}
     changed = set(_diff(restored, after, named | (_named(SimpleNamespace(**standing)) if standing else set())))
     touched = m.get("touched") or {}
@@ -214,12 +217,16 @@ def _change(m: dict[str, Any], kind: str, event: Any, position: int) -> dict[str
                               "fortress": p.get("fortress"), "at": {}} for p in s.get("provinces") or ()}
         places.update({z["name"]: {"markers": [], "at": {}} for z in s.get("sea_zones") or ()})
         return {**m, "forces": forces, "wars": [war_key(a, d) for a, d in s.get("wars") or ()], "sieges": {},
-                "fortresses": {}, "provinces": places, "countries": {}, "board": s.get("board")}
+                "fortresses": {}, "provinces": places, "countries": {}, "board": s.get("board"), "destroyed": {}}
     if kind == "RulingRecorded":
         forces, fortresses = _ruling_effects(forces, fortresses, event)
         provinces = _ruling_places(provinces, event, position)
-        if provinces is not m.get("provinces"):
-            return {**m, "forces": forces, "fortresses": fortresses, "provinces": provinces}
+        after = _off_map(m, forces, fortresses, _destroyed_by(m["forces"], event), event)
+        return after if provinces is m.get("provinces") else {**after, "provinces": provinces}
+    if kind == "StackDisbanded":
+        return _off_map(m, forces, fortresses, [event.stack] if event.stack in forces else [], event)
+    if kind == "LeaderValuesChanged":
+        return {**m, "forces": _leader_values(forces, event)}
     elif kind == "OwnerChanged":
         return _set_place(m, provinces, event.province, "owner", event.owner, position)
     elif kind in ("MarkerPlaced", "MarkerRemoved"):
@@ -358,3 +365,38 @@ def _ruling_effects(forces: dict[str, Any], fortresses: dict[str, int], event: A
             if isinstance(place, str) and isinstance(level, int) and not isinstance(level, bool):
                 fortresses = {**fortresses, place: level}
     return changed, fortresses
+
+
+def _destroyed_by(forces: dict[str, Any], event: Any) -> list[str]:
+    """The stacks a ruling's ``stack_destroyed`` effects name (a stack id, or a role its context maps to one)."""
+    roles = (event.context or {}).get("stacks") or {}
+    found = []
+    for e in (event.ruling or {}).get("effects") or ():
+        if e.get("kind") == "stack_destroyed":
+            target = e.get("target")
+            stack = target if target in forces else roles.get(target or "")
+            if stack in forces and stack not in found:
+                found.append(stack)
+    return found
+
+
+def _off_map(m: dict[str, Any], forces: dict[str, Any], fortresses: dict[str, int], gone: list[str],
+             event: Any) -> dict[str, Any]:
+    """Stacks ``gone`` leave the map (destroyed by a ruling, disbanded) with their leaders and their part in a
+    siege; ``destroyed`` remembers them, so a correction of the event that took them off puts them back."""
+    if not gone:
+        return {**m, "forces": forces, "fortresses": fortresses}
+    sieges = {p: [b for b in bs if b not in gone] for p, bs in m["sieges"].items()}
+    return {**m, "forces": {k: v for k, v in forces.items() if k not in gone}, "fortresses": fortresses,
+            "sieges": {p: bs for p, bs in sieges.items() if bs},
+            "destroyed": {**(m.get("destroyed") or {}), **{s: {"position": event.originator_version} for s in gone}}}
+
+
+def _leader_values(forces: dict[str, Any], event: Any) -> dict[str, Any]:
+    """A leader's printed values restated (``LeaderValuesChanged``), on the stack that holds him."""
+    out = dict(forces)
+    for sid, force in forces.items():
+        if event.leader in names(force):
+            out[sid] = {**force, "leaders": [{**x, **{k: v for k, v in event.values.items() if k in LEADER_VALUES}}
+                                             if x["name"] == event.leader else x for x in force["leaders"]]}
+    return out

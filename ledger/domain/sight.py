@@ -179,7 +179,31 @@ def fold(stacks: dict[str, list[Any]], military: dict[str, Any], event: Any
             return stacks, military, why
     if kind != "RulingRecorded":
         stacks = places(stacks, event)
-    return stacks, forcelib.apply(military, event), None
+    after = forcelib.apply(military, event)
+    return (*graves(stacks, military, after), None)
+
+
+def graves(stacks: dict[str, list[Any]], before: dict[str, Any], after: dict[str, Any]
+           ) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Stacks a ruling destroyed or a disbanding took off the map leave ``stacks`` too, their place kept in
+    ``military["destroyed"]``; a correction that brings one back (``forces`` has it again) puts it back there."""
+    was, now = before.get("destroyed") or {}, after.get("destroyed") or {}
+    if was is now:
+        return stacks, after
+    kept = dict(now)
+    for sid, grave in now.items():
+        if "place" in grave:
+            continue
+        if sid in stacks:  # taken off the map by this event
+            kept[sid] = {**grave, "place": stacks[sid]}
+            stacks = {k: v for k, v in stacks.items() if k != sid}
+        elif sid in was and "place" in was[sid]:  # restated by a correction: still off the map
+            kept[sid] = {**grave, "place": was[sid]["place"]}
+    forces = after.get("forces") or {}
+    for sid, grave in was.items():
+        if sid not in now and sid in forces and sid not in stacks and grave.get("place"):
+            stacks = {**stacks, sid: grave["place"]}
+    return stacks, {**after, "destroyed": kept}
 
 
 def places(stacks: dict[str, list[Any]], event: Any) -> dict[str, list[Any]]:

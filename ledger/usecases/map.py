@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ledger import sequence
 from ledger.board import did_you_mean, load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
@@ -131,6 +132,7 @@ def _own(d: Draft, stack: str, field: str) -> None:
 def _stack(d: Draft, stack: str, field: str) -> list[Any]:
     """Where the stack is ([place, ...]): a known stack, commanded by this caller."""
     stacks = _stacks(d)
+    _gone(d, stack, field)
     _require(stack, set(stacks), "stack", field)
     _own(d, stack, field)
     return stacks[stack]
@@ -156,6 +158,8 @@ def move_stack(d: Draft, c: cmd.MoveStack) -> dict[str, Any]:
     if at != c.origin:
         refused.append(("origin", f"{c.stack} is in {at}, not in {c.origin}"))
     refused += _step_refusals(s, c, naval)
+    refused += sequence.not_at_war(d.state, s, _military(d), c.stack, c.path(),
+                                   [_step_field(i, c) for i in range(len(c.via) + 1)])
     if refused and c.forced_reason is None:
         fld, message = refused[0]
         error = StateConflict if fld == "origin" else InvalidInput
@@ -394,3 +398,39 @@ def end_siege(d: Draft, c: cmd.EndSiege) -> dict[str, Any]:
     d.state.require_open_turn()
     d.add(ev.SiegeEnded, c.visibility.as_dict(), province=c.province, outcome=c.outcome, reason=c.reason)
     return {}
+
+
+def _gone(d: Draft, stack: str, field: str) -> None:
+    """A stack a ruling destroyed or a disbanding took off the map is said to be gone, not unknown."""
+    grave = (_military(d).get("destroyed") or {}).get(stack)
+    if grave is not None and stack not in _stacks(d):
+        raise StateConflict(f"{stack} is no longer on the map: it left it at position {grave['position']} (a "
+                            "correction of that event brings it back)", field=field)
+
+
+@handles(cmd.DisbandStack)
+def disband_stack(d: Draft, c: cmd.DisbandStack) -> dict[str, Any]:
+    scenario(d)
+    at = _stack(d, c.stack, "stack")[0]
+    force = _forces(d)[c.stack]
+    d.state.require_open_turn()
+    d.add(ev.StackDisbanded, c.visibility.as_dict(), stack=c.stack, location=at, units=dict(force["units"]),
+          leaders=names(force), reason=c.reason)
+    return {"location": at}
+
+
+@handles(cmd.SetLeaderValues)
+def set_leader_values(d: Draft, c: cmd.SetLeaderValues) -> dict[str, Any]:
+    scenario(d)
+    forces = _forces(d)
+    found = [(sid, x) for sid, f in forces.items() for x in f["leaders"] if x["name"] == c.leader]
+    if not found:
+        on_map = {x["name"] for f in forces.values() for x in f["leaders"]}
+        raise InvalidInput(f"no leader {c.leader!r} is on the map{did_you_mean(c.leader, on_map)}", field="leader")
+    sid, leader = found[0]
+    _own(d, sid, "leader")
+    values = c.values.model_dump(exclude_none=True)
+    d.state.require_open_turn()
+    d.add(ev.LeaderValuesChanged, c.visibility.as_dict(), leader=c.leader, stack=sid, values=values,
+          previous={k: leader.get(k, 0) for k in values}, reason=c.reason)
+    return {"stack": sid, "previous": {k: leader.get(k, 0) for k in values}}

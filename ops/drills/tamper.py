@@ -105,7 +105,9 @@ def write_campaign(ledger: Ledger, rng: random.Random, slug: str) -> tuple[UUID,
     open_turn = True
     while len(receipts) < size:
         if rng.random() < 0.1:
-            receipts.append((ledger.close_turn if open_turn else ledger.open_turn)(cid, actor=GM).checkpoint)
+            receipts.append((ledger.close_turn(cid, actor=GM, out_of_sequence="the drill closes turns for their "
+                                                                          "receipts only") if open_turn
+                             else ledger.open_turn(cid, actor=GM)).checkpoint)
             open_turn = not open_turn
         elif open_turn:
             receipts.append(ledger.roll(cid, purpose=f"r{len(receipts)}", sides=rng.choice([6, 10]),

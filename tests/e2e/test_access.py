@@ -18,6 +18,7 @@ from ledger import tokens
 from ledger.domain.commands import RevealEvent
 from ledger.application import Actor
 from ledger.config import Settings
+from ledger.sample import close_open_phases, reach_phase
 
 ADMIN = "admin-secret-for-tests"
 SYSTEM = Actor("setup", "gm")
@@ -57,8 +58,10 @@ def world(settings, ledger):
             "other": issue(ledger, other, "gm"), "admin": ADMIN, "none": None, "bad": "lt_" + "0" * 32 + "_nope"}
     ledger.open_turn(own, actor=SYSTEM)
     ledger.roll(own, purpose="turn 1 roll", actor=SYSTEM)
+    close_open_phases(ledger, own)  # the turn closes after its eight phases
     ledger.close_turn(own, actor=SYSTEM)
     ledger.open_turn(own, actor=SYSTEM)
+    reach_phase(ledger, own, "military")  # the rulings (M13) are the military phase's
     hidden = ledger.roll(own, purpose="secret", actor=SYSTEM, vis={"scope": "gm"}).events[0]["position"]
     ruling = ledger.record_ruling(own, procedure="M13", inputs=M13["inputs"], actor=SYSTEM).events[0]["position"]
     spare_id = tokens.digest(toks["spare"])[:16]
@@ -362,6 +365,7 @@ def test_hidden_events_never_appear_in_another_countrys_responses(settings, ledg
         readers = {c: issue(ledger, cid, "player", c) for c in COUNTRIES}
         readers["observer"] = issue(ledger, cid, "observer")
         ledger.open_turn(cid, actor=SYSTEM)
+        reach_phase(ledger, cid, "military")  # M13 is the military phase's
         recorded = []  # (position, visibility, revealed, is_ruling)
         for is_ruling, vis, reveal in plan:
             if is_ruling:

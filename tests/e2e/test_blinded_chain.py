@@ -25,6 +25,7 @@ from ledger.chain import event_hash, hash_body
 from ledger.domain.commands import RevealEvent
 from tests.e2e.test_access import SYSTEM, VISIBILITY, bearer, issue, make_client, new_campaign
 from tests.integration.test_readme_checkpoint_verifier import readme_verifier
+from ledger.sample import close_open_phases
 
 GM_ONLY = {"scope": "gm"}
 FRA_ONLY = {"scope": "countries", "countries": ["FRA"]}
@@ -69,6 +70,7 @@ def world(settings, ledger):
             done = step(write)
             positions[name] = done.events[-1]["position"]
             receipts.append(done.checkpoint)
+        close_open_phases(ledger, cid)  # the turn closes after its eight phases
         receipts.append(step(lambda: ledger.close_turn(cid, actor=SYSTEM)).checkpoint)
     return {"cid": cid, "client": make_client(settings, ledger), "tokens": tokens, "positions": positions,
             "receipts": receipts}

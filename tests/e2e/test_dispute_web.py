@@ -24,6 +24,7 @@ from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 from projections import corrections, read, replay, words
 from tests.integration.test_projections import play
+from ledger.sample import close_open_phases
 
 ADMIN = "admin-secret-for-dispute-tests"
 CID = campaign_id("sample")
@@ -309,6 +310,7 @@ def test_for_any_history_with_disputes_the_terminal_and_the_page_say_the_same_at
 def test_on_the_page_a_closed_turn_rework_takes_a_die_rolled_at_the_table(settings, disputed):
     at = disputed.record_ruling(CID, procedure="M14", inputs={"interceptor_man": 4, "target_man": 3,
                                                             "last_campaign": "none"}, actor=GM).events[0]["position"]
+    close_open_phases(disputed, CID)  # the turn closes after its eight phases
     disputed.close_turn(CID, turn=2, actor=GM)
     with client(settings, disputed) as c:
         log_in(c, disputed)

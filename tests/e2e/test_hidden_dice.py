@@ -24,6 +24,7 @@ from projections.runner import Projector
 from tests.conftest import PG_DSN, events_table, raw_execute
 from tests.e2e.test_access import COUNTRIES, SYSTEM, VISIBILITY, bearer, issue, make_client, new_campaign
 from tests.integration.test_readme_verifier import readme_verifier
+from ledger.sample import close_open_phases
 
 GM_ONLY = {"scope": "gm"}
 FRA_ONLY = {"scope": "countries", "countries": ["FRA"]}
@@ -41,6 +42,7 @@ def turn(settings, ledger):
     rolls = {"public": ledger.roll(cid, purpose="weather", actor=SYSTEM, **MANY),
              "gm": ledger.roll(cid, purpose="secret mission", actor=SYSTEM, vis=GM_ONLY, **MANY),
              "FRA": ledger.roll(cid, purpose="French spy", actor=SYSTEM, vis=FRA_ONLY, **MANY)}
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=SYSTEM)
     positions = {k: next(e["position"] for e in r.events if e["type"] == "DiceRolled") for k, r in rolls.items()}
     return {"cid": cid, "client": make_client(settings, ledger), "tokens": tokens, "positions": positions}
@@ -149,6 +151,7 @@ def test_what_each_reader_verifies_is_exactly_the_rolls_of_their_audiences(setti
         ledger.open_turn(cid, actor=SYSTEM)
         for vis in plan:
             ledger.roll(cid, purpose="p", actor=SYSTEM, vis=vis, **MANY)
+        close_open_phases(ledger, cid)  # the turn closes after its eight phases
         ledger.close_turn(cid, actor=SYSTEM)
         for reader, token in readers.items():
             events = client.get(f"/campaigns/{slug}/events", headers=bearer(token)).json()
@@ -191,6 +194,7 @@ def test_the_database_holds_no_seed_of_an_open_turn(settings, ledger):
     for vis in ({"scope": "public"}, GM_ONLY, FRA_ONLY):
         ledger.roll(cid, purpose="p", actor=SYSTEM, vis=vis)
     before_close = dump(settings)
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=SYSTEM)
     seeds = [bytes.fromhex(e.seed) for e in ledger.history(cid) if isinstance(e, (ev.TurnClosed, ev.DiceSeedRevealed))]
     assert len(seeds) == 3
@@ -208,6 +212,7 @@ def test_a_restarted_service_keeps_rolling_from_the_sealed_seeds(settings, ledge
     try:
         again.roll(cid, purpose="after", actor=SYSTEM, vis=GM_ONLY)
         again.roll(cid, purpose="public", actor=SYSTEM)
+        close_open_phases(again, cid)  # the turn closes after its eight phases
         again.close_turn(cid, actor=SYSTEM)
         report = again.verify_dice(cid, 1)
         assert (report.ok, report.checked) == (True, 3)
@@ -272,6 +277,7 @@ def test_a_turn_opened_before_audiences_rolls_closes_and_verifies_as_then(settin
     gm = ledger.roll(cid, purpose="hidden", actor=SYSTEM, vis=GM_ONLY)
     # One index sequence for the whole turn, every roll from the one seed, no seed commitment event.
     assert [d["index"] for d in gm.data["dice"]] == [1]
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=SYSTEM)
     history = ledger.history(cid)
     assert not [e for e in history if isinstance(e, (ev.DiceSeedCommitted, ev.DiceSeedRevealed))]
@@ -374,6 +380,7 @@ def rolled_turn(ledger, slug: str, plan: list[tuple[dict, bool]]) -> tuple[UUID,
             ledger.record_manual_roll(cid, purpose=f"table {i}", sides=6, values=[3], vis=vis, actor=SYSTEM)
         else:
             ledger.roll(cid, purpose=f"roll {i}", actor=SYSTEM, vis=vis, sides=6)
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=SYSTEM)
     return cid, readers
 

@@ -13,7 +13,7 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from ledger.domain.campaign import campaign_id
-from ledger.sample import FIXED_DICE, GM, SLUG, play_sample_turn
+from ledger.sample import FIXED_DICE, GM, SLUG, play_sample_turn, reach_phase
 from ledger.scenario import import_scenario, load_text
 
 ADMIN = "admin-secret-for-map-commands"
@@ -145,6 +145,7 @@ def test_a_siege_needs_its_besiegers_in_the_province_and_ends_taken_lifted_or_re
 
 def test_peace_ends_a_war_in_progress_and_a_war_that_does_not_exist_is_refused(settings, ledger):
     cid = started(ledger)
+    reach_phase(ledger, cid, "peace")  # a peace is the peace phase's
     with client(settings, ledger) as http:
         message = refused(http, ledger, cid, f"{MAP}/peace", {"attackers": ["FRA"], "defenders": ["ENG"]}, 409,
                           "defenders")

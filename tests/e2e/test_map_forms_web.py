@@ -99,8 +99,10 @@ def test_every_other_map_form_records_its_command(settings, sample):
         ("marker", {"province": "Picardie", "marker": "Pillage+"}, "MarkerPlaced"),
         ("marker", {"province": "Picardie", "marker": "Pillage+", "remove": "on"}, "MarkerRemoved"),
         ("fortress", {"province": "Picardie", "level": "0", "reason": "razed"}, "FortressChanged"),
-        ("peace", {"attackers": "ENG", "defenders": "FRA"}, "PeaceMade"),
-        ("war", {"attackers": "FRA", "defenders": "ENG"}, "WarDeclared"),
+        ("peace", {"attackers": "ENG", "defenders": "FRA",  # the forms are under test, not the phase
+                   "out_of_sequence": "made in the military phase"}, "PeaceMade"),
+        ("war", {"attackers": "FRA", "defenders": "ENG", "out_of_sequence": "declared in the military phase"},
+         "WarDeclared"),
     ]
     for form, data, kind in posts:
         before = sample.campaign(CID).version

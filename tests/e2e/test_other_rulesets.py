@@ -86,6 +86,8 @@ def test_a_ruling_context_names_where_it_happened_and_the_stacks_its_roles_mean(
     client = make_client(settings, ledger)
     cid, _ = import_scenario(ledger, load_text("sample"), slug="ctx", actor=GM)
     assert client.post("/campaigns/ctx/turns", headers=AUTH).status_code == 201
+    for phase in ("events", "diplomacy", "incomes"):  # M13 is the military phase's
+        assert client.post(f"/campaigns/ctx/phases/{phase}/close", headers=AUTH).status_code == 201
     body = {"procedure": "M13", "inputs": {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd": 4,
                                            "blockader_nd": 6, "blockader_all_nwd": True,
                                            "blockader_technology": "GAL"},

@@ -23,6 +23,7 @@ from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import InvalidInput
 from tests.e2e.test_access import ADMIN, bearer, issue, make_client
 from tests.e2e.test_export_http import SETUP
+from ledger.sample import close_open_phases
 
 SLUG = "secret-budgets"
 CID = campaign_id(SLUG)
@@ -42,6 +43,7 @@ def two_turns_of_private_budgets(ledger) -> None:
                            actor=SETUP)
     for turn in (1, 2):
         if turn == 2:
+            close_open_phases(ledger, CID)  # the turn closes after its eight phases
             ledger.close_turn(CID, actor=SETUP)
         ledger.open_turn(CID, actor=SETUP)
         for country in ("ENG", "FRA", "SPA"):
@@ -223,6 +225,7 @@ def test_a_players_export_holds_their_own_the_public_and_exactly_the_published_e
     cid = campaign_id(slug)
     ledger.create_campaign(slug=slug, name="Property", ruleset="eu", countries=["ENG", "FRA", "SPA"], actor=SETUP)
     ledger.open_turn(cid, actor=SETUP)
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=SETUP)
     ledger.open_turn(cid, actor=SETUP)
     for n, (country, at, public) in enumerate(entries):

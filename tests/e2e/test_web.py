@@ -70,7 +70,7 @@ def test_the_login_cookie_reads_the_api_but_never_writes_through_it(settings, sa
         log_in(c, gm)
         assert c.get("/campaigns/sample/events?limit=1").status_code == 200
         head = sample.campaign(CID).version
-        r = c.post("/campaigns/sample/corrections", json={"corrects": 14, "reason": "through the cookie"})
+        r = c.post("/campaigns/sample/corrections", json={"corrects": 17, "reason": "through the cookie"})
         assert r.status_code == 401  # API writes need the Authorization header
         assert sample.campaign(CID).version == head
 
@@ -80,7 +80,8 @@ def test_a_correction_needs_the_forms_csrf_token_and_is_recorded_once(settings, 
     with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
         csrf = log_in(c, gm)
         head = sample.campaign(CID).version
-        form = {"corrects": "14", "reason": "the loot was 10", "replacement": '{"amount": 10}', "key": "form-1"}
+        # Position 17: the loot of Picardie (A9), after turn 1's first three phases closed.
+        form = {"corrects": "17", "reason": "the loot was 10", "replacement": '{"amount": 10}', "key": "form-1"}
         assert c.post("/ui/campaigns/sample/corrections", data=form).status_code == 403  # no token
         assert c.post("/ui/campaigns/sample/corrections", data={**form, "csrf": "x" * len(csrf)}).status_code == 403
         assert sample.campaign(CID).version == head
@@ -89,10 +90,10 @@ def test_a_correction_needs_the_forms_csrf_token_and_is_recorded_once(settings, 
         for _ in range(2):  # a double submit of the same form appends once (its idempotency key)
             r = c.post("/ui/campaigns/sample/corrections", data={**form, "csrf": csrf}, follow_redirects=False)
             assert r.status_code == 303
-            assert r.headers["location"] == "/ui/campaigns/sample/turns/1?position=14#corrections"
+            assert r.headers["location"] == "/ui/campaigns/sample/turns/1?position=17#corrections"
         [e] = sample.history(CID, after=head)
         assert (type(e).__name__, e.corrects, e.reason, e.replacement, e.actor["id"]) == (
-            "CorrectionRecorded", 14, "the loot was 10", {"amount": 10}, "gina")
+            "CorrectionRecorded", 17, "the loot was 10", {"amount": 10}, "gina")
 
 
 def test_a_correction_of_a_hidden_event_stays_as_hidden_as_the_original(settings, sample):
@@ -126,7 +127,7 @@ def test_a_player_sees_neither_the_dispute_form_nor_another_campaigns_pages(sett
     sample.create_campaign(slug="other", name="Other", ruleset="eu", countries=["ENG"], actor=GM)
     with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
         log_in(c, eng)
-        page = c.get("/ui/campaigns/sample/turns/1?position=14")
+        page = c.get("/ui/campaigns/sample/turns/1?position=17")
         assert page.status_code == 200 and "dispute-form" not in page.text
         listed = c.get("/ui").text
         assert "/ui/campaigns/sample" in listed and "/ui/campaigns/other" not in listed

@@ -18,6 +18,8 @@ def test_a_campaign_is_created_on_the_1492_board_from_the_cli_and_a_move_is_chec
     assert [e["type"] for e in created["events"]] == ["CampaignCreated", "ScenarioImported"]
     assert created["data"]["provinces"] == 327 + 357 and created["data"]["sea_zones"] == 99
     assert run(settings, "turn", "open", "europa").exit_code == 0
+    for phase in ("events", "diplomacy", "incomes"):  # moves and sieges are the military phase's
+        assert run(settings, "phase", "close", "europa", phase).exit_code == 0
 
     # No stacks in the 1492 set-up: the stack is unknown, and named so, until the game master raises it.
     r = run(settings, "map", "move", "europa", "FRA-1", "Caux", "Picardie")
@@ -35,6 +37,8 @@ def test_a_campaign_is_created_on_the_1492_board_from_the_cli_and_a_move_is_chec
 def test_the_cli_refuses_a_move_across_no_border_then_records_it_forced_and_draws_the_map(settings, tmp_path):
     assert run(settings, "campaign", "create", "corner", "--name", "The corner", "--scenario", "sample").exit_code == 0
     assert run(settings, "turn", "open", "corner").exit_code == 0
+    for phase in ("events", "diplomacy", "incomes"):  # moves and sieges are the military phase's
+        assert run(settings, "phase", "close", "corner", phase).exit_code == 0
     r = run(settings, "map", "move", "corner", "FRA-1", "Picardie", "Normandie")
     assert r.exit_code != 0
     assert "destination" in r.output and "share no border" in r.output
@@ -55,6 +59,8 @@ def test_the_cli_refuses_a_move_across_no_border_then_records_it_forced_and_draw
 def test_a_turn_of_moves_a_battle_and_a_siege_is_recorded_from_the_cli_without_json(settings, tmp_path):
     assert run(settings, "campaign", "create", "corner", "--name", "The corner", "--scenario", "sample").exit_code == 0
     assert run(settings, "turn", "open", "corner").exit_code == 0
+    for phase in ("events", "diplomacy", "incomes"):  # moves and sieges are the military phase's
+        assert run(settings, "phase", "close", "corner", phase).exit_code == 0
     steps = [
         ("map", "move", "corner", "ENG-1", "Kent", "Picardie", "--via", "Manche", "--reason", "landing"),
         ("ruling", "record", "corner", "M19", "--where", "Picardie", "--stack", "attacker=ENG-1",
@@ -70,7 +76,8 @@ def test_a_turn_of_moves_a_battle_and_a_siege_is_recorded_from_the_cli_without_j
         ("map", "siege-end", "corner", "Picardie", "taken"),
         ("map", "control", "corner", "Picardie", "ENG", "--previous", "FRA", "--reason", "the town fell"),
         ("map", "merge", "corner", "ENG-1", "ENG-2"),
-        ("map", "peace", "corner", "--attacker", "ENG", "--defender", "FRA", "--reason", "treaty"),
+        ("map", "peace", "corner", "--attacker", "ENG", "--defender", "FRA", "--reason", "treaty",
+         "--out-of-sequence", "made in the military phase: the command line is under test, not the phase"),
     ]
     for args in steps:
         r = run(settings, *args)
@@ -98,6 +105,8 @@ def test_a_turn_of_moves_a_battle_and_a_siege_is_recorded_from_the_cli_without_j
 def test_a_refused_siege_from_the_cli_names_the_field(settings):
     assert run(settings, "campaign", "create", "corner", "--name", "The corner", "--scenario", "sample").exit_code == 0
     assert run(settings, "turn", "open", "corner").exit_code == 0
+    for phase in ("events", "diplomacy", "incomes"):  # moves and sieges are the military phase's
+        assert run(settings, "phase", "close", "corner", phase).exit_code == 0
     r = run(settings, "map", "siege", "corner", "Picardie", "ENG-1")
     assert r.exit_code != 0 and "besiegers[0]" in r.output and "ENG-1 is in Kent, not in Picardie" in r.output
     r = run(settings, "map", "units", "corner", "ENG-1", "--units", "LD")
@@ -109,6 +118,8 @@ def test_a_leader_raised_with_his_stack_carries_the_values_printed_on_his_counte
     them from the map); a malformed one is refused naming --leader, and nothing is recorded."""
     assert run(settings, "campaign", "create", "corner", "--name", "The corner", "--scenario", "sample").exit_code == 0
     assert run(settings, "turn", "open", "corner").exit_code == 0
+    for phase in ("events", "diplomacy", "incomes"):  # moves and sieges are the military phase's
+        assert run(settings, "phase", "close", "corner", phase).exit_code == 0
     bad = run(settings, "map", "raise", "corner", "ENG-9", "ENG", "Kent", "--units", "LD=2", "--leader", "Talbot:3/3")
     assert bad.exit_code == 2 and "[--leader]" in bad.output and "FIRE/SHOCK/MANOEUVRE/SIEGE" in bad.output
     r = run(settings, "map", "raise", "corner", "ENG-9", "ENG", "Kent", "--units", "LD=2",

@@ -52,6 +52,8 @@ def test_dice_verify_checks_a_closed_turn(settings):
     run(settings, "roll", "dover", "--purpose", "table", "--sides", "6", "--manual", "5")
     still_open = run(settings, "dice", "verify", "dover", "1")
     assert still_open.exit_code == 2
+    for phase in ("events", "diplomacy", "incomes", "military", "redeployment", "exchequer", "peace", "interphase"):
+        run(settings, "phase", "close", "dover", phase)  # the turn closes after its eight phases
     run(settings, "turn", "close", "dover", "1")
     result = run(settings, "dice", "verify", "dover", "1")
     assert result.exit_code == 0 and "1 server rolls verified, 1 physical" in result.output

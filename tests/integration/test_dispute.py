@@ -12,6 +12,7 @@ from ledger.sample import GM
 from projections import replay
 from projections.runner import Projector
 from tests.integration.test_projections import positions_of, sample
+from ledger.sample import close_open_phases
 
 
 def appended_nothing(ledger, cid, fn):
@@ -213,6 +214,7 @@ def test_an_interception_needing_a_die_it_did_not_draw_draws_one_and_flags_it(le
     assert ledger.recompute(cid) == []
     assert corr
     turn = ledger.campaign(cid).turn  # the drawn die is one of the turn's server rolls, recomputed from its seed
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, turn=turn, actor=GM)
     assert ledger.verify_dice(cid, turn).ok, ledger.verify_dice(cid, turn).mismatches
 
@@ -404,6 +406,7 @@ def _closed_interception(ledger):
     """An interception ruled in turn 2 without a die (not eligible), then turn 2 closed: its seed is public."""
     cid = sample(ledger)
     at = ledger.record_ruling(cid, procedure="M14", inputs=NOT_ELIGIBLE, actor=GM).events[0]["position"]
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, turn=2, actor=GM)
     return cid, at
 
@@ -443,6 +446,7 @@ def test_a_closed_turn_rework_draws_its_new_die_from_the_open_turn_and_stays_ver
     [rolled] = [ledger.event_at(cid, e["position"]) for e in done.events if e["type"] == "DiceRolled"]
     assert rolled.turn == 3 and not rolled.manual and rolled.index == 0  # turn 3's first server roll
     assert "drawn after turn 2 closed" in rolled.purpose and done.data["rework"]["after_turn_closed"] == 2
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, turn=3, actor=GM)
     report = ledger.verify_dice(cid, 3)
     assert report.ok and report.checked == 1, report.mismatches

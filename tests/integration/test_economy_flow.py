@@ -24,6 +24,7 @@ from ledger.domain import events as ev
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import InvalidInput, StateConflict
 from tests.unit.rules.eu.test_ers import TURN1, TURN2
+from ledger.sample import close_open_phases
 
 GM = Actor("gm")
 ADMIN = "test-admin-token-0123456789abcdef0123456789"
@@ -93,6 +94,7 @@ def play_turn_one(ledger, cid) -> dict[str, dict]:
         {"country": "ENG", "royal_treasury": 100, "produces_american_gold": True}]}, dice=[1])
     closed["peace"] = close(ledger, cid, "peace")
     closed["interphase"] = close(ledger, cid, "interphase")
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=GM)
     return closed
 
@@ -220,6 +222,7 @@ def test_phases_start_again_when_the_next_turn_opens(ledger, cid):
     assert ledger.campaign(cid).phases_closed == PHASES
     with pytest.raises(StateConflict):
         close(ledger, cid, "interphase")
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=GM)
     with pytest.raises(StateConflict, match="closed"):
         close(ledger, cid, "events")

@@ -29,7 +29,7 @@ from ledger.domain import sight
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import LedgerError
 from ledger.domain.forces import names, unit_count
-from ledger.sample import GM
+from ledger.sample import GM, reach_phase
 from ledger.scenario import import_scenario, load_text
 from projections import map as map_model
 from projections.read import records, visible
@@ -55,6 +55,7 @@ def campaign(ledger: Ledger, *hidden: Hidden, public: tuple[Hidden, ...] = ()) -
     ledger.handle(cid, cmd.ChangeSettings(settings={"players_may_move": True, "players_may_roll": True},
                                           reason="players command their own stacks"), actor=GM)
     ledger.open_turn(cid, actor=GM)
+    reach_phase(ledger, cid, "military")  # the players' moves, sieges and rulings are the military phase's
     for kind, fields in public:
         ledger.submit(cid, kind, actor=GM, **fields)
     for kind, fields in hidden:

@@ -18,6 +18,7 @@ from projections import corrections, replay, views
 from projections.head import POSITION_ONLY, Reader
 from projections.read import audience, records, visible
 from projections.runner import Projector
+from ledger.sample import close_open_phases
 
 GM, FRANCE, ENGLAND = Actor("gm", "gm"), Actor("fra", "player", "FRA"), Actor("eng", "player", "ENG")
 
@@ -94,6 +95,7 @@ def test_a_players_views_at_the_head_in_a_fresh_process_start_from_the_checkpoin
     turn = ledger.campaign(cid).turn
     ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=17, reason="hidden from France",
                                  actor=GM, visibility={"scope": "countries", "countries": ["ENG"]})
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=GM)
     ledger.open_turn(cid, actor=GM)  # its checkpoint lies after the hidden entry: read from the store, filtered
     ledger.submit(cid, ChangeControl, province="Picardie", controller="ENG", actor=GM,

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings as hsettings, strategies as 
 from ledger.domain.commands import ChangeControl, MoveStack, PlaceMarker, RemoveMarker
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import InvalidInput
-from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.sample import FIXED_DICE, GM, close_open_phases, play_sample_turn, reach_phase
 from ledger.scenario import import_scenario, load_text
 from projections import replay
 from projections.runner import Projector
@@ -79,6 +79,7 @@ def test_an_interception_of_a_stack_split_off_names_its_country_as_the_replay_to
 
     cid, _ = import_scenario(ledger, load_text("sample"), slug="split-timeline", actor=GM)
     ledger.open_turn(cid, actor=GM)
+    reach_phase(ledger, cid, "military")  # an interception is the military phase's
     ledger.handle(cid, SplitStack(stack="ENG-1", new_stack="ENG-7", units={"LD": 1}), actor=GM)
     kept = {"target_man": "the leader's value as played at the table"}
     ledger.record_ruling(cid, procedure="M14", inputs={"interceptor_man": 4, "target_man": 3,
@@ -191,6 +192,9 @@ def play(ledger, cid, commands, data):
         state = ledger.campaign(cid)
         if not state.turn_open:
             ledger.open_turn(cid, actor=GM)
+            reach_phase(ledger, cid, "military")  # moves and battles are the military phase's
+        if c in ("move", "m14", "m19") and not {"ENG-1", "FRA-1"} <= set(ledger.campaign(cid).stacks):
+            continue  # a battle destroyed one of them: it left the map
         if c == "move":
             # Any move, board or not: what is tested is the views, so the game master forces it.
             ledger.submit(cid, MoveStack, stack=data.draw(st.sampled_from(["ENG-1", "FRA-1"])), origin="Kent",
@@ -225,6 +229,7 @@ def play(ledger, cid, commands, data):
                 manual_dice=[[10], [1], [10], [1], [10]],
                 context={"where": "Picardie", "stacks": {"attacker": "ENG-1", "defender": "FRA-1"}}, actor=GM)
         elif c == "close":
+            close_open_phases(ledger, cid)  # the turn closes after its eight phases
             ledger.close_turn(cid, actor=GM)
 
 

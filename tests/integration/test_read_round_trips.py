@@ -21,6 +21,7 @@ from ledger.scenario import import_scenario, load_text
 from projections import budget_view, replay
 from projections.head import Reader
 from projections.runner import Projector
+from ledger.sample import close_open_phases
 
 GM_ACTOR = Actor("gina", "gm")
 
@@ -139,6 +140,7 @@ def test_a_closed_turns_span_is_asked_once_and_an_open_turns_end_until_the_next_
         assert reader.next_turn_start(cid, 2) is None
     assert len(seen) == 1  # an open turn's end is asked each time: none yet
 
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=GM)
     ledger.open_turn(cid, actor=GM)
     projector.catch_up()

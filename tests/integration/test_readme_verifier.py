@@ -10,6 +10,7 @@ import pytest
 
 from api.routes.views import event_public
 from ledger.application import Actor
+from ledger.sample import close_open_phases
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 GM = Actor("gm", "gm")
@@ -33,6 +34,7 @@ def closed_turn(ledger):
     ledger.record_manual_roll(cid, purpose="table", sides=10, values=[4], actor=GM)
     ledger.record_ruling(cid, procedure="T1", inputs={"bonus": 1, "target": 6}, actor=GM)
     ledger.roll(cid, purpose="b", sides=100, actor=GM)
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=GM)
     return cid
 

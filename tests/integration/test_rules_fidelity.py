@@ -38,7 +38,8 @@ def cid(ledger):
 
 def at_peace(ledger, cid):
     [[attackers, defenders]] = ledger.campaign(cid).military["wars"]
-    ledger.handle(cid, cmd.MakePeace(attackers=attackers, defenders=defenders, reason="treaty"), actor=GM)
+    ledger.handle(cid, cmd.MakePeace(attackers=attackers, defenders=defenders, reason="treaty",
+        context=cmd.Context(out_of_sequence="peace in the military phase: the war check is under test, not the phase")), actor=GM)
 
 
 def refused(ledger, cid, actor=GM, **kw):
@@ -94,6 +95,8 @@ def test_m21_the_english_siege_of_champagne_needs_a_war_with_france_from_the_com
     """The issue's case: a siege of Champagne (France's on the 1492 board) by an English stack, no war."""
     assert run(settings, "campaign", "create", "europa", "--name", "Europa", "--scenario", "eu-1492").exit_code == 0
     assert run(settings, "turn", "open", "europa").exit_code == 0
+    for phase in ("events", "diplomacy", "incomes"):  # a siege is the military phase's
+        assert run(settings, "phase", "close", "europa", phase).exit_code == 0
     assert run(settings, "map", "raise", "europa", "ENG-1", "ENG", "Champagne", "--units", "LD=6").exit_code == 0
     siege = ("ruling", "record", "europa", "M21", "--where", "Champagne", "--stack", "besieger=ENG-1",
              "--input", "action=undermine")
@@ -103,7 +106,8 @@ def test_m21_the_english_siege_of_champagne_needs_a_war_with_france_from_the_com
     r = run(settings, *siege, "--override", "war=the game master's reason")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["data"]["ruling"]["overridden"][0]["field"] == "war"
-    assert run(settings, "map", "war", "europa", "--attacker", "ENG", "--defender", "FRA").exit_code == 0
+    assert run(settings, "map", "war", "europa", "--attacker", "ENG", "--defender", "FRA", "--out-of-sequence",
+               "declared in the military phase: the war check is under test, not the phase").exit_code == 0
     r = run(settings, *siege)
     assert r.exit_code == 0 and "overridden" not in json.loads(r.stdout)["data"]["ruling"]
 
@@ -178,14 +182,15 @@ def test_m19_a_side_without_a_leader_on_the_map_rolls_no_leader_test(ledger, cid
     filled from the map (its default, true, rolled a test for a stack with no leader)."""
     ledger.handle(cid, cmd.RaiseStack(stack="FRA-2", country="FRA", location="Caux", units={"LD": 4}), actor=GM)
     ctx = {"where": "Caux", "stacks": {"attacker": "ENG-1", "defender": "FRA-2"}}
+    # Refused first: the battle recorded next may destroy FRA-2 (its 4 LD), which then leaves the map.
+    e = refused(ledger, cid, procedure="M19", inputs={**BATTLE, "defender": {**BATTLE["defender"], "has_leader": True}},
+                context=ctx)
+    assert e.field == "inputs.defender.has_leader" and "stack FRA-2 has no leader" in e.message
     ruling = ledger.record_ruling(cid, actor=GM, procedure="M19", inputs=BATTLE, context=ctx).data["ruling"]
     assert ruling["inputs"]["defender"]["has_leader"] is False and ruling["from_board"]["defender.has_leader"] is False
     assert ruling["inputs"]["attacker"]["has_leader"] is True  # Talbot
     tested = [s["side"] for s in ruling["steps"] if s["name"].startswith("G. leader test") and s.get("dice")]
     assert "defender" not in tested
-    e = refused(ledger, cid, procedure="M19", inputs={**BATTLE, "defender": {**BATTLE["defender"], "has_leader": True}},
-                context=ctx)
-    assert e.field == "inputs.defender.has_leader" and "stack FRA-2 has no leader" in e.message
 
 
 # ------------------------------------------------------------- P5 a minormajor a player plays is a major
@@ -197,6 +202,8 @@ def test_p5_venice_played_by_a_player_is_a_major_power_in_that_campaign(settings
     assert run(settings, "campaign", "create", "europa", "--name", "Europa", "--scenario", "eu-1492",
                "--player", "VEN=carla", "--player", "TUR=deniz").exit_code == 0
     assert run(settings, "turn", "open", "europa").exit_code == 0
+    for phase in ("events", "diplomacy", "incomes", "military", "redeployment", "exchequer"):  # P5: the peace
+        assert run(settings, "phase", "close", "europa", phase).exit_code == 0
     peace = ("ruling", "record", "europa", "P5", "--input", "player=TUR", "--input", "level=0")
     r = run(settings, *peace, "--input", "minor=Venice")
     assert r.exit_code == 2 and "error [inputs.minor]: minor: venise (VEN) is played by carla in this campaign" \

@@ -10,6 +10,7 @@ import pytest
 from ledger.application import Actor
 from ledger.domain.commands import ChangeSettings
 from ledger.domain.errors import InvalidInput
+from ledger.sample import reach_phase
 
 GM = Actor("gina", "gm")
 ASSAULT = {"action": "assault", "fortress_level": 2, "besieger_ld": 8, "artillery_value": 4}
@@ -19,6 +20,7 @@ def _campaign(ledger, slug: str, **settings) -> UUID:
     cid = UUID(ledger.create_campaign(slug=slug, name=slug, ruleset="eu", countries=["FRA", "SPA"],
                                       settings=settings, actor=GM).data["id"])
     ledger.open_turn(cid, actor=GM)
+    reach_phase(ledger, cid, "military")  # sieges are the military phase's
     return cid
 
 

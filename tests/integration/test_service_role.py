@@ -23,6 +23,7 @@ from projections.runner import Projector
 from tests.conftest import PG_DSN
 from tests.integration.test_cli import runner
 from ledger.cli import app
+from ledger.sample import close_open_phases
 
 pytestmark = pytest.mark.skipif(not PG_DSN, reason="PostgreSQL only (LEDGER_TEST_POSTGRES_DSN)")
 GM = Actor("gm", "gm")
@@ -72,6 +73,7 @@ def write_a_turn(ledger: Ledger) -> UUID:
     ledger.open_turn(cid, actor=GM)
     for i in range(12):  # past the snapshot interval: a snapshot is written too
         ledger.roll(cid, purpose=f"r{i}", actor=GM, idempotency_key=f"k{i}")
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     ledger.close_turn(cid, actor=GM)
     return cid
 

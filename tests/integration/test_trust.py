@@ -24,6 +24,7 @@ from ledger.economy import treasury_log
 from ledger.domain.errors import ChainBroken, InvalidInput
 from ledger.receipts import audit_receipts
 from tests.conftest import events_table, raw_execute
+from ledger.sample import close_open_phases
 
 GM = Actor("gm", "gm")
 ADMIN = "admin-secret-for-tests"
@@ -305,9 +306,11 @@ def test_the_checkpoint_and_proofs_over_http_verify_with_the_published_key(setti
 
 def test_every_turn_close_keeps_its_signed_checkpoint_which_verifies_against_the_later_history(settings, ledger):
     cid, _ = new_campaign(ledger)  # turn 1 open, head 5
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     closed = [ledger.close_turn(cid, actor=GM).checkpoint]
     ledger.open_turn(cid, actor=GM)
     ledger.roll(cid, purpose="turn 2", actor=GM)
+    close_open_phases(ledger, cid)  # the turn closes after its eight phases
     closed.append(ledger.close_turn(cid, actor=GM).checkpoint)
     ledger.open_turn(cid, actor=GM)
     ledger.roll(cid, purpose="turn 3", actor=GM)

@@ -17,6 +17,7 @@ from projections.head import Reader
 from projections import timeline
 from projections.read import records
 from projections.runner import Projector
+from ledger.sample import close_open_phases
 
 GM, FRANCE, ENGLAND = Actor("gm", "gm"), Actor("fra", "player", "FRA"), Actor("eng", "player", "ENG")
 OBSERVER = Actor("obs", "observer")
@@ -96,6 +97,7 @@ def test_the_view_behind_the_head_adds_the_rest_from_the_timeline_and_the_store(
 def test_the_view_past_the_head_a_request_read_answers_as_of_that_head(ledger):
     older = campaign_with_secrets(ledger)
     ledger.submit(older.id, ChangeControl, province="Kent", controller="ENG", actor=GM)
+    close_open_phases(ledger, older.id)  # the turn closes after its eight phases
     ledger.close_turn(older.id, actor=GM)
     ledger.open_turn(older.id, actor=GM)  # a new turn past the head the request read
     ledger.submit(older.id, ChangeControl, province="Kent", controller="FRA", actor=GM)

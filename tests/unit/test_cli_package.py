@@ -56,6 +56,8 @@ WRITES = {
     ("map", "units"): "ChangeStack",
     ("map", "leader-arrives"): "ChangeStack",
     ("map", "leader-leaves"): "ChangeStack",
+    ("map", "leader-values"): "SetLeaderValues",
+    ("map", "disband"): "DisbandStack",
     ("map", "siege"): "StartSiege",
     ("map", "siege-end"): "EndSiege",
     ("map", "war"): "DeclareWar",
