@@ -22,6 +22,8 @@ from projections import budget_view, replay
 from projections.head import Reader
 from projections.runner import Projector
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 GM_ACTOR = Actor("gina", "gm")
 
 

@@ -24,7 +24,8 @@ from tests.conftest import PG_DSN
 from tests.integration.test_cli import runner
 from ledger.cli import app
 
-pytestmark = pytest.mark.skipif(not PG_DSN, reason="PostgreSQL only (LEDGER_TEST_POSTGRES_DSN)")
+pytestmark = [pytest.mark.skipif(not PG_DSN, reason="PostgreSQL only (LEDGER_TEST_POSTGRES_DSN)"),
+              pytest.mark.store_contract]  # the store's contract (tests/conftest.py)
 GM = Actor("gm", "gm")
 ADMIN = "admin-secret-for-tests"
 

@@ -25,6 +25,8 @@ from ledger.domain.errors import ChainBroken, InvalidInput
 from ledger.receipts import audit_receipts
 from tests.conftest import events_table, raw_execute
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 GM = Actor("gm", "gm")
 ADMIN = "admin-secret-for-tests"
 

@@ -18,6 +18,8 @@ from projections import timeline
 from projections.read import records
 from projections.runner import Projector
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 GM, FRANCE, ENGLAND = Actor("gm", "gm"), Actor("fra", "player", "FRA"), Actor("eng", "player", "ENG")
 OBSERVER = Actor("obs", "observer")
 EVERYONE = (GM, FRANCE, ENGLAND, OBSERVER)
