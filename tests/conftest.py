@@ -1,7 +1,18 @@
-"""Fixtures: every store-backed test runs on SQLite and, when configured, PostgreSQL.
+"""Fixtures, and the lanes of the suite (a pyramid: much logic run once, the store's contract on both stores).
 
-``ops/test`` starts a throwaway PostgreSQL and sets LEDGER_TEST_POSTGRES_DSN;
-each PostgreSQL test gets a schema of its own, dropped afterwards.
+- A test that asks for the ``store`` fixture (or ``settings``, ``ledger``, which ask for it) runs on SQLite
+  alone: its subject is the logic above the store (folds, sheets, words, rules, pages, access, commands), which
+  does not change with the store under it.
+- A test marked ``store_contract`` (``pytestmark = pytest.mark.store_contract`` for a module) runs on every
+  store: SQLite and, when LEDGER_TEST_POSTGRES_DSN is set (``ops/test`` sets it), PostgreSQL. It is what the store
+  promises: appends and their conflicts, concurrency, LISTEN and the follower, group commit, immutability, the
+  views' tables and their exactly-once tracking, roles, migrations, backups, a server's processes on a store.
+  Each PostgreSQL test gets a schema of its own, dropped afterwards; tests/replica runs on the replica.
+- A test that runs a script of ops/ (it calls ``tests.opsrun.run_ops``: a benchmark or a drill in its
+  ``--short`` version) is marked ``ops``: ``ops/test`` runs those in a lane of their own (``-m ops``) after
+  the rest (``-m "not ops"``); either lane failing fails the run.
+
+So a new test lands in its lane by what it does: nothing to mark, unless it checks the store's contract.
 """
 
 from __future__ import annotations
@@ -39,14 +50,58 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         raise pytest.UsageError("LEDGER_TEST_REQUIRE_POSTGRES=1 but no LEDGER_TEST_POSTGRES_DSN is set")
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The ``store`` a test runs on: every store for a test marked ``store_contract``, SQLite for the rest (the
+    module docstring). tests/replica's own ``store`` (the replica, its fixture's params) is left as it is."""
+    if "store" not in metafunc.fixturenames:
+        return
+    defs = metafunc._arg2fixturedefs.get("store")
+    if not defs or defs[-1].params is not None:
+        return
+    contract = metafunc.definition.get_closest_marker("store_contract") is not None
+    metafunc.parametrize("store", STORES if contract else STORES[:1], indirect=True)
+
+
+def _runs_ops(code) -> bool:
+    """Whether a test's code (or a function or lambda inside it) names ``run_ops``."""
+    return "run_ops" in code.co_names or any(_runs_ops(c) for c in code.co_consts if hasattr(c, "co_names"))
+
+
+# The order the workers take the groups in (``--no-loadscope-reorder``; each worker takes the next group when
+# it is done): the longest first, so that no long group starts last and holds the run while the other worker
+# idles. A script of ops/ (a benchmark, a drill: tens of seconds each) first, each test a group of its own;
+# then the replica's tests (one group), the browser's, the servers of tests/e2e, tests/integration, and the many
+# short modules of tests/unit last, to fill the gaps.
+_ORDER = ("ops", "replica", "browser", "e2e", "integration")
+
+
+def _rank(item: pytest.Item, path: str) -> int:
+    if item.get_closest_marker("ops"):
+        return 0
+    return next((i for i, kind in enumerate(_ORDER) if f"/tests/{kind}/" in path), len(_ORDER))
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """ops/test runs the suite over the machine's cores (pytest-xdist, ``--dist loadgroup``): a module's tests
     stay on one worker, so its module-scoped fixtures (a served site, a seeded campaign) are built once; the
-    replica's tests all share one worker, since one of them pauses the replica's replay for every reader."""
+    replica's tests all share one worker, since one of them pauses the replica's replay for every reader; a
+    script of ops/ is a group of its own (it builds its own campaigns and servers). The ``ops`` marker is set
+    here (the module docstring), and the groups put in order (``_ORDER``)."""
+    ranks = {}
     for item in items:
         path = str(item.fspath).replace(os.sep, "/")
-        group = "replica" if "/tests/replica/" in path else item.nodeid.split("::", 1)[0]
+        code = getattr(getattr(item, "function", None), "__code__", None)
+        if code is not None and _runs_ops(code):
+            item.add_marker(pytest.mark.ops)
+        if "/tests/replica/" in path:
+            group = "replica"
+        elif item.get_closest_marker("ops"):
+            group = item.nodeid
+        else:
+            group = item.nodeid.split("::", 1)[0]
         item.add_marker(pytest.mark.xdist_group(group))
+        ranks[item.nodeid] = _rank(item, path)
+    items.sort(key=lambda item: ranks[item.nodeid])  # stable: a module's tests keep their order
 
 
 def pytest_report_header(config: pytest.Config) -> str:
@@ -75,8 +130,10 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     gc.freeze()
 
 
-@pytest.fixture(params=STORES)
+@pytest.fixture(scope="module")
 def store(request: pytest.FixtureRequest) -> str:
+    """"sqlite" or "postgres", parametrised by ``pytest_generate_tests`` (the lanes); module-scoped, so that a
+    module's fixture serving a site (tests/browser) may ask for it too."""
     return request.param
 
 

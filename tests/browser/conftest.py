@@ -37,7 +37,7 @@ from ledger.config import Settings
 from ledger.domain.campaign import campaign_id
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
-from tests.conftest import PG_DSN, STORES
+from tests.conftest import PG_DSN
 
 # The session's one Chromium (`browser`) and Playwright's `expect` live in tests/conftest.py: Playwright's sync API
 # runs one instance per thread, and every folder with browser tests (tests/browser, tests/replica) shares it.
@@ -130,19 +130,20 @@ def serving(app: Any) -> Iterator[str]:
         thread.join(timeout=10)
 
 
-@pytest.fixture(scope="module", params=STORES)
-def site(request, browser):  # the browser first: without Chromium the tests skip before any set-up
-    """A real uvicorn server on 127.0.0.1 (a thread of this process) over a fresh store."""
+@pytest.fixture(scope="module")
+def site(browser, store):  # the browser first: without Chromium the tests skip before any set-up
+    """A real uvicorn server on 127.0.0.1 (a thread of this process) over a fresh store (``store``: SQLite, both
+    stores for a module marked ``store_contract``; tests/conftest.py)."""
     from api.main import create_app
 
     tmp = Path(tempfile.mkdtemp(prefix="ledger-web-"))
-    settings, schema = _settings(request.param, tmp)
+    settings, schema = _settings(store, tmp)
     ledger = Ledger(settings)
     try:
         data = _populate(ledger)
         app = create_app(settings, ledger)
         with serving(app) as url:
-            yield Site(request.param, url, ledger, app=app, **data)
+            yield Site(store, url, ledger, app=app, **data)
     finally:
         ledger.close()
         shutil.rmtree(tmp, ignore_errors=True)

@@ -12,6 +12,8 @@ import pytest
 from tests.conftest import PG_DSN
 from tests.opsrun import clean_env, row, run_ops
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 
 @pytest.mark.slow
 @pytest.mark.e2e

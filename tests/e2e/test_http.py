@@ -15,7 +15,7 @@ import pytest
 
 from tests.conftest import PG_DSN
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.store_contract]  # the store's contract: both stores (tests/conftest.py)
 ADMIN = "e2e-admin-token"
 
 

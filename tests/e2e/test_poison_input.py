@@ -24,6 +24,8 @@ from tests.e2e.test_access import SYSTEM, bearer, issue, make_client, new_campai
 from ledger.cli import app
 from tests.integration.test_cli import cli_env, run, runner
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 #: What the attackers typed: a NUL (PostgreSQL's text columns refuse it), and escape sequences that set a
 #: terminal's title, clear its screen and ring its bell.
 NUL_PURPOSE = "player\x00nul"

@@ -4,11 +4,14 @@
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
+import pytest
 
 from api.main import create_app
 from ledger.domain.campaign import campaign_id
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 ADMIN = "admin-secret-for-position-tests"
 CID = campaign_id("sample")

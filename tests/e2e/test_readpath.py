@@ -25,6 +25,8 @@ from projections import corrections, read, replay
 from ledger.economy.sheets import sheet_json
 from projections.runner import Projector
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 ADMIN = "admin-secret-for-tests"
 M13 = {"direction": "exit", "moving_man": 3, "blockader_man": 2, "moving_nd": 4, "blockader_nd": 6,
        "blockader_all_nwd": True, "blockader_technology": "GAL"}

@@ -22,6 +22,8 @@ import pytest
 
 from tests.conftest import PG_DSN
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -8,6 +8,7 @@ import psycopg
 from fastapi.testclient import TestClient
 from psycopg.conninfo import make_conninfo
 from typer.testing import CliRunner
+import pytest
 
 from api.main import create_app
 from ledger.application import Ledger
@@ -18,6 +19,8 @@ from ledger.scenario import import_scenario, load_text
 from projections.runner import Projector
 from tests.conftest import PG_DSN
 from tests.integration.test_cli import cli_env
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 ADMIN = "admin-secret-for-backup-tests"
 runner = CliRunner()

@@ -8,6 +8,7 @@ predate the view gets its table and is caught up by the ordinary runner."""
 from __future__ import annotations
 
 import orjson
+import pytest
 
 from ledger.application import Actor
 from ledger.domain import commands as cmd
@@ -19,6 +20,8 @@ from projections.read import records
 from projections.runner import Projector
 from tests.conftest import raw_execute
 from tests.integration.test_players_views import GM, their_sheets
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 OBSERVER = Actor("obs", "observer")
 PLAYERS = [Actor(c.lower(), "player", c) for c in ("ENG", "FRA", "SPA")]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi.testclient import TestClient
+import pytest
 
 from api.main import create_app
 from projections import economy as phases
@@ -11,6 +12,8 @@ from ledger.scenario import import_scenario, load_text
 from ledger.economy.sheets import budget, sheet_json
 from projections.budget_view import stored_sheet
 from projections.runner import Projector
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 ADMIN = "test-admin-token-0123456789abcdef0123456789"
 

@@ -22,6 +22,8 @@ from tests.conftest import PG_DSN
 from tests.integration import rulesets  # noqa: F401  (registers the "check" ruleset)
 from tests.opsrun import clean_env, row, run_ops
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 GM = Actor("gm-anne", "gm")
 
 

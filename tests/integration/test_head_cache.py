@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from uuid import UUID
 
+import pytest
+
 from ledger import access, tokens
 from ledger.application import Actor, Ledger
 from ledger.domain.commands import ChangeSettings, RevokeToken
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 GM = Actor("gina", "gm")
 

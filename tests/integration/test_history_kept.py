@@ -4,12 +4,16 @@ after each turn of the worked ERS example (entries, ruling effects, a correction
 
 from __future__ import annotations
 
+import pytest
+
 from ledger.application import Actor
 from ledger.domain.campaign import campaign_id
 from projections.head import Reader
 from projections.history import gather
 from projections.runner import Projector
 from tests.integration.test_economy_flow import GM, SLUG, play_turn_one, play_turn_two
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 FRANCE = Actor("fra", "player", "FRA")
 

@@ -11,6 +11,7 @@ import uuid
 
 import orjson
 from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+import pytest
 
 from ledger.application import Actor
 from ledger.sample import GM
@@ -21,6 +22,8 @@ from projections.read import records as read_records
 from projections.runner import Projector
 from projections.views import MapView, VictoryView
 from tests.integration.test_projections import COMMANDS, play, positions_of
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 EVERY = 3
 FRANCE = Actor("fra", "player", "FRA")

@@ -15,6 +15,8 @@ from ledger.scenario import import_scenario, load_text
 from projections import replay
 from projections.runner import Projector
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 
 def sample(ledger, slug="sample"):
     cid, _ = import_scenario(ledger, load_text("sample"), slug=slug, actor=GM)

@@ -19,6 +19,8 @@ from projections import replay
 from projections.runner import Fed, Feed, Projector, _reads_of
 from projections.views import VIEW_CLASSES
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -23,6 +23,8 @@ from projections.head import Reader
 from projections.runner import Projector
 from ledger.sample import close_open_phases
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 GM_ACTOR = Actor("gina", "gm")
 
 

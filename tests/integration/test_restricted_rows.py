@@ -7,6 +7,7 @@ statement is one its index serves; tables made before the indexes get them from 
 from __future__ import annotations
 
 import orjson
+import pytest
 
 from ledger.application import Actor
 from ledger.domain.commands import ChangeControl, RevealEvent
@@ -15,6 +16,8 @@ from ops.generate_campaign import generate
 from projections.head import NOT_SHARED_ROWS, POSITION_ONLY, Reader, restricted_rows
 from projections.runner import Projector
 from projections.store import TIMELINE_INDEXES, ViewDB
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 GM, FRANCE, ENGLAND = Actor("gm", "gm"), Actor("fra", "player", "FRA"), Actor("eng", "player", "ENG")
 PUBLIC = orjson.dumps({"scope": "public"}).decode()

@@ -25,7 +25,8 @@ from tests.integration.test_cli import runner
 from ledger.cli import app
 from ledger.sample import close_open_phases
 
-pytestmark = pytest.mark.skipif(not PG_DSN, reason="PostgreSQL only (LEDGER_TEST_POSTGRES_DSN)")
+pytestmark = [pytest.mark.skipif(not PG_DSN, reason="PostgreSQL only (LEDGER_TEST_POSTGRES_DSN)"),
+              pytest.mark.store_contract]  # the store's contract (tests/conftest.py)
 GM = Actor("gm", "gm")
 ADMIN = "admin-secret-for-tests"
 

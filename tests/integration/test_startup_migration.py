@@ -16,6 +16,8 @@ import pytest
 from ledger.application import Ledger
 from tests.conftest import PG_DSN
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 STARTS, ROUNDS = 4, 12
 
 

@@ -18,6 +18,8 @@ from ledger.domain.errors import CampaignNotFound, IdempotencyConflict, InvalidI
 from tests.conftest import events_table, raw_execute
 from tests.integration import rulesets  # noqa: F401  (registers the "check" ruleset)
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 GM = Actor("gm-anne", "gm")
 
 

@@ -26,6 +26,8 @@ from ledger.receipts import audit_receipts
 from tests.conftest import events_table, raw_execute
 from ledger.sample import close_open_phases
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 GM = Actor("gm", "gm")
 ADMIN = "admin-secret-for-tests"
 

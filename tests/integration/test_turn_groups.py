@@ -19,6 +19,8 @@ from projections.read import records
 from projections.runner import Projector
 from ledger.sample import close_open_phases
 
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
+
 GM, FRANCE, ENGLAND = Actor("gm", "gm"), Actor("fra", "player", "FRA"), Actor("eng", "player", "ENG")
 OBSERVER = Actor("obs", "observer")
 EVERYONE = (GM, FRANCE, ENGLAND, OBSERVER)

@@ -4,6 +4,7 @@ undecoded: what lets one process of ``ledger rebuild --jobs 2`` skip decoding th
 from __future__ import annotations
 
 import orjson
+import pytest
 
 from ledger.economy.sheets import budget
 from ops.generate_campaign import generate
@@ -11,6 +12,8 @@ from projections import victory
 from projections.records import Record
 from projections.runner import Projector, _decode
 from projections.views import VIEW_CLASSES
+
+pytestmark = pytest.mark.store_contract  # the store's contract: both stores (tests/conftest.py)
 
 
 def test_the_views_that_name_what_they_read_fold_the_same_without_the_rest(ledger):
