@@ -18,6 +18,9 @@ from projections.runner import Projector
 from tests.conftest import raw_execute
 from tests.integration.test_cli import run
 
+#: The views' tables and the snapshots as each store keeps them: both stores.
+pytestmark = pytest.mark.store_contract
+
 
 @pytest.fixture
 def played(settings):
