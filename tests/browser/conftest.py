@@ -35,7 +35,7 @@ from ledger import tokens
 from ledger.application import Ledger, visibility
 from ledger.config import Settings
 from ledger.domain.campaign import campaign_id
-from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.sample import FIXED_DICE, GM, close_open_phases, play_sample_turn, reach_phase
 from ledger.scenario import import_scenario, load_text
 from tests.conftest import PG_DSN
 
@@ -93,10 +93,16 @@ def _populate(ledger: Ledger) -> dict[str, Any]:
     *_, at["gm_roll"] = (e["position"] for e in ledger.roll(
         cid, purpose="spy report on Calais", sides=6, actor=GM, vis=visibility("gm"),
         context={"phase": "military"}).events)
+    close_open_phases(ledger, cid)  # the sequence of play: a turn closes after its phases
     ledger.close_turn(cid, actor=GM)
     ledger.open_turn(cid, actor=GM)
-    at["m14_t3"] = ledger.record_ruling(cid, procedure="M14", inputs=INTERCEPTION, actor=GM,
-                                        context=M14_CONTEXT).events[0]["position"]
+    # Turn 3 stands in its incomes phase (the income page's test confirms there); the interception whose dice
+    # the pages show as committed is kept out of sequence, with its reason, as a game master may.
+    reach_phase(ledger, cid, "incomes")
+    at["m14_t3"] = ledger.record_ruling(
+        cid, procedure="M14", inputs=INTERCEPTION, actor=GM,
+        context={**M14_CONTEXT, "out_of_sequence": "an early interception, recorded before the incomes close"},
+    ).events[0]["position"]
     _, gm = tokens.issue_token(ledger, cid, role="gm", holder="gina", actor=GM)
     _, eng = tokens.issue_token(ledger, cid, role="player", country="ENG", holder="alice", actor=GM)
     _, fra = tokens.issue_token(ledger, cid, role="player", country="FRA", holder="bruno", actor=GM)

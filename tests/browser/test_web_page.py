@@ -1,9 +1,9 @@
 """The web page in a real browser: stepping a turn, rulings and dice, the dispute form, visibility, downloads.
 
-Turn 1 is the sample's (ledger/sample.py, fixed physical dice): positions 3
-(TurnOpened) to 18 (TurnClosed), 16 steps; 9 is the land interception M14
-(MAN 4 − 3 = +1, same province +1, bad weather −2; die 6, total 6 → failure),
-14 ENG's +12 ducats on A9 (looting of Picardie). Turns 2 and 3: see conftest.
+Turn 1 is the sample's (ledger/sample.py, fixed physical dice, played in the sequence of play): positions 3
+(TurnOpened) to 26 (TurnClosed), 24 steps; 4-6 close the events, diplomacy and incomes phases, 7 is M2, 12 the
+land interception M14 (MAN 4 − 3 = +1, same province +1, bad weather −2; die 6, total 6 → failure),
+17 ENG's +12 ducats on A9 (looting of Picardie). Turns 2 and 3: see conftest.
 """
 
 from __future__ import annotations
@@ -32,11 +32,10 @@ def test_stepping_through_a_turn_with_next_previous_jump_and_keys(site, context)
     position = page.locator("#position")
     expect(position).to_have_text("3")
     expect(page.locator("#event .type")).to_have_text("Turn opened")
-    expect(page.locator("#timeline li")).to_have_count(16)  # positions 3..18
+    expect(page.locator("#timeline li")).to_have_count(24)  # positions 3..26
 
     page.click("#next")
-    expect(position).to_have_text("4")
-    expect(page.locator("#ruling h2")).to_contain_text("eu:M2")
+    expect(position).to_have_text("4")  # the events phase closed
     expect(page).to_have_url(re.compile(r"\?step=2$"))  # in-place stepping keeps a linkable address
     page.keyboard.press("n")
     expect(position).to_have_text("5")
@@ -47,39 +46,45 @@ def test_stepping_through_a_turn_with_next_previous_jump_and_keys(site, context)
     expect(page.locator("#prev")).to_have_count(0)  # nothing before the first step
 
     page.keyboard.press("j")  # focuses the jump field
-    page.keyboard.type("12")  # the field held "1": select-all on focus makes this 12, not 112
+    page.keyboard.type("15")  # the field held "1": select-all on focus makes this 15, not 115
     page.keyboard.press("Enter")
-    expect(position).to_have_text("14")
+    expect(position).to_have_text("17")
     expect(page.locator("#summary")).to_contain_text("+12 ducats on A9")
     a9 = page.locator("#budget-diff tr", has_text="A9").locator("td")
     expect(a9).to_have_text(["ENG", "1", "A9", "Pillages, privateers", "0", "12"])  # A9 was 0 before the loot
 
     page.keyboard.press("p")
-    expect(position).to_have_text("13")  # the Pillage- marker in Picardie
+    expect(position).to_have_text("16")  # the Pillage- marker in Picardie
     picardie = page.locator("#provinces tr", has_text="Picardie")
     expect(picardie).to_have_class("changed")
     expect(picardie).to_contain_text("Pillage-")
     site.shot(page, "replay")
 
-    # The map as of position 8 (ENG-1 landed in Picardie), and without JavaScript: plain links.
+    page.keyboard.press("j")
+    page.keyboard.type("5")
+    page.keyboard.press("Enter")
+    expect(position).to_have_text("7")
+    expect(page.locator("#ruling h2")).to_contain_text("eu:M2")
+
+    # The map as of position 11 (ENG-1 landed in Picardie), and without JavaScript: plain links.
     nojs = context.browser.new_context(java_script_enabled=False)
     try:
         nojs.add_cookies(context.cookies())
         plain = nojs.new_page()
-        plain.goto(f"{site.base}{TURN1}?step=6")
-        expect(plain.locator("#position")).to_have_text("8")
+        plain.goto(f"{site.base}{TURN1}?step=9")
+        expect(plain.locator("#position")).to_have_text("11")
         expect(plain.locator("#stacks tr", has_text="ENG-1")).to_contain_text("Picardie")
         expect(plain.locator("#stacks tr", has_text="ENG-1")).to_have_class("changed")
         plain.click("#next")
-        expect(plain.locator("#position")).to_have_text("9")
-        expect(plain).to_have_url(re.compile(r"\?step=7$"))
+        expect(plain.locator("#position")).to_have_text("12")
+        expect(plain).to_have_url(re.compile(r"\?step=10$"))
     finally:
         nojs.close()
 
 
 def test_a_ruling_shows_its_modifiers_rules_table_cell_and_dice_status(site, context):
     page = login(context, site, site.gm, TURN1)
-    page.goto(f"{site.base}{TURN1}?position=9")
+    page.goto(f"{site.base}{TURN1}?position=12")
     mods = page.locator("#ruling table.modifiers").first.locator("tbody tr")
     expect(mods).to_have_count(3)
     section = "eu-military-rules.tex §Interception / Land"
@@ -109,12 +114,12 @@ def test_a_ruling_shows_its_modifiers_rules_table_cell_and_dice_status(site, con
 
 
 def test_the_game_master_records_a_correction_and_sees_it_beside_the_original(site, context):
-    page = login(context, site, site.gm, f"{TURN1}?position=14")
+    page = login(context, site, site.gm, f"{TURN1}?position=17")
     head = site.ledger.campaign(site.cid).version
 
     # A forged form (no matching CSRF token) is refused and appends nothing.
     forged = page.request.post(f"{site.base}/ui/campaigns/sample/corrections",
-                               form={"csrf": "forged", "corrects": "14", "reason": "forged"})
+                               form={"csrf": "forged", "corrects": "17", "reason": "forged"})
     assert forged.status == 403
     assert "access.csrf" in forged.text()
     assert site.ledger.campaign(site.cid).version == head
@@ -123,7 +128,7 @@ def test_the_game_master_records_a_correction_and_sees_it_beside_the_original(si
     page.fill("#reason", "the loot was 10, not 12")
     page.fill("#dispute-form input[name='input.amount']", "10")
     page.click("#dispute-form button[type=submit]")
-    page.wait_for_url(re.compile(r"position=14#corrections$"))
+    page.wait_for_url(re.compile(r"position=17#corrections$"))
     corrections = page.locator("#corrections")
     expect(corrections.locator(".original")).to_contain_text("looting of Picardie")
     expect(corrections.locator(".correction .reason")).to_have_text("the loot was 10, not 12")
@@ -131,12 +136,12 @@ def test_the_game_master_records_a_correction_and_sees_it_beside_the_original(si
     expect(corrections.locator(".correction tbody tr")).to_have_text([re.compile(r"amount\s*12\s*10")])
     site.shot(page, "correction")
 
-    # The same event through the API's history: appended once, by the GM, referencing position 14.
+    # The same event through the API's history: appended once, by the GM, referencing position 17.
     events = httpx.get(f"{site.base}/campaigns/sample/events", params={"after": head},
                        headers=bearer(site.gm), timeout=10).json()
     assert [(e["type"], e["payload"]["corrects"], e["payload"]["reason"], e["payload"]["replacement"],
              e["actor"]["id"], e["actor"]["role"]) for e in events] == [
-        ("CorrectionRecorded", 14, "the loot was 10, not 12", {"amount": 10}, "gina", "gm")]
+        ("CorrectionRecorded", 17, "the loot was 10, not 12", {"amount": 10}, "gina", "gm")]
     correction = events[0]
 
     # At the correction's own step: the original beside it, and the ERS line it changed.
