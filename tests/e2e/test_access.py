@@ -89,7 +89,8 @@ ENDPOINTS = [
     ("POST", "/campaigns/own/reveals", {"position": "{hidden}", "reason": "end of turn"}, 201, ()),
     ("POST", "/campaigns/own/tokens", {"role": "observer", "holder": "olga"}, 201, ()),
     ("POST", "/campaigns/own/tokens/{spare_id}/revoke", {"reason": "left"}, 200, ()),
-    ("POST", "/campaigns/own/turns/2/close", None, 200, ()),
+    ("POST", "/campaigns/own/turns/2/close", {"out_of_sequence": "the role matrix closes the turn mid-play"}, 200,
+     ()),
     ("POST", "/campaigns/own/turns", None, 201, ()),
     ("POST", "/campaigns/own/settings", {"settings": {"players_may_roll": False}, "reason": "house rule"}, 201, ()),
 ]

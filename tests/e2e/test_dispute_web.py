@@ -20,7 +20,7 @@ from ledger import tokens
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.campaign import campaign_id
-from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.sample import FIXED_DICE, GM, play_sample_turn, reach_phase
 from ledger.scenario import import_scenario, load_text
 from projections import corrections, read, replay, words
 from tests.integration.test_projections import play
@@ -287,6 +287,7 @@ def test_for_any_history_with_disputes_the_terminal_and_the_page_say_the_same_at
         elif act in ("correct", "recorrect"):
             if not ledger.campaign(cid).turn_open:
                 ledger.open_turn(cid, actor=GM)
+                reach_phase(ledger, cid, "military")  # where play's moves and battles belong
             _dispute(ledger, cid, act, data)
         else:
             play(ledger, cid, [act], data)

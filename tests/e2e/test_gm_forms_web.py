@@ -17,7 +17,7 @@ from ledger import tokens
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.campaign import campaign_id
-from ledger.sample import FIXED_DICE, GM, play_sample_turn
+from ledger.sample import FIXED_DICE, GM, close_open_phases, play_sample_turn
 from ledger.scenario import import_scenario, load_text
 
 ADMIN = "admin-secret-for-gm-forms"
@@ -137,27 +137,29 @@ def test_a_game_master_token_may_not_create_a_campaign_and_is_not_offered_to(set
 def test_phases_close_in_the_sequence_of_play_and_the_page_shows_where_the_turn_stands(settings, sample):
     c, csrf = gm(settings, sample)
     page = c.get("/ui/campaigns/sample/gm").text
-    assert "Turn 2 is open: the next phase to close is Events" in text_of(page)
-    assert 'name="phase" value="events"' in page
+    # The sample stops at turn 2's military phase (events, diplomacy and incomes closed).
+    assert "Turn 2 is open: the next phase to close is Military" in text_of(page)
+    assert 'name="phase" value="military"' in page
     before = sample.campaign(CID).version
-    r = c.post("/ui/campaigns/sample/gm/close-phase", data={"csrf": csrf, "key": "p1", "phase": "events"},
+    r = c.post("/ui/campaigns/sample/gm/close-phase", data={"csrf": csrf, "key": "p1", "phase": "military"},
                follow_redirects=False)
     assert r.status_code == 303
     [closed] = sample.history(CID, after=before)
-    assert isinstance(closed, ev.PhaseClosed) and closed.phase == "events"
+    assert isinstance(closed, ev.PhaseClosed) and closed.phase == "military"
     page = c.get(r.headers["location"]).text
-    assert 'id="phase-events" class="closed"' in page and 'id="phase-diplomacy" class="next"' in page
-    assert "the next phase to close is Diplomacy" in text_of(page)
+    assert 'id="phase-military" class="closed"' in page and 'id="phase-redeployment" class="next"' in page
+    assert "the next phase to close is Redeployment" in text_of(page)
     # Out of order (a stale page, a typed request): refused beside the button, nothing appended.
     head = sample.campaign(CID).version
-    r = c.post("/ui/campaigns/sample/gm/close-phase", data={"csrf": csrf, "phase": "military"})
+    r = c.post("/ui/campaigns/sample/gm/close-phase", data={"csrf": csrf, "phase": "peace"})
     assert r.status_code == 409
-    assert "phase military cannot close before diplomacy" in error_beside(r.text, "close-phase", "phase")
+    assert "phase peace cannot close before redeployment" in error_beside(r.text, "close-phase", "phase")
     assert sample.campaign(CID).version == head
 
 
 def test_a_turn_is_closed_and_the_next_one_opened_from_the_page(settings, sample):
     c, csrf = gm(settings, sample)
+    close_open_phases(sample, CID)  # the sequence of play: the turn closes after its eight phases
     before = sample.campaign(CID).version
     r = c.post("/ui/campaigns/sample/gm/close-turn", data={"csrf": csrf, "key": "t1", "turn": "2"},
                follow_redirects=False)

@@ -90,14 +90,18 @@ def test_a_turn_played_over_http_verifies_its_dice_and_chain(server, server_env)
         bad = http.post("/campaigns/e2e/treasury", json={"country": "FRA", "line": "A99", "amount": 1,
                                                          "reason": "x"})
         assert bad.status_code == 422 and bad.json()["error"]["field"] == "line"
+        from ledger.domain.commands import PHASES
+
+        for phase in PHASES:  # the sequence of play: a turn closes after its eight phases
+            assert http.post(f"/campaigns/e2e/phases/{phase}/close").status_code == 201, phase
         assert http.post("/campaigns/e2e/turns/1/close").status_code == 200
         dice = http.get("/campaigns/e2e/turns/1/dice/verify").json()
         assert dice == {"turn": 1, "checked": 1, "manual": 0, "ok": True, "mismatches": []}
         chain = http.get("/campaigns/e2e/verify").json()
-        assert chain["intact"] and chain["count"] == 5
+        assert chain["intact"] and chain["count"] == 13  # created, token, turn, roll, eight phases, closed
         events = http.get("/campaigns/e2e/events").json()
-        assert [e["position"] for e in events] == [1, 2, 3, 4, 5]
-        assert [e["actor"]["id"] for e in events] == ["admin", "admin", "gina", "gina", "gina"]
+        assert [e["position"] for e in events] == list(range(1, 14))
+        assert [e["actor"]["id"] for e in events] == ["admin", "admin"] + ["gina"] * 11
         assert events[-1]["hash"] == chain["head_hash"]
 
     verified = cli(server_env, "verify", "e2e")

@@ -337,6 +337,11 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/campaigns/{campaign}/map/sieges/end"): never(
         "/campaigns/{campaign}/map/sieges/end", "game master: ends sieges", {"province": "Picardie",
                                                                           "outcome": "lifted"}),
+    ("POST", "/campaigns/{campaign}/map/stacks/disband"): never(
+        "/campaigns/{campaign}/map/stacks/disband", "game master: disbands a stack", {"stack": "FRA-1", "reason": "x"}),
+    ("POST", "/campaigns/{campaign}/map/leaders/values"): never(
+        "/campaigns/{campaign}/map/leaders/values", "game master: a leader's printed values",
+        {"leader": "Talbot", "values": {"fire": 1}}),
     ("POST", "/campaigns/{campaign}/map/countries"): never(
         "/campaigns/{campaign}/map/countries", "game master: country facts",
         {"country": "FRA", "domestic_trade_index": 3}),
@@ -555,6 +560,8 @@ def plans(draw: Callable[[st.SearchStrategy[Any]], Any], reader: str) -> Plan:
         same(gm("/tokens", {"role": role, "country": country, "holder": holder}), f"token {holder}")
     same(gm("/turns"), "open turn 1")
     seeds(1)
+    for phase in PHASES[:3]:  # the sequence of play: what follows (moves, sieges) is the military phase's
+        same(gm(f"/phases/{phase}/close"), f"close {phase}")
     pair("a hidden stack", ("raise",))
     pair("a hidden siege", ("siege",), siege=True)
     roll, entry = draw(hidden(scopes, ("roll",), scope="gm")), draw(hidden(scopes, ("entry",), country="ENG",
@@ -571,9 +578,7 @@ def plans(draw: Callable[[st.SearchStrategy[Any]], Any], reader: str) -> Plan:
     fra_only(lambda: gm("/treasury", {"country": "FRA", "line": "A1", "amount": draw(st.integers(0, 300)),
                                       "reason": draw(TEXT)}), "FRA's treasury")
     pair("England's treasury", ("entry",), country="ENG", scope="ENG", line="A1")
-    same(gm("/phases/events/close"), "close events")
     flex("hidden, events")
-    same(gm("/phases/diplomacy/close"), "close diplomacy")
     same(gm("/map/moves", {"stack": "FRA-1", "origin": "Picardie", "destination": "Caux"}, who="fra"),
          "FRA-1 to Caux")
     same(gm("/map/moves", {"stack": "ENG-1", "origin": "Kent", "via": ["Manche"], "destination": "Picardie"}),
@@ -582,22 +587,22 @@ def plans(draw: Callable[[st.SearchStrategy[Any]], Any], reader: str) -> Plan:
     same(gm("/rulings", {"procedure": "M13", "inputs": M13, "context": {"where": "Caux",
                                                                           "stacks": {"moving": "FRA-1"}}}, who="fra"),
          "FRA's ruling")
-    same(gm("/phases/incomes/close"), "close incomes")
-    same(gm("/phases/military/close"), "close military")
     fra_only(lambda: gm("/treasury", {"country": "FRA", "line": "A9", "amount": draw(st.integers(-50, 50)),
                                       "reason": draw(TEXT)}), "FRA's loot")
     pair("England's loot", ("entry",), country="ENG", scope="ENG", line="A9")
     flex("hidden, military")
-    for phase in PHASES[4:]:
+    for phase in PHASES[3:]:
         same(gm(f"/phases/{phase}/close"), f"close {phase}")
     same(gm("/turns/1/close"), "close turn 1")
     same(gm("/turns"), "open turn 2")
     seeds(2)
+    for phase in PHASES[:3]:
+        same(gm(f"/phases/{phase}/close"), f"close {phase} 2")
     flex("hidden, turn 2")
     same(gm("/map/markers", {"province": "Kent", "marker": "Pillage+"}), "a public marker")
     same(gm("/rolls", {"purpose": draw(TEXT), "visibility": vis("public")}, who="fra"), "FRA's public roll")
     flex("hidden, late")
-    same(gm("/phases/events/close"), "close events 2")
+    same(gm("/phases/military/close"), "close military 2")
     return Plan(reader, tuple(steps))
 
 

@@ -11,6 +11,7 @@ from api.main import create_app
 from ledger.application import Actor
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import InvalidInput
+from ledger.sample import reach_phase
 
 GM = Actor("gm")
 ADMIN = "test-admin-token-0123456789abcdef0123456789"
@@ -60,6 +61,7 @@ def test_a_correction_cannot_make_an_expense_negative(ledger, cid):
 
 def test_an_upgraded_campaign_takes_back_its_covered_tick(ledger, cid):
     # M8's upgrade (ledger/rules/eu/campaigns.py) books -1 tick on the covered line: the rule's own correction.
+    reach_phase(ledger, cid, "military")  # M8 is a ruling of the military phase (the sequence of play)
     before = ledger.campaign(cid).version
     ledger.record_ruling(cid, procedure="M8", inputs={"country": "FRA", "land": "major", "sea": "none",
                                                        "extended_from": "active"}, actor=GM)

@@ -164,7 +164,7 @@ def test_a_web_form_then_the_page_it_redirects_to_shows_the_write_with_replay_pa
     with client(settings, sample, replica_wait_ms=50) as c:
         c.headers.pop("Authorization")
         csrf = log_in(c, gm)
-        form = {"corrects": "14", "reason": "the loot was 10", "replacement": '{"amount": 10}', "key": "form-1",
+        form = {"corrects": "17", "reason": "the loot was 10", "replacement": '{"amount": 10}', "key": "form-1",
                 "csrf": csrf}
         done = c.post("/ui/campaigns/sample/corrections", data=form, follow_redirects=False)
         assert done.status_code == 303
