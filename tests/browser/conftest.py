@@ -96,13 +96,9 @@ def _populate(ledger: Ledger) -> dict[str, Any]:
     close_open_phases(ledger, cid)  # the sequence of play: a turn closes after its phases
     ledger.close_turn(cid, actor=GM)
     ledger.open_turn(cid, actor=GM)
-    # Turn 3 stands in its incomes phase (the income page's test confirms there); the interception whose dice
-    # the pages show as committed is kept out of sequence, with its reason, as a game master may.
-    reach_phase(ledger, cid, "incomes")
-    at["m14_t3"] = ledger.record_ruling(
-        cid, procedure="M14", inputs=INTERCEPTION, actor=GM,
-        context={**M14_CONTEXT, "out_of_sequence": "an early interception, recorded before the incomes close"},
-    ).events[0]["position"]
+    reach_phase(ledger, cid, "military")  # turn 3 stands in its military phase (moves, sieges, battles)
+    at["m14_t3"] = ledger.record_ruling(cid, procedure="M14", inputs=INTERCEPTION, actor=GM,
+                                        context=M14_CONTEXT).events[0]["position"]
     _, gm = tokens.issue_token(ledger, cid, role="gm", holder="gina", actor=GM)
     _, eng = tokens.issue_token(ledger, cid, role="player", country="ENG", holder="alice", actor=GM)
     _, fra = tokens.issue_token(ledger, cid, role="player", country="FRA", holder="bruno", actor=GM)
