@@ -18,7 +18,7 @@ import hashlib
 from dataclasses import dataclass
 from importlib import resources
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 from uuid import UUID
 
 import yaml
@@ -29,9 +29,8 @@ from ledger.domain.actors import SYSTEM, Actor
 from ledger.domain.campaign import COUNTRY_RE, campaign_id
 from ledger.domain.commands import UNIT_TYPES, ImportScenario
 from ledger.domain.errors import InvalidInput
+from ledger.draft import Appended, Writes
 
-if TYPE_CHECKING:  # the use cases import this module, and the application imports the use cases
-    from ledger.application import Appended, Ledger
 
 Terrain = Literal["plain", "forest", "hills", "mountain", "swamp", "desert", "steppe", "sea"]
 
@@ -296,7 +295,7 @@ def shipped(name: str) -> Shipped:
 
 
 def import_scenario(
-    ledger: Ledger,
+    ledger: Writes,
     text: str,
     *,
     slug: str,

@@ -704,6 +704,20 @@ class RevokeToken(Command):
     reason: Text = Field(examples=["player left the game"])
 
 
+class OpenSession(Command):
+    """A web page login with the caller's own campaign token (ledger/tokens.py): the cookie gets the session."""
+
+    action: ClassVar[str] = "open_session"
+    hours: int = Field(default=336, ge=1, le=24 * 90, strict=True, examples=[336],
+                       description="How long the login lasts (the service's LEDGER_SESSION_HOURS)")
+
+
+class EndSession(Command):
+    action: ClassVar[str] = "end_session"
+    session_id: Annotated[str, StringConstraints(min_length=1, max_length=64), ONE_LINE]
+    reason: Text = "logged out"
+
+
 class RevealEvent(Command):
     action: ClassVar[str] = "reveal"
     position: Position = Field(examples=[7], description="Position of the hidden event to make public")
@@ -1050,6 +1064,7 @@ COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
+                OpenSession, EndSession,
                 RevealEvent, PublishSheets, ConfirmIncome, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
                 DeclareWar, SplitStack, MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress,
                 RaiseStack, SetCountryFacts, ChangeTradeFleet, ChangeTradeCentre, ChangeEstablishment,

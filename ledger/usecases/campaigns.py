@@ -15,7 +15,7 @@ from ledger.rules.core import RulesError, check_rules_options, get_ruleset
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 #: Settings a game master may change after creation, and the type of their values. The budget reads its
 #: own settings (period_start_turns, ers_variants) from CampaignCreated: changing them would rewrite past
