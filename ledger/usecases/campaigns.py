@@ -12,6 +12,7 @@ from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger import scenario as scenarios
 from ledger.rules.core import RulesError, check_rules_options, get_ruleset
+from ledger.usecases import start
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
     # Set up in the same append: a campaign created from a scenario never exists without its map.
     d.add(ev.ScenarioImported, name=shipped.name, source=shipped.source, sha256=shipped.sha256,
           scenario=copy.deepcopy(shipped.doc))
+    start.record(d, rs.id, shipped.doc.get("start"))  # the economic facts its placement gives
     return {"id": str(d.state.id), "slug": c.slug, "scenario": shipped.name, "board": shipped.doc.get("board"),
             "provinces": len(shipped.doc["provinces"]), "sea_zones": len(shipped.doc["sea_zones"])}
 
@@ -101,6 +103,7 @@ def import_scenario(d: Draft, c: cmd.ImportScenario) -> dict[str, Any]:
         raise StateConflict("a scenario is imported right after the campaign's creation", field="scenario")
     d.context["turn"] = None
     d.add(ev.ScenarioImported, name=c.name, source=c.source, sha256=c.sha256, scenario=dict(c.scenario))
+    start.record(d, d.state.ruleset or "eu", c.scenario.get("start"))
     s = c.scenario
     return {"scenario": c.name, "provinces": len(s.get("provinces", ())), "sea_zones": len(s.get("sea_zones", ())),
             "stacks": len(s.get("stacks", ()))}
