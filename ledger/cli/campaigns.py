@@ -29,6 +29,9 @@ def campaign_create(
     ers_visibility: Annotated[str, typer.Option("--ers-visibility", help="Who sees a treasury entry recorded "
                                                 "without a visibility: country (its own country and the game "
                                                 "masters) or public")] = "country",
+    start: Annotated[bool, typer.Option("--start/--no-start", help="With --scenario eu-1492: record the economic "
+                                        "facts of its placement (domestic trade, vassals, trade fleets...) or "
+                                        "start blank")] = True,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -40,7 +43,8 @@ def campaign_create(
         players[who] = holder
     with ledger_app() as ledger:
         command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, scenario=scenario, board=board,
-                        countries=country or [], players=players, settings={"ers_visibility": ers_visibility})
+                        countries=country or [], players=players, settings={"ers_visibility": ers_visibility},
+                        start=start)
         r = ledger.handle(campaign_id(command.slug), command, actor=Actor(actor, "gm"), idempotency_key=key)
         emit(r.to_json())
 

@@ -207,6 +207,9 @@ class CreateCampaign(Command):
         default_factory=dict, examples=[{"ENG": "alice", "FRA": "bruno"}])
     game_masters: list[Annotated[str, StringConstraints(min_length=1, max_length=100), ONE_LINE]] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
+    start: bool = Field(default=True, description="A scenario whose placement gives economic facts (eu-1492: "
+                                                  "domestic trade, vassals, trade fleets...) records them at "
+                                                  "set-up; false: a blank start, the game master sets them")
 
     @field_validator("countries")
     @classmethod

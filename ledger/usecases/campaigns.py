@@ -73,7 +73,8 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
     # Set up in the same append: a campaign created from a scenario never exists without its map.
     d.add(ev.ScenarioImported, name=shipped.name, source=shipped.source, sha256=shipped.sha256,
           scenario=copy.deepcopy(shipped.doc))
-    start.record(d, rs.id, shipped.doc.get("start"))  # the economic facts its placement gives
+    if c.start:  # the economic facts its placement gives
+        start.record(d, rs.id, shipped.doc.get("start"))
     return {"id": str(d.state.id), "slug": c.slug, "scenario": shipped.name, "board": shipped.doc.get("board"),
             "provinces": len(shipped.doc["provinces"]), "sea_zones": len(shipped.doc["sea_zones"])}
 
