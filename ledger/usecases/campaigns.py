@@ -10,6 +10,7 @@ from ledger.board import BoardError, load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
+from ledger.economy import board_income, income
 from ledger import scenario as scenarios
 from ledger.rules.core import RulesError, check_rules_options, get_ruleset
 from ledger.usecases import start
@@ -27,9 +28,14 @@ ERS_VISIBILITIES = ("country", "public")
 
 
 def _rules_options(rs: Any, options: Any) -> dict[str, Any]:
-    """The game master's choices of ruleset options, checked against the ruleset (422 naming the option)."""
+    """The game master's choices of ruleset options, checked against the ruleset (422 naming the option): a
+    procedure's options (``M21.artillery_source``) and the readings of the income lines (``B31.payer``,
+    ledger/economy/income.py)."""
+    readings = board_income.readings(rs.id) if rs.id == "eu" else {}
+    chosen = {k: v for k, v in options.items() if k in readings} if isinstance(options, dict) else {}
+    rest = {k: v for k, v in options.items() if k not in chosen} if isinstance(options, dict) else options
     try:
-        return check_rules_options(rs, options)
+        return {**check_rules_options(rs, rest), **income.check_readings(rs.id, chosen)}
     except RulesError as e:
         raise InvalidInput(str(e), field=e.field) from None
 
