@@ -413,6 +413,30 @@ def rules_options(state: CampaignState) -> list[dict[str, Any]]:
                         "choices": ["yes", "no"] if yes_no else [str(v) for v in get_args(info.annotation)],
                         "value": ("yes" if value else "no") if yes_no and value is not None else (value or ""),
                         "bool": yes_no, "help": named(info.description or "")})
+    return out + income_readings(state, chosen)
+
+
+def income_readings(state: CampaignState, chosen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The readings of the income lines a select can offer (one of a few values, or yes/no), as the procedures'
+    options are offered; the others (a number, a list) are set through the API or ``ledger campaign settings``."""
+    if state.ruleset != "eu":
+        return []
+    from ledger.economy.board_income import reading_choices, reading_words, readings
+    from ledger.rules.eu.ers import ers_definition
+
+    names = {d.code: d.name for d in ers_definition().lines}
+    choices = reading_choices(state.ruleset)
+    out = []
+    for key, default in readings(state.ruleset).items():
+        if not (key in choices or isinstance(default, bool)):
+            continue
+        line, _, what = key.partition(".")
+        value = chosen.get(key)
+        yes_no = isinstance(default, bool)
+        out.append({"key": key, "label": f"{line} {names.get(line, '')}: {what.replace('_', ' ')}",
+                    "choices": ["yes", "no"] if yes_no else list(choices[key]),
+                    "value": ("yes" if value else "no") if yes_no and value is not None else (value or ""),
+                    "bool": yes_no, "help": f"the ruleset reads {reading_words(default)} (DECISIONS.md, {line})"})
     return out
 
 

@@ -257,3 +257,25 @@ def test_a_forged_csrf_token_is_refused_and_nothing_is_appended(settings, sample
     r = post(c, "forged", "stacks/disband", stack="FRA-1", reason="x")
     assert r.status_code == 403 and "CSRF" in text_of(r.text)
     assert sample.campaign(CID).version == before
+
+
+# ------------------------------------------------------------------ the income readings in the settings form
+
+
+def test_an_income_reading_is_chosen_from_the_settings_form_and_a_wrong_one_said_beside_it(settings, sample):
+    c, csrf = gm(settings, sample)
+    page = c.get(f"{PAGE}/gm").text
+    assert 'name="option.B31.payer"' in page and 'name="option.B3.besieged"' in page
+    assert "B31 " in text_of(page) and "the ruleset reads controller" in text_of(page)
+    before = sample.campaign(CID).version
+    r = post(c, csrf, "gm/settings", **{"option.B31.payer": "owner", "option.B3.besieged": "no",
+                                        "reason": "the owner pays its fortresses"})
+    assert r.status_code == 303, text_of(r.text)[:600]
+    [changed] = appended(sample, before)
+    assert changed.changed == {"rules_options": {"B31.payer": "owner", "B3.besieged": False}}
+    head = sample.campaign(CID).version
+    r = post(c, csrf, "gm/settings", **{"option.B31.payer": "nobody", "reason": "typed"})
+    assert r.status_code == 422
+    assert error_beside(r.text, "settings", "option.B31.payer") == "one of controller, owner, not 'nobody'"
+    assert_in_page_words(r.text)
+    assert sample.campaign(CID).version == head
