@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Optional
 
 import typer
@@ -83,10 +84,19 @@ def campaign_settings(
 
 
 def _option(text: str) -> tuple[str, object]:
-    """``M21.artillery_source=tables`` → ("M21.artillery_source", "tables"); true/false are booleans."""
+    """``M21.artillery_source=tables`` → ("M21.artillery_source", "tables"); true/false are booleans; a reading
+    of the income lines whose value is a number, a list or a table is read as JSON (``B7.mine_value=30``,
+    ``B19.prices={"sl": 2, "sp": 5}``)."""
+    from ledger.economy.board_income import readings
+
     key, sep, value = text.partition("=")
     if not sep or not key or not value:
         fail("rules_option", f"{text!r}: write CODE.field=value")
+    if not isinstance(readings("eu").get(key, ""), (bool, str)):
+        try:
+            return key, json.loads(value)
+        except ValueError:
+            fail("rules_option", f"{text!r}: write {key}'s value as 30, [\"Revolt\", \"Pillage+\"] or {{\"sl\": 2}}")
     return key, {"true": True, "false": False}.get(value, value)
 
 

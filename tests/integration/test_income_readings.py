@@ -86,3 +86,18 @@ def test_a_campaign_is_created_with_an_income_reading(ledger):
     ledger.handle(cid, cmd.build(cmd.CreateCampaign, slug="house", name="House", scenario="eu-1492",
                                  settings={"rules_options": {"B31.counted": "above_printed"}}), actor=GM)
     assert income.options_of(ledger.campaign(cid)) == {"B31.counted": "above_printed"}
+
+
+def test_the_cli_sets_a_numeric_reading_and_a_table_of_prices(settings):
+    from tests.integration.test_cli import run
+
+    assert run(settings, "campaign", "create", "europa", "--name", "Europa", "--scenario", "eu-1492").exit_code == 0
+    r = run(settings, "campaign", "settings", "europa", "--rules-option", "B7.mine_value=30",
+            "--rules-option", 'B19.prices={"sl": 2, "sp": 5}', "--reason", "house rules")
+    assert r.exit_code == 0, r.output
+    from ledger.application import Ledger
+
+    with Ledger(settings) as ledger:
+        assert income.options_of(ledger.campaign(CID)) == {"B7.mine_value": 30, "B19.prices": {"sl": 2, "sp": 5}}
+    r = run(settings, "campaign", "settings", "europa", "--rules-option", "B7.mine_value=thirty", "--reason", "x")
+    assert r.exit_code != 0 and "B7.mine_value" in r.output
