@@ -279,3 +279,22 @@ def test_an_income_reading_is_chosen_from_the_settings_form_and_a_wrong_one_said
     assert error_beside(r.text, "settings", "option.B31.payer") == "one of controller, owner, not 'nobody'"
     assert_in_page_words(r.text)
     assert sample.campaign(CID).version == head
+
+
+def test_the_income_page_says_the_reading_a_line_was_worked_out_with(settings, ledger):
+    from ledger import tokens
+    from ledger.domain.campaign import campaign_id
+    from ledger.sample import reach_phase
+    from tests.e2e.test_gm_forms_web import client
+
+    cid = campaign_id("europa")
+    ledger.handle(cid, cmd.build(cmd.CreateCampaign, slug="europa", name="Europa", scenario="eu-1492"), actor=GM)
+    ledger.open_turn(cid, actor=GM)
+    reach_phase(ledger, cid, "incomes")
+    ledger.handle(cid, cmd.build(cmd.ChangeSettings, settings={"rules_options": {"B7.mine_value": 30}},
+                                 reason="our table pays 30 a mine"), actor=GM)
+    _, token = tokens.issue_token(ledger, cid, role="gm", holder="gina", actor=GM)
+    c, _ = client(settings, ledger, token)
+    shown = text_of(c.get("/ui/campaigns/europa/income?country=POR").text)
+    assert "reading mine value: 30 (the campaign's setting; the ruleset reads 20)" in shown
+    assert_in_page_words(c.get("/ui/campaigns/europa/income?country=POR").text)
