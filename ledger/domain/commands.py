@@ -207,6 +207,9 @@ class CreateCampaign(Command):
         default_factory=dict, examples=[{"ENG": "alice", "FRA": "bruno"}])
     game_masters: list[Annotated[str, StringConstraints(min_length=1, max_length=100), ONE_LINE]] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
+    start: bool = Field(default=True, description="A scenario whose placement gives economic facts (eu-1492: "
+                                                  "domestic trade, vassals, trade fleets...) records them at "
+                                                  "set-up; false: a blank start, the game master sets them")
 
     @field_validator("countries")
     @classmethod
@@ -284,10 +287,12 @@ class SettingsChange(Model):
                                           description="Players may move, split, merge and reinforce their own "
                                                       "country's stacks and start sieges with them")
     rules_options: dict[Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]{0,5}\.[a-z_]{1,40}$")],
-                        Typed | bool] | None = Field(
-        default=None, examples=[{"M21.artillery_source": "tables"}],
+                        Typed | bool | int | list[Typed] | dict[Typed, int | Typed]] | None = Field(
+        default=None, examples=[{"M21.artillery_source": "tables", "B31.payer": "owner"}],
         description="Ruleset options where the seeds disagree, \"CODE.field\": value (`ledger procedures RULESET` "
-                    "lists each procedure's options); named options change, the others keep their value")
+                    "lists each procedure's options), and the readings of the income lines (\"B31.payer\": "
+                    "\"owner\", \"B7.mine_value\": 30: the keys of tables/board_income.toml and trade_income.toml, "
+                    "DECISIONS.md); named options change, the others keep their value")
 
 
 class ChangeSettings(Command):
