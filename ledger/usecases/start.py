@@ -16,7 +16,7 @@ from ledger.domain import events as ev
 from ledger.rules.core import load_table
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 
 def commands(ruleset: str, table: str) -> list[cmd.Command]:
