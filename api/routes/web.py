@@ -210,7 +210,13 @@ def _safe_next(target: str | None) -> str:
 
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request, next: str | None = None):
-    return render(request, "login.html", {"next": _safe_next(next), "message": None})
+    return _login_page(request, _safe_next(next), None)
+
+
+def _login_page(request: Request, target: str, message: str | None, status: int = 200) -> Response:
+    days = request.app.state.settings.session_hours / 24
+    return render(request, "login.html", {"next": target, "message": message,
+                                          "session_days": f"{days:g}"}, status=status)
 
 
 @router.post("/login")
@@ -220,13 +226,13 @@ def login(request: Request, form: FormDep):
     try:
         _check_csrf(request, form)
     except Forbidden as exc:
-        return render(request, "login.html", {"next": target, "message": exc.message}, status=403)
+        return _login_page(request, target, exc.message, 403)
     hours = settings.session_hours
     # The cookie gets a session standing for the token, never the token (ledger/tokens.py): a logout, the
     # token's revocation or the expiry ends it, copies of the cookie included.
     session = tokens.log_in(ledger, form.get("token", "").strip(), settings.admin_token, hours)
     if session is None:
-        return render(request, "login.html", {"next": target, "message": "unknown or revoked token"}, status=401)
+        return _login_page(request, target, "unknown or revoked token", 401)
     response = RedirectResponse(target, status_code=303)
     # HttpOnly: scripts never read it; SameSite=Strict: no other site's page makes the browser send it.
     # Path "/": the chart and export links (API routes) are read with it too.
