@@ -1,0 +1,89 @@
+"""The "Since you last looked" page (``/ui/campaigns/{c}/since``) and its two forms: "Mark as read up to here"
+and a player's "I am ready" (issue 38; the read model is projections/catchup.py).
+
+Not kept like the other pages (``web._page``): it tells the time left before the deadline and who is late, which
+change with the clock and not with the head. It reads at most ``catchup.LIMIT`` records from the reader's mark.
+The forms pass the API routes' own permission checks and the CSRF token, as the other forms of the site.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import UTC, datetime
+from typing import Annotated, Any
+from urllib.parse import quote
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse
+from starlette.concurrency import run_in_threadpool
+
+from api import deps
+from api.routes.views import campaign_public
+from api.routes.web import FormDep, _check_csrf, _error, _ledger, _maybe, _reader, render
+from ledger.access import may_write
+from ledger.domain import pace
+from ledger.domain.errors import InvalidInput, LedgerError
+from projections import catchup
+
+router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
+
+
+@router.get("/campaigns/{campaign}/since", response_class=HTMLResponse)
+async def since_page(request: Request, campaign: str,
+                     since: Annotated[int | None, Query(ge=0, le=2**53)] = None,
+                     tz: Annotated[str | None, Query(max_length=60)] = None):
+    try:
+        actor, cid = await _reader(request, campaign)
+        ledger = _ledger(request)
+        state = deps.state_of(request, ledger, cid)
+        try:
+            zone_name = catchup.reader_zone(state, tz or None)
+        except ValueError as e:
+            raise InvalidInput(f"tz: {e}", field="tz") from None
+        view = await run_in_threadpool(catchup.catch_up, ledger, state, actor, since=since, zone_name=zone_name)
+        status = pace.status(state, datetime.now(UTC))
+        context: dict[str, Any] = {
+            "c": campaign_public(state), "u": view, "tz": tz or "", "mark": catchup.mark_of(state, actor),
+            "may_mark": may_write(actor, "mark_read", state.settings),
+            "may_ready": actor.role == "player" and status["phase"] is not None,
+            "is_ready": actor.country in status["ready"],
+            "form_key": secrets.token_urlsafe(12)}  # a double submit counts once
+    except LedgerError as exc:
+        return _error(request, exc)
+    return render(request, "since.html", context)
+
+
+@router.post("/campaigns/{campaign}/since/read")
+async def mark_read(request: Request, campaign: str, form: FormDep):
+    """"Mark as read up to here": the page's last position read becomes the reader's mark."""
+    ledger = _ledger(request)
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+        await _maybe(deps._Permit("mark_read")(request, actor))  # the API route's own check
+        text = form.get("up_to", "")
+        if not text.isdigit():
+            raise InvalidInput("up_to: a position (a whole number)", field="up_to")
+        command = pace.MarkAsRead(up_to=int(text))
+        await run_in_threadpool(lambda: ledger.handle(cid, command, actor=actor))
+    except LedgerError as exc:
+        return _error(request, exc)
+    return RedirectResponse(f"/ui/campaigns/{quote(campaign)}/since", status_code=303)
+
+
+@router.post("/campaigns/{campaign}/ready")
+async def mark_ready(request: Request, campaign: str, form: FormDep):
+    """A player's "I am ready" (or not) for the phase the turn is in, for their own country."""
+    ledger = _ledger(request)
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+        await _maybe(deps._Permit("mark_ready")(request, actor))
+        if form.get("ready") not in ("yes", "no"):
+            raise InvalidInput("ready: yes or no", field="ready")
+        command = pace.MarkReady(ready=form["ready"] == "yes")
+        await run_in_threadpool(lambda: ledger.handle(cid, command, actor=actor,
+                                                      idempotency_key=form.get("key") or None))
+    except LedgerError as exc:
+        return _error(request, exc)
+    return RedirectResponse(f"/ui/campaigns/{quote(campaign)}/since#pace", status_code=303)
