@@ -130,9 +130,7 @@ def catch_up(ledger: Any, state: Any, actor: Any, *, since: int | None = None, z
                  else timeline.summary({}, r, ctx))
         note = ""
         if r.type == "CorrectionRecorded":
-            seen = r.data["corrects"] <= start
-            note = (f"corrects #{r.data['corrects']}, which you had seen" if seen
-                    else f"corrects #{r.data['corrects']}, listed above")
+            note = _corrected(ledger, state, actor, r.data["corrects"], start)
         places = [(p, f"{base}/places/{quote(p, safe='')}?at={r.position}") for p in timeline.places(r, ctx)]
         items.append(Item(position=r.position, turn=turn, phase=str(ctx.get("phase") or ""), kind=_kind(r, actor),
                           words=words, when=moment_in(r.data.get("timestamp"), tz),
@@ -140,6 +138,13 @@ def catch_up(ledger: Any, state: Any, actor: Any, *, since: int | None = None, z
     return CatchUp(campaign=state.name, slug=state.slug, reader=_who(actor), since=start, upto=upto,
                    head=state.version, more=upto < state.version, zone=tz, items=items,
                    pace=pace_words(state, tz, now or datetime.now(UTC)))
+
+
+def _corrected(ledger: Any, state: Any, actor: Any, n: int, start: int) -> str:
+    """What a correction corrects, as the reader saw it (one record read, and said only if they may see it)."""
+    original = visible(actor, records(ledger, state.id, gt=n - 1, lte=n), state.revealed)
+    what = f"#{n}" + (f" ({timeline.summary({}, original[0])})" if original else "")
+    return f"corrects {what}, which you had seen" if n <= start else f"corrects {what}, listed above"
 
 
 def pace_words(state: Any, tz: str, now: datetime) -> dict[str, Any]:
