@@ -13,6 +13,7 @@ from api import schemas
 from api.deps import ActorDep, CampaignId, CampaignStateDep, IdempotencyKey, LedgerDep, Permit
 from api.errors import ERRORS
 from api.routes.views import appended
+from ledger.domain import commands as cmd
 from ledger.domain import pace
 from ledger.domain.errors import InvalidInput
 from projections import catchup
@@ -54,7 +55,7 @@ def mark_ready(body: pace.MarkReady, cid: CampaignId, ledger: LedgerDep,
 def send_reminders(cid: CampaignId, ledger: LedgerDep,
                    actor: Permit("send_reminders"),  # type: ignore[valid-type]
                    key: IdempotencyKey):
-    return appended(ledger.handle(cid, pace.SendReminders(), actor=actor, idempotency_key=key))
+    return appended(ledger.handle(cid, cmd.build(pace.SendReminders), actor=actor, idempotency_key=key))
 
 
 @router.post("/read", response_model=schemas.Appended, status_code=status.HTTP_201_CREATED, responses=ERRORS,

@@ -22,35 +22,42 @@ from api.routes.views import campaign_public
 from api.routes.web import FormDep, _check_csrf, _error, _ledger, _maybe, _reader, render
 from ledger.access import may_write
 from ledger.domain import pace
+from ledger.domain.commands import build
 from ledger.domain.errors import InvalidInput, LedgerError
 from projections import catchup
 
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
+#: The reader's time zone, once chosen on the page (an IANA name, checked on each read).
+ZONE_COOKIE = "ledger_tz"
 
 
 @router.get("/campaigns/{campaign}/since", response_class=HTMLResponse)
 async def since_page(request: Request, campaign: str,
                      since: Annotated[int | None, Query(ge=0, le=2**53)] = None,
                      tz: Annotated[str | None, Query(max_length=60)] = None):
+    chosen = tz or request.cookies.get(ZONE_COOKIE) or None  # the reader's choice is kept for their next visit
     try:
         actor, cid = await _reader(request, campaign)
         ledger = _ledger(request)
         state = deps.state_of(request, ledger, cid)
         try:
-            zone_name = catchup.reader_zone(state, tz or None)
+            zone_name = catchup.reader_zone(state, chosen)
         except ValueError as e:
             raise InvalidInput(f"tz: {e}", field="tz") from None
         view = await run_in_threadpool(catchup.catch_up, ledger, state, actor, since=since, zone_name=zone_name)
         status = pace.status(state, datetime.now(UTC))
         context: dict[str, Any] = {
-            "c": campaign_public(state), "u": view, "tz": tz or "", "mark": catchup.mark_of(state, actor),
+            "c": campaign_public(state), "u": view, "tz": chosen or "", "mark": catchup.mark_of(state, actor),
             "may_mark": may_write(actor, "mark_read", state.settings),
             "may_ready": actor.role == "player" and status["phase"] is not None,
             "is_ready": actor.country in status["ready"],
             "form_key": secrets.token_urlsafe(12)}  # a double submit counts once
     except LedgerError as exc:
         return _error(request, exc)
-    return render(request, "since.html", context)
+    response = render(request, "since.html", context)
+    if tz:
+        response.set_cookie(ZONE_COOKIE, tz, max_age=365 * 24 * 3600, samesite="lax", path="/ui")
+    return response
 
 
 @router.post("/campaigns/{campaign}/since/read")
@@ -64,7 +71,7 @@ async def mark_read(request: Request, campaign: str, form: FormDep):
         text = form.get("up_to", "")
         if not text.isdigit():
             raise InvalidInput("up_to: a position (a whole number)", field="up_to")
-        command = pace.MarkAsRead(up_to=int(text))
+        command = build(pace.MarkAsRead, up_to=int(text))
         await run_in_threadpool(lambda: ledger.handle(cid, command, actor=actor))
     except LedgerError as exc:
         return _error(request, exc)
@@ -81,7 +88,7 @@ async def mark_ready(request: Request, campaign: str, form: FormDep):
         await _maybe(deps._Permit("mark_ready")(request, actor))
         if form.get("ready") not in ("yes", "no"):
             raise InvalidInput("ready: yes or no", field="ready")
-        command = pace.MarkReady(ready=form["ready"] == "yes")
+        command = build(pace.MarkReady, ready=form["ready"] == "yes")
         await run_in_threadpool(lambda: ledger.handle(cid, command, actor=actor,
                                                       idempotency_key=form.get("key") or None))
     except LedgerError as exc:

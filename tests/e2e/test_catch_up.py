@@ -74,7 +74,7 @@ def test_since_you_last_looked_lists_what_touched_the_reader_in_order_and_nothin
     assert kinds == ["Move", "Your sheet", "Correction", "Deadline"], text
     assert "stack ENG-1 moved Kent → Wessex" in lines[0]
     assert "Taxes of Paris" in lines[1]
-    assert f"corrects #{treasury}, which you had seen" in lines[2]
+    assert f"corrects #{treasury} (FRA: +35 ducats on A9 (turn 1: Pillages)), which you had seen" in lines[2]
     # The deadline in the campaign's zone (Paris, UTC+1 in December), or in the reader's own.
     assert "2026-12-01 20:00 Europe/Paris" in lines[3] and "reminders 2 h before" in lines[3]
     assert "2026-12-01 14:00 America/New_York" in report(client, fra, format="text", tz="America/New_York").text
@@ -111,6 +111,16 @@ def test_an_explicit_since_reports_from_there(table, ledger):
     assert f"positions {head + 1}–{head + 1}" in md.text
     assert "- **#" in md.text and "[step](" in md.text and "[Wessex](" in md.text
     assert report(client, fra, since=head, format="text").headers["content-type"].startswith("text/plain")
+
+
+def test_a_reader_who_chose_a_zone_on_the_page_keeps_it(table, ledger):
+    client, fra, _ = table
+    with freeze_time("2026-11-29 12:00:00"):
+        ledger.handle(CID, pace.SetDeadline(phase="military", due="2026-12-01 20:00"), actor=GM)
+        first = client.get(f"/ui/campaigns/{SLUG}/since", headers=fra, params={"tz": "Asia/Tokyo"})
+        again = client.get(f"/ui/campaigns/{SLUG}/since", headers=fra)
+    assert "2026-12-02 04:00 Asia/Tokyo" in first.text
+    assert "2026-12-02 04:00 Asia/Tokyo" in again.text and "Times in Asia/Tokyo" in again.text
 
 
 def test_a_report_past_the_history_or_in_an_unknown_zone_is_refused_naming_the_field(table, ledger):
