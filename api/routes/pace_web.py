@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import secrets
 from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Annotated, Any
 from urllib.parse import quote
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from api import deps
@@ -22,7 +23,7 @@ from api.routes.views import campaign_public
 from api.routes.web import FormDep, _check_csrf, _error, _ledger, _maybe, _reader, render
 from ledger.access import may_write
 from ledger.domain import pace
-from ledger.domain.commands import build
+from ledger.domain.commands import Command, build
 from ledger.domain.errors import InvalidInput, LedgerError
 from projections import catchup
 
@@ -60,37 +61,43 @@ async def since_page(request: Request, campaign: str,
     return response
 
 
-@router.post("/campaigns/{campaign}/since/read")
-async def mark_read(request: Request, campaign: str, form: FormDep):
-    """"Mark as read up to here": the page's last position read becomes the reader's mark."""
+async def _posted(request: Request, campaign: str, form: dict[str, str], action: str,
+                  command_of: Callable[[dict[str, str]], Command], then: str) -> Response:
+    """A form's write: the caller, the CSRF token, the API route's own permission check (``action``), the command
+    the form makes (a bad field: its 4xx page) handed to the ledger; then back to the page (``then``)."""
     ledger = _ledger(request)
     try:
         actor, cid = await _reader(request, campaign)
         _check_csrf(request, form)
-        await _maybe(deps._Permit("mark_read")(request, actor))  # the API route's own check
-        text = form.get("up_to", "")
-        if not text.isdigit():
-            raise InvalidInput("up_to: a position (a whole number)", field="up_to")
-        command = build(pace.MarkAsRead, up_to=int(text))
-        await run_in_threadpool(lambda: ledger.handle(cid, command, actor=actor))
+        await _maybe(deps._Permit(action)(request, actor))
+        command = command_of(form)
+        await run_in_threadpool(lambda: ledger.handle(cid, command, actor=actor,
+                                                      idempotency_key=form.get("key") or None))
     except LedgerError as exc:
         return _error(request, exc)
-    return RedirectResponse(f"/ui/campaigns/{quote(campaign)}/since", status_code=303)
+    return RedirectResponse(f"/ui/campaigns/{quote(campaign)}/{then}", status_code=303)
+
+
+def _read_up_to(form: dict[str, str]) -> Command:
+    text = form.get("up_to", "")
+    if not text.isdigit():
+        raise InvalidInput("up_to: a position (a whole number)", field="up_to")
+    return build(pace.MarkAsRead, up_to=int(text))
+
+
+def _ready(form: dict[str, str]) -> Command:
+    if form.get("ready") not in ("yes", "no"):
+        raise InvalidInput("ready: yes or no", field="ready")
+    return build(pace.MarkReady, ready=form["ready"] == "yes")
+
+
+@router.post("/campaigns/{campaign}/since/read")
+async def mark_read(request: Request, campaign: str, form: FormDep):
+    """"Mark as read up to here": the page's last position read becomes the reader's mark."""
+    return await _posted(request, campaign, form, "mark_read", _read_up_to, "since")
 
 
 @router.post("/campaigns/{campaign}/ready")
 async def mark_ready(request: Request, campaign: str, form: FormDep):
     """A player's "I am ready" (or not) for the phase the turn is in, for their own country."""
-    ledger = _ledger(request)
-    try:
-        actor, cid = await _reader(request, campaign)
-        _check_csrf(request, form)
-        await _maybe(deps._Permit("mark_ready")(request, actor))
-        if form.get("ready") not in ("yes", "no"):
-            raise InvalidInput("ready: yes or no", field="ready")
-        command = build(pace.MarkReady, ready=form["ready"] == "yes")
-        await run_in_threadpool(lambda: ledger.handle(cid, command, actor=actor,
-                                                      idempotency_key=form.get("key") or None))
-    except LedgerError as exc:
-        return _error(request, exc)
-    return RedirectResponse(f"/ui/campaigns/{quote(campaign)}/since#pace", status_code=303)
+    return await _posted(request, campaign, form, "mark_ready", _ready, "since#pace")

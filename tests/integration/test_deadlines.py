@@ -19,6 +19,7 @@ from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import Forbidden, InvalidInput, StateConflict
 from ledger.sample import GM
 from ledger.scenario import import_scenario, load_text
+from tests.integration.test_sequence_of_play import refused as refused_with
 
 slugs = itertools.count()
 ENG = Actor("alice", "player", "ENG")
@@ -36,11 +37,8 @@ def campaign(ledger, **settings):
 
 
 def refused(ledger, cid, command, actor=GM, error=StateConflict):
-    before = ledger.campaign(cid).version
-    with pytest.raises(error) as info:
-        ledger.handle(cid, command, actor=actor)
-    assert ledger.campaign(cid).version == before  # nothing appended
-    return info.value
+    """Refused with ``error``, nothing appended (the sequence of play's tests' check)."""
+    return refused_with(ledger, cid, command, actor=actor, error=error)
 
 
 def test_a_deadline_typed_in_the_campaign_zone_is_recorded_in_utc(ledger):
@@ -187,3 +185,23 @@ def test_the_table_sees_who_is_late_once_the_deadline_passed(ledger):
     after = pace.status(state, pace.utc("2026-12-01T20:00:00+00:00"))
     assert (before["not_ready"], before["late"]) == (["ENG"], [])
     assert (after["not_ready"], after["late"], after["overdue"]) == (["ENG"], ["ENG"], True)
+
+
+def test_the_services_ticker_records_a_reminder_that_falls_due_while_it_runs(ledger):
+    import time
+    from datetime import UTC, datetime, timedelta
+
+    cid = campaign(ledger)
+    # Real time (the ticker's thread): a deadline 61 s away with a reminder 60 s before it, due in a second.
+    due = (datetime.now(UTC) + timedelta(seconds=61)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    ledger.handle(cid, pace.SetDeadline(phase="events", due=due, reminders=[1]), actor=GM)
+    ticker = deadlines.Ticker(ledger, 0.1).start()
+    try:
+        for _ in range(100):
+            if ledger.campaign(cid).pace["sent"]:
+                break
+            time.sleep(0.05)
+    finally:
+        ticker.stop()
+    [reminder] = [e for e in ledger.history(cid) if isinstance(e, ev.ReminderIssued)]
+    assert reminder.not_ready == ["ENG", "FRA"] and reminder.actor["role"] == "system"
