@@ -21,6 +21,9 @@ from ledger.sample import GM
 from ledger.scenario import import_scenario, load_text
 from tests.integration.test_sequence_of_play import refused as refused_with
 
+#: The reminder recorded once, whatever the tickers (two services, a cron) and the restarts, is the store's
+#: promise (one writer wins, the other re-runs on its state): on every store.
+pytestmark = pytest.mark.store_contract
 slugs = itertools.count()
 ENG = Actor("alice", "player", "ENG")
 FRA = Actor("bruno", "player", "FRA")
@@ -205,3 +208,21 @@ def test_the_services_ticker_records_a_reminder_that_falls_due_while_it_runs(led
         ticker.stop()
     [reminder] = [e for e in ledger.history(cid) if isinstance(e, ev.ReminderIssued)]
     assert reminder.not_ready == ["ENG", "FRA"] and reminder.actor["role"] == "system"
+
+
+def test_two_tickers_at_once_record_a_reminder_once(ledger, settings):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ledger.application import Ledger
+
+    cid = campaign(ledger)
+    with freeze_time("2026-11-29 12:00:00"):
+        ledger.handle(cid, pace.SetDeadline(phase="events", due="2026-12-01T20:00Z", reminders=[60]), actor=GM)
+    other = Ledger(settings)  # another process's ledger on the same store
+    try:
+        with freeze_time("2026-12-01 19:10:00"), ThreadPoolExecutor(2) as pool:
+            done = list(pool.map(deadlines.tick, [ledger, other]))
+    finally:
+        other.close()
+    assert sorted(len(d) for d in done) == [0, 1]
+    assert len([e for e in ledger.history(cid) if isinstance(e, ev.ReminderIssued)]) == 1
