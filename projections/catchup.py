@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote
 
-from ledger.domain import pace
+from ledger.domain import pace, sight
 from ledger.domain.zones import campaign_zone, zone
 from ledger.economy.milestones import TITLES
 from ledger.usecases.pacing import reader_key
@@ -54,6 +54,7 @@ class Item:
     step: str  # the turn page at this step
     places: list[tuple[str, str]]  # (place, its page as of this step)
     note: str = ""
+    yours: bool = False  # it touches the reader's country (``touches``); a game master's or an observer's: all
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,8 @@ class CatchUp:
     zone: str
     items: list[Item] = field(default_factory=list)
     pace: dict[str, Any] = field(default_factory=dict)
+    mine: bool = False  # only the changes that touch the reader's country are listed
+    country: str | None = None  # the reader's country (a player's)
 
 
 def mark_of(state: Any, actor: Any) -> int:
@@ -111,18 +114,55 @@ def _who(actor: Any) -> str:
     return "an observer" if actor.role == "observer" else "the game master"
 
 
+#: Events every country is concerned by: the turn and its phases, deadlines, the campaign's settings.
+FOR_ALL = frozenset({"TurnOpened", "TurnClosed", "PhaseClosed", "DeadlineSet", "DeadlineCleared",
+                     "CampaignSettingsChanged", "SheetsPublished"})
+_COUNTRY_FIELDS = ("country", "controller", "owner", "previous")
+_STACK_FIELDS = ("stack", "new_stack", "merged")
+
+
+def touches(r: Record, country: str, military: dict[str, Any]) -> bool:
+    """Whether a change concerns ``country``: it names it (a sheet's line, a control or owner change, a war, a
+    reminder naming it late), it was shown to it alone or with a few (``visibility``), it names one of its
+    stacks, or it touched a place it owns or controls, as the reader's own map (``military``: ``sight.seen``)
+    says today."""
+    d, t = r.data, r.type
+    if t in FOR_ALL:
+        return True
+    if any(d.get(k) == country for k in _COUNTRY_FIELDS):
+        return True
+    named = [*(d.get("attackers") or ()), *(d.get("defenders") or ()), *(d.get("not_ready") or ())]
+    if country in named or country in ((d.get("visibility") or {}).get("countries") or ()):
+        return True
+    forces = military.get("forces") or {}
+    stacks = [d.get(k) for k in _STACK_FIELDS] + list(d.get("besiegers") or ()) + list(
+        (r.context.get("stacks") or {}).values())
+    if any(isinstance(s, str) and (forces.get(s) or {}).get("country", s.split("-")[0]) == country
+           for s in stacks):
+        return True
+    provinces = military.get("provinces") or {}
+    return any(country in ((provinces.get(p) or {}).get("owner"), (provinces.get(p) or {}).get("controller"))
+               for p in timeline.places(r))
+
+
 def catch_up(ledger: Any, state: Any, actor: Any, *, since: int | None = None, zone_name: str | None = None,
-             now: datetime | None = None, limit: int = LIMIT) -> CatchUp:
-    """What changed for ``actor`` after ``since`` (default: their mark), at most ``limit`` records read."""
+             now: datetime | None = None, limit: int = LIMIT, mine: bool = False) -> CatchUp:
+    """What changed for ``actor`` after ``since`` (default: their mark), at most ``limit`` records read; ``mine``:
+    only what touches their country (a player's; for the others, every change)."""
     start = mark_of(state, actor) if since is None else since
     start = max(0, min(start, state.version))
     tz = reader_zone(state, zone_name)
     read = records(ledger, state.id, gt=start, lte=state.version, limit=limit)
     upto = read[-1].position if read else state.version
     base = f"/ui/campaigns/{quote(state.slug)}"
+    country = actor.country if actor.role == "player" else None
+    military = sight.seen(state, actor)[1] if country else {}
     items = []
     for r in visible(actor, read, state.revealed):
         if r.type in QUIET:
+            continue
+        yours = country is None or touches(r, country, military)
+        if mine and not yours:
             continue
         ctx = r.context
         turn = ctx.get("turn") or 0
@@ -134,10 +174,11 @@ def catch_up(ledger: Any, state: Any, actor: Any, *, since: int | None = None, z
         places = [(p, f"{base}/places/{quote(p, safe='')}?at={r.position}") for p in timeline.places(r, ctx)]
         items.append(Item(position=r.position, turn=turn, phase=str(ctx.get("phase") or ""), kind=_kind(r, actor),
                           words=words, when=moment_in(r.data.get("timestamp"), tz),
-                          step=f"{base}/turns/{turn}?position={r.position}", places=places, note=note))
+                          step=f"{base}/turns/{turn}?position={r.position}", places=places, note=note,
+                          yours=yours))
     return CatchUp(campaign=state.name, slug=state.slug, reader=_who(actor), since=start, upto=upto,
                    head=state.version, more=upto < state.version, zone=tz, items=items,
-                   pace=pace_words(state, tz, now or datetime.now(UTC)))
+                   pace=pace_words(state, tz, now or datetime.now(UTC)), mine=mine and country is not None, country=country)
 
 
 def _corrected(ledger: Any, state: Any, actor: Any, n: int, start: int) -> str:
@@ -175,7 +216,8 @@ def pace_words(state: Any, tz: str, now: datetime) -> dict[str, Any]:
 
 def _heading(c: CatchUp) -> str:
     span = f"positions {c.since + 1}–{c.upto}" if c.upto > c.since else "nothing new"
-    return f"{c.campaign}: since you last looked ({c.reader}, {span}; times in {c.zone})"
+    only = ", only what touches your country" if c.mine else ""
+    return f"{c.campaign}: since you last looked ({c.reader}, {span}{only}; times in {c.zone})"
 
 
 def text(c: CatchUp, origin: str = "") -> str:
@@ -187,7 +229,8 @@ def text(c: CatchUp, origin: str = "") -> str:
         out.append("Nothing new for you.")
     for i in c.items:
         where = f"turn {i.turn}" + (f", {i.phase}" if i.phase else "")
-        out.append(f"#{i.position} ({where}; {i.when}) {i.kind}: {i.words}" + (f" [{i.note}]" if i.note else ""))
+        you = f" ({c.country})" if c.country and i.yours and not c.mine else ""
+        out.append(f"#{i.position} ({where}; {i.when}) {i.kind}{you}: {i.words}" + (f" [{i.note}]" if i.note else ""))
         out.append(f"    step: {origin}{i.step}")
         out += [f"    {p}: {origin}{url}" for p, url in i.places]
     if c.more:
@@ -211,7 +254,8 @@ def markdown(c: CatchUp, origin: str = "") -> str:
         where = f"turn {i.turn}" + (f", {i.phase}" if i.phase else "")
         links = [f"[step]({origin}{i.step})", *(f"[{_md(p)}]({origin}{url})" for p, url in i.places)]
         note = f" *({_md(i.note)})*" if i.note else ""
-        out.append(f"- **#{i.position}** {_md(where)}, {_md(i.when)}. **{i.kind}**: {_md(i.words)}{note} "
+        you = f" ({c.country})" if c.country and i.yours and not c.mine else ""
+        out.append(f"- **#{i.position}** {_md(where)}, {_md(i.when)}. **{i.kind}**{you}: {_md(i.words)}{note} "
                    f"— {' · '.join(links)}")
     if c.more:
         out += ["", f"More after #{c.upto}: mark as read up to {c.upto} for the next part."]

@@ -74,7 +74,9 @@ def mark_read(body: pace.MarkAsRead, cid: CampaignId, ledger: LedgerDep,
 async def report(request: Request, cid: CampaignId, actor: ActorDep, state: CampaignStateDep, ledger: LedgerDep,
                  since: Annotated[int | None, Query(ge=0, le=2**53)] = None,
                  format: Annotated[Literal["md", "text"], Query()] = "md",  # noqa: A002 (the query's name)
-                 tz: Annotated[str | None, ZONE] = None) -> Response:
+                 tz: Annotated[str | None, ZONE] = None,
+                 mine: Annotated[bool, Query(description="Only what touches the caller's country (a player)")]
+                 = False) -> Response:
     if since is not None and since > state.version:
         raise InvalidInput(f"since: position {since} is not in the history (it ends at {state.version})",
                            field="since")
@@ -85,7 +87,7 @@ async def report(request: Request, cid: CampaignId, actor: ActorDep, state: Camp
     origin = str(request.base_url).rstrip("/")
 
     def build() -> str:
-        c = catchup.catch_up(ledger, state, actor, since=since, zone_name=zone_name)
+        c = catchup.catch_up(ledger, state, actor, since=since, zone_name=zone_name, mine=mine)
         return catchup.markdown(c, origin) if format == "md" else catchup.text(c, origin)
 
     return Response(await run_in_threadpool(build), media_type=MEDIA[format])

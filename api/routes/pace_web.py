@@ -35,7 +35,7 @@ ZONE_COOKIE = "ledger_tz"
 @router.get("/campaigns/{campaign}/since", response_class=HTMLResponse)
 async def since_page(request: Request, campaign: str,
                      since: Annotated[int | None, Query(ge=0, le=2**53)] = None,
-                     tz: Annotated[str | None, Query(max_length=60)] = None):
+                     tz: Annotated[str | None, Query(max_length=60)] = None, mine: bool = False):
     chosen = tz or request.cookies.get(ZONE_COOKIE) or None  # the reader's choice is kept for their next visit
     try:
         actor, cid = await _reader(request, campaign)
@@ -45,7 +45,8 @@ async def since_page(request: Request, campaign: str,
             zone_name = catchup.reader_zone(state, chosen)
         except ValueError as e:
             raise InvalidInput(f"tz: {e}", field="tz") from None
-        view = await run_in_threadpool(catchup.catch_up, ledger, state, actor, since=since, zone_name=zone_name)
+        view = await run_in_threadpool(lambda: catchup.catch_up(ledger, state, actor, since=since,
+                                                                zone_name=zone_name, mine=mine))
         status = pace.status(state, datetime.now(UTC))
         context: dict[str, Any] = {
             "c": campaign_public(state), "u": view, "tz": chosen or "", "mark": catchup.mark_of(state, actor),

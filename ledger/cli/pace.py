@@ -100,6 +100,7 @@ def report(
     country: Annotated[Optional[str], typer.Option(help="As that country's player sees it (default: the game "
                                                         "master, who sees everything)")] = None,
     observer: Annotated[bool, typer.Option(help="As an observer sees it (public events only)")] = False,
+    mine: Annotated[bool, typer.Option(help="With --country: only what touches that country")] = False,
     origin: Annotated[str, typer.Option(help="The site's address, before the links")] = "",
     actor: ActorOpt = "gm",
 ) -> None:
@@ -123,5 +124,5 @@ def report(
             zone_name = catchup.reader_zone(state, tz)
         except ValueError as e:
             fail("tz", str(e))
-        c = catchup.catch_up(ledger, state, reader, since=since, zone_name=zone_name)
+        c = catchup.catch_up(ledger, state, reader, since=since, zone_name=zone_name, mine=mine)
     sys.stdout.write(catchup.markdown(c, origin) if kind == "md" else catchup.text(c, origin))

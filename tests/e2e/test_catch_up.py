@@ -71,7 +71,8 @@ def test_since_you_last_looked_lists_what_touched_the_reader_in_order_and_nothin
     assert "English secret loot" not in text and "ENG: +50" not in text
     lines = [line for line in text.splitlines() if line.startswith("#")]
     kinds = [line.split(") ", 1)[1].split(":", 1)[0] for line in lines]
-    assert kinds == ["Move", "Your sheet", "Correction", "Deadline"], text
+    # The English move concerns France in nothing; its sheet, the correction of its line and the deadline do.
+    assert kinds == ["Move", "Your sheet (FRA)", "Correction (FRA)", "Deadline (FRA)"], text
     assert "stack ENG-1 moved Kent → Wessex" in lines[0]
     assert "Taxes of Paris" in lines[1]
     assert f"corrects #{treasury} (FRA: +35 ducats on A9 (turn 1: Pillages)), which you had seen" in lines[2]
@@ -82,6 +83,21 @@ def test_since_you_last_looked_lists_what_touched_the_reader_in_order_and_nothin
     assert f"/ui/campaigns/{SLUG}/turns/1?position={move}" in text
     assert f"/ui/campaigns/{SLUG}/places/Wessex?at={move}" in text
     assert len(seen) < move
+
+
+def test_only_what_touches_the_readers_country_when_they_ask(table, ledger):
+    client, fra, _ = table
+    head = ledger.campaign(CID).version
+    ledger.handle(CID, cmd.MoveStack(stack="ENG-1", origin="Kent", destination="Wessex"), actor=GM)  # English
+    ledger.handle(CID, cmd.MoveStack(stack="FRA-1", origin="Picardie", destination="Caux"), actor=GM)  # French
+    ledger.record_treasury_entry(CID, country="FRA", line="A1", amount=12, reason="Taxes of Paris", actor=GM)
+    everything = report(client, fra, since=head, format="text").text
+    assert "Move: stack ENG-1 moved Kent → Wessex" in everything
+    assert "Move (FRA): stack FRA-1 moved Picardie → Caux" in everything
+    assert "Your sheet (FRA): FRA: +12 ducats on A1" in everything
+    mine = report(client, fra, since=head, format="text", mine="true").text
+    assert "only what touches your country" in mine and "ENG-1" not in mine
+    assert "stack FRA-1 moved Picardie → Caux" in mine and "Taxes of Paris" in mine
 
 
 def test_a_player_who_marks_read_then_finds_nothing_new(table, ledger):
