@@ -69,8 +69,15 @@ def test_a_player_catches_up_marks_ready_and_marks_read(site, context):
     expect(page.locator("#pace-not-ready")).not_to_contain_text("FRA")
     expect(page.locator("#ready-button")).to_have_text("I am not ready after all")
 
-    # The step link opens the turn page at the move.
+    # Only what touches France: the English move goes, France's own lines, the deadline and its "ready" stay.
     move = rows.nth(0).get_attribute("data-position")
+    page.locator("#mine-link").click()
+    expect(page.locator("#since-filter")).to_contain_text("Only what touches FRA")
+    expect(page.locator("#changes")).not_to_contain_text("ENG-1 moved")
+    expect(page.locator("#since-table")).to_contain_text("Taxes of Paris")
+    expect(page.locator("#since-table")).to_contain_text("FRA is ready for the Military phase of turn 1")
+    page.goto(f"{site.base}/ui/campaigns/{SLUG}/since")
+    # The step link opens the turn page at the move.
     page.locator("#mark-button").click()
     page.wait_for_url(re.compile(rf"/ui/campaigns/{SLUG}/since$"))
     expect(page.locator("#since-nothing")).to_be_visible()

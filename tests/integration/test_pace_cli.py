@@ -47,7 +47,7 @@ def test_the_report_on_the_command_line_is_per_audience_and_starts_after_the_mar
     assert run(settings, "treasury", "pace", "ENG", "A9", "50", "--reason", "English loot").exit_code == 0
     fra = run(settings, "report", "pace", "--country", "FRA", "--format", "text")
     assert fra.exit_code == 0 and "French loot" in fra.output and "English loot" not in fra.output, fra.output
-    assert "Your sheet: FRA: +35 ducats on A9" in fra.output
+    assert "Your sheet (FRA): FRA: +35 ducats on A9" in fra.output
     gm = run(settings, "report", "pace")
     assert "French loot" in gm.output and "English loot" in gm.output and gm.output.startswith("## ")
     assert run(settings, "mark-read", "pace", "5").exit_code == 0
