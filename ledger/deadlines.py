@@ -33,6 +33,8 @@ def tick(ledger: Any) -> list[Any]:
             done.append(ledger.handle(state.id, pace.SendReminders(), actor=SYSTEM))
         except StateConflict:  # another ticker recorded them first
             continue
+        except LedgerError as e:  # this campaign's store refused (its own routes say why): the others still tick
+            LOG.warning("reminders of campaign %s not recorded: %s", state.slug, e.message)
     return done
 
 

@@ -85,8 +85,8 @@ def mark_ready(d: Draft, c: pace.MarkReady) -> dict[str, Any]:
     turn, phase = _open_phase(d, "ready")
     ready = set((d.state.pace.get("ready") or {}).get(phase, ()))
     if (country in ready) == c.ready:
-        raise StateConflict(f"{country} is already {'' if c.ready else 'not '}ready for the {phase} phase of "
-                            f"turn {turn}", field="ready")
+        said = "is already marked ready" if c.ready else "is not marked ready"
+        raise StateConflict(f"{country} {said} for the {phase} phase of turn {turn}", field="ready")
     d.context["phase"] = phase
     d.add(ev.ReadinessMarked, turn=turn, phase=phase, country=country, ready=c.ready)
     now_ready = ready | {country} if c.ready else ready - {country}

@@ -180,3 +180,17 @@ def test_the_catch_up_reads_forward_from_the_mark_and_at_most_its_limit(table, l
     assert (c.upto, c.more) == (head - 2, True)
     assert [i.words.split("(turn 1: ")[1].split(")")[0] for i in c.items] == ["entry 0", "entry 1", "entry 2",
                                                                               "entry 3"]
+
+
+def test_the_service_runs_the_reminders_ticker_while_it_serves_and_stops_it_after(settings, ledger):
+    import threading
+
+    def tickers():
+        return [t for t in threading.enumerate() if t.name == "ledger-deadlines" and t.is_alive()]
+
+    before = len(tickers())
+    with make_client(settings, ledger, deadline_tick_seconds=0.1):
+        assert len(tickers()) == before + 1
+    assert len(tickers()) == before
+    with make_client(settings, ledger, deadline_tick_seconds=0):  # cron's turn: no ticker in the service
+        assert len(tickers()) == before
