@@ -20,11 +20,12 @@ from starlette.concurrency import run_in_threadpool
 
 from api import deps
 from api.routes.views import campaign_public
-from api.routes.web import FormDep, _check_csrf, _error, _ledger, _maybe, _reader, render
+from api.routes.web import FormDep, _check_csrf, _error, _ledger, _maybe, _reader, _secure, render
 from ledger.access import may_write
 from ledger.domain import pace
 from ledger.domain.commands import Command, build
 from ledger.domain.errors import InvalidInput, LedgerError
+from ledger.domain.zones import zone
 from projections import catchup
 
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
@@ -32,11 +33,20 @@ router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 ZONE_COOKIE = "ledger_tz"
 
 
+def _kept_zone(request: Request) -> str | None:
+    """The zone the reader chose before, if it is still one (a zone database without it: the campaign's)."""
+    kept = request.cookies.get(ZONE_COOKIE)
+    try:
+        return kept if kept and zone(kept) else None
+    except ValueError:
+        return None
+
+
 @router.get("/campaigns/{campaign}/since", response_class=HTMLResponse)
 async def since_page(request: Request, campaign: str,
                      since: Annotated[int | None, Query(ge=0, le=2**53)] = None,
                      tz: Annotated[str | None, Query(max_length=60)] = None, mine: bool = False):
-    chosen = tz or request.cookies.get(ZONE_COOKIE) or None  # the reader's choice is kept for their next visit
+    chosen = tz or _kept_zone(request)  # the reader's choice is kept for their next visit
     try:
         actor, cid = await _reader(request, campaign)
         ledger = _ledger(request)
@@ -58,7 +68,8 @@ async def since_page(request: Request, campaign: str,
         return _error(request, exc)
     response = render(request, "since.html", context)
     if tz:
-        response.set_cookie(ZONE_COOKIE, tz, max_age=365 * 24 * 3600, samesite="lax", path="/ui")
+        response.set_cookie(ZONE_COOKIE, tz, max_age=365 * 24 * 3600, samesite="lax", secure=_secure(request),
+                            path="/ui")
     return response
 
 

@@ -137,6 +137,11 @@ def test_a_reader_who_chose_a_zone_on_the_page_keeps_it(table, ledger):
         again = client.get(f"/ui/campaigns/{SLUG}/since", headers=fra)
     assert "2026-12-02 04:00 Asia/Tokyo" in first.text
     assert "2026-12-02 04:00 Asia/Tokyo" in again.text and "Times in Asia/Tokyo" in again.text
+    client.cookies.clear()
+    client.cookies.set("ledger_tz", "Asia/Kolkata")
+    assert "Times in Asia/Kolkata" in client.get(f"/ui/campaigns/{SLUG}/since", headers=fra).text
+    client.cookies.set("ledger_tz", "Not/AZone")  # a kept zone no longer known: the campaign's, no error
+    assert "Times in Europe/Paris" in client.get(f"/ui/campaigns/{SLUG}/since", headers=fra).text
 
 
 def test_a_report_past_the_history_or_in_an_unknown_zone_is_refused_naming_the_field(table, ledger):
