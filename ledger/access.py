@@ -49,6 +49,9 @@ WRITES: dict[tuple[str, str], bool | str] = {
     ("player", "end_session"): True,
     ("observer", "open_session"): True,
     ("observer", "end_session"): True,
+    # Their own country only (ledger/usecases/pacing.py checks it), and their own bookmark.
+    ("player", "mark_ready"): True,
+    ("player", "mark_read"): True,
     ("observer", "*"): False,
 }
 
@@ -58,7 +61,8 @@ ACTIONS: dict[str, str] = {
     "open_turn": "open the next turn (dice commitment)",
     "close_turn": "close the open turn (reveals the seed)",
     "close_phase": "close a phase of the open turn (records the ERS lines it completes)",
-    "change_settings": "change the campaign's settings (players_may_roll, players_may_move, ers_visibility)",
+    "change_settings": "change the campaign's settings (players_may_roll, players_may_move, ers_visibility, "
+                       "time_zone, close_when_all_ready)",
     "roll": "roll server dice (physical dice: GM only)",
     "record_ruling": "resolve a procedure with server dice and record it (physical dice: GM only)",
     "record_treasury": "record a treasury entry",
@@ -93,6 +97,11 @@ ACTIONS: dict[str, str] = {
     "change_mission": "record a country's mission founded or gone in the rest of the world",
     "disband_stack": "take a stack off the map (disbanded), with its units and leaders",
     "set_leader_values": "give a leader on the map the values printed on his counter",
+    "set_deadline": "set or move the deadline of a phase, with reminders before it (in the campaign's time zone)",
+    "clear_deadline": "clear the deadline of a phase",
+    "mark_ready": "mark a country ready, or not, for the phase the turn is in (a player: their own country)",
+    "send_reminders": "record the reminders due now, naming the countries not ready (the service's ticker does)",
+    "mark_read": "mark the campaign read up to a position (\"Since you last looked\" starts after it)",
 }
 
 

@@ -72,6 +72,9 @@ class Settings(BaseSettings):
     public_host: str = Field(default="localhost", description="the name in checkpoint origins and the key name")
     projection_runner: Literal["thread", "external"] = Field(
         default="thread", description="thread: the API process keeps the views; external: `ledger project --follow`")
+    deadline_tick_seconds: float = Field(
+        default=60.0, ge=0, description="the service records the reminders that fell due every this many seconds "
+                                        "(ledger/deadlines.py); 0: not in the service (cron `ledger deadlines tick`)")
 
     @model_validator(mode="after")
     def _production_needs_secrets(self) -> Settings:

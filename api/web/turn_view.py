@@ -171,7 +171,9 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
            "FortressChanged": "Fortress", "CountryFactsSet": "Country facts", "TradeFleetChanged": "Trade fleet",
            "TradeCentreChanged": "Trade centre", "EstablishmentChanged": "Colony or trading post",
-           "MissionChanged": "Mission", "IncomeConfirmed": "Income confirmed"}
+           "MissionChanged": "Mission", "IncomeConfirmed": "Income confirmed", "DeadlineSet": "Deadline",
+           "DeadlineCleared": "Deadline cleared", "ReadinessMarked": "Ready", "ReminderIssued": "Reminder",
+           "MarkedAsRead": "Read up to here"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

@@ -64,6 +64,12 @@ def campaign_settings(
     rules_option: Annotated[Optional[list[str]], typer.Option(
         "--rules-option", help="A ruleset option, CODE.field=value (e.g. M21.artillery_source=tables); repeatable; "
                                "`ledger procedures RULESET --where` lists them")] = None,
+    time_zone: Annotated[Optional[str], typer.Option(
+        "--time-zone", help="The campaign's time zone, an IANA name (Europe/Paris): deadlines are typed in it")]
+    = None,
+    close_when_all_ready: Annotated[Optional[bool], typer.Option(
+        "--close-when-all-ready/--no-close-when-all-ready",
+        help="Close the phase the turn is in as soon as every country is marked ready")] = None,
     reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "",
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
@@ -73,7 +79,8 @@ def campaign_settings(
         cid = cid_of(ledger, campaign)
         changed: dict[str, object] = {k: v for k, v in (
             ("players_may_roll", players_may_roll), ("players_may_move", players_may_move),
-            ("ers_visibility", ers_visibility)) if v is not None}
+            ("ers_visibility", ers_visibility), ("time_zone", time_zone),
+            ("close_when_all_ready", close_when_all_ready)) if v is not None}
         if rules_option:
             changed["rules_options"] = dict(_option(o) for o in rules_option)
         if not changed:

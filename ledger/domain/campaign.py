@@ -19,6 +19,7 @@ from ledger.chain import GENESIS
 from ledger.dice import ruling_dice
 from ledger.domain import events as ev
 from ledger.domain import forces as forcelib
+from ledger.domain import pace as pacelib
 from ledger.domain import sight
 from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
 from ledger.domain.errors import InvalidInput, StateConflict
@@ -101,6 +102,12 @@ class CampaignState:
     # "computed"}}, "entries": {code: [position, amount]}} (the entries it booked, as corrections leave them).
     # Emptied when a turn opens; a snapshot older than the field holds none to miss.
     incomes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The open turn's pace (issue 38, ledger/usecases/pacing.py): {"deadlines": {phase: {"due" (UTC ISO),
+    # "zone", "reminders" (minutes before), "position"}}, "ready": {phase: [countries]}, "sent": ["phase|due|
+    # minutes", ...] (the reminders recorded)}. Emptied when a turn opens; older snapshots hold none to miss.
+    pace: dict[str, Any] = field(default_factory=dict)
+    # Where each reader marked "read up to here" (MarkedAsRead): reader -> position. A few entries per reader.
+    read_marks: dict[str, int] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -127,6 +134,8 @@ class CampaignState:
         d.setdefault("held", None)
         d.setdefault("incomes", {})
         d.setdefault("sessions", {})  # no session was opened before the field existed
+        d.setdefault("pace", {})
+        d.setdefault("read_marks", {})
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
         return cls(**d)
@@ -182,7 +191,7 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         )
     elif isinstance(event, ev.TurnOpened):
         state = _evolve(state, turn=event.turn, turn_open=True, commitment=event.commitment, next_roll=0,
-                        phases_closed=(), dice_scheme=event.dice_scheme, rolls={}, incomes={},
+                        phases_closed=(), dice_scheme=event.dice_scheme, rolls={}, incomes={}, pace={},
                         seeds={dicelib.PUBLIC: event.commitment} if event.dice_scheme != dicelib.SINGLE_SEED else {})
     elif isinstance(event, ev.DiceSeedCommitted):
         state = _evolve(state, seeds={**state.seeds, event.audience: event.commitment})
@@ -223,6 +232,10 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = _evolve(state, revealed=(*state.revealed, *event.positions))
     elif isinstance(event, ev.CampaignSettingsChanged):
         state = _evolve(state, settings={**state.settings, **event.changed})
+    elif isinstance(event, PACE):
+        state = _evolve(state, pace=pacelib.follow(state.pace, event))
+    elif isinstance(event, ev.MarkedAsRead):
+        state = _evolve(state, read_marks={**state.read_marks, event.reader: event.up_to})
     elif isinstance(event, ev.IncomeConfirmed):
         state = _evolve(state, incomes={**state.incomes, event.country: {
             "position": event.originator_version, "at": event.at, "visibility": event.visibility,
@@ -280,6 +293,8 @@ def _rolled(state: CampaignState, event: Any, indices: list[int]) -> CampaignSta
     return _evolve(state, rolls=rolls, next_roll=sum(rolls.values()))
 
 
+#: The events of a turn's pace (ledger/domain/pace.py).
+PACE = (ev.DeadlineSet, ev.DeadlineCleared, ev.ReadinessMarked, ev.ReminderIssued)
 #: The events that change where stacks are or what they hold.
 MILITARY = (ev.StackMoved, *forcelib.FOLLOWED)
 

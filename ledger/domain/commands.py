@@ -293,6 +293,22 @@ class SettingsChange(Model):
                     "lists each procedure's options), and the readings of the income lines (\"B31.payer\": "
                     "\"owner\", \"B7.mine_value\": 30: the keys of tables/board_income.toml and trade_income.toml, "
                     "DECISIONS.md); named options change, the others keep their value")
+    time_zone: Annotated[str, StringConstraints(min_length=1, max_length=60), ONE_LINE] | None = Field(
+        default=None, examples=["Europe/Paris"],
+        description="The campaign's time zone (an IANA name): deadlines are typed in it, and shown in it to a "
+                    "reader who chose none")
+    close_when_all_ready: bool | None = Field(
+        default=None, examples=[True],
+        description="Close the phase the turn is in as soon as every country is marked ready")
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, v: str | None) -> str | None:
+        if v is not None:
+            from ledger.domain.zones import zone
+
+            zone(v)  # ValueError in words, naming the closest zones
+        return v
 
 
 class ChangeSettings(Command):

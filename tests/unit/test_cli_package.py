@@ -68,6 +68,10 @@ WRITES = {
     ("trade", "establishment"): "ChangeEstablishment",
     ("trade", "mission"): "ChangeMission",
     ("income", "confirm"): "ConfirmIncome",
+    ("deadlines", "set"): "SetDeadline",
+    ("deadlines", "clear"): "ClearDeadline",
+    ("ready",): "MarkReady",
+    ("mark-read",): "MarkAsRead",
 }
 #: The Ledger's shorthands for scripts and tests: the CLI calls none of them.
 SHORTHANDS = ("submit", "create_campaign", "open_turn", "close_turn", "close_phase", "roll", "record_manual_roll",
