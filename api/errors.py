@@ -8,6 +8,8 @@ request validation (422, naming the field), Starlette's own (404 unknown path,
 
 from __future__ import annotations
 
+import re
+
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -83,9 +85,32 @@ async def overflow_error(_: Request, exc: OverflowError) -> JSONResponse:
     return JSONResponse(_body("InvalidInput", f"a number in the request is out of range: {exc}"), status_code=422)
 
 
-async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+#: FastAPI's own answer to a JSON body it cannot decode (not UTF-8, truncated): a 400 of no field.
+_UNPARSED_BODY = "There was an error parsing the body"
+
+
+async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if exc.status_code == 400 and exc.detail == _UNPARSED_BODY:
+        # Bad input is a 422 naming the field, whatever layer found it (the schema documents no 400).
+        return JSONResponse(_body("InvalidInput", "the body is not JSON in UTF-8", "body"), status_code=422)
     kind = {404: "NotFound", 405: "MethodNotAllowed"}.get(exc.status_code, "HTTPError")
-    return JSONResponse(_body(kind, str(exc.detail)), status_code=exc.status_code, headers=exc.headers)
+    headers = exc.headers
+    if exc.status_code == 405 and request is not None:
+        # Starlette names the methods of the one route it matched; a path served by several routes (GET and
+        # POST /campaigns are two) supports them all, and Allow says so (RFC 9110 §15.5.6).
+        headers = {**(headers or {}), "Allow": ", ".join(_allowed(request))}
+    return JSONResponse(_body(kind, str(exc.detail)), status_code=exc.status_code, headers=headers)
+
+
+def _allowed(request: Request) -> list[str]:
+    """The methods the published schema gives the request's path (what a client was told it may send)."""
+    paths = getattr(request.app.state, "allowed_methods", None)
+    if paths is None:
+        paths = request.app.state.allowed_methods = [
+            (re.compile("^" + re.sub(r"\\\{[^/]+?\\\}", "[^/]+", re.escape(path)) + "$"),
+             sorted(m.upper() for m in ops if m in ("get", "post", "put", "patch", "delete")))
+            for path, ops in request.app.openapi().get("paths", {}).items()]
+    return sorted({m for pattern, methods in paths if pattern.match(request.url.path) for m in methods})
 
 
 async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
@@ -164,7 +189,9 @@ def _document_errors(app: FastAPI) -> None:
             for op in operations.values():
                 responses = op.setdefault("responses", {})
                 for code, doc in ERRORS.items():
-                    if str(code) == "422" or str(code) not in responses:
+                    # An error is JSON whatever the route answers on success (a checkpoint is text/plain).
+                    json_doc = "application/json" in responses.get(str(code), {}).get("content", {})
+                    if str(code) == "422" or not json_doc:
                         responses[str(code)] = {"description": doc["description"],
                                                 "content": {"application/json": {"schema": ref}}}
         app.openapi_schema = schema
