@@ -16,6 +16,7 @@ from jinja2.filters import do_urlencode
 from markupsafe import Markup
 
 from api.web.html import esc
+from ledger.i18n import gettext
 
 _MISSING = object()
 
@@ -53,7 +54,7 @@ def provinces(v: Any, slug: Any) -> Markup:
     out = []
     for name, p in doc.get("provinces", {}).items():
         mark = ' class="changed"' if f"map.provinces.{name}." in changed else ""
-        sea = ' <span class="dim">(sea)</span>' if p.get("kind", _MISSING) == "sea" else ""
+        sea = f' <span class="dim">{esc(gettext("(sea)"))}</span>' if p.get("kind", _MISSING) == "sea" else ""
         fortress = p.get("fortress", _MISSING)
         markers = p.get("markers", _MISSING)
         markers = ", ".join(map(str, markers)) if markers is not _MISSING and markers else ""

@@ -32,6 +32,7 @@ from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, LedgerError
 from ledger.domain import commands as cmd
+from ledger.i18n import N_, gettext
 from ledger.domain.corrections import replaced
 from ledger.rules.core import get_ruleset, json_schema
 from projections import read, replay, words
@@ -97,8 +98,8 @@ def dice_status(r: Record, dice: list[dict[str, Any]], closed: bool, commitments
         commitment = commitments.get(dicelib.audience(r.visibility), commitments.get(None))
         for d in dice:
             d["status"] = "manual" if d["manual"] else "committed"
-        return {"turn": "open", "message": f"committed (sha256 of the seed {commitment}), verifiable after the "
-                                          "turn closes"}
+        return {"turn": "open", "message": gettext("committed (sha256 of the seed {commitment}), verifiable after "
+                                                  "the turn closes").format(commitment=commitment)}
     try:
         report = report_of()
     except LedgerError as exc:
@@ -114,8 +115,9 @@ def dice_status(r: Record, dice: list[dict[str, Any]], closed: bool, commitments
             d["status"] = "mismatch"
         else:
             d["status"] = "verified"
-    message = (f"turn {r.turn}: {report.checked} server rolls recomputed from the revealed seed"
-               + ("" if report.ok else f"; {len(report.mismatches)} problem(s)"))
+    message = (gettext("turn {turn}: {n} server rolls recomputed from the revealed seed").format(
+        turn=r.turn, n=report.checked)
+               + ("" if report.ok else gettext("; {n} problem(s)").format(n=len(report.mismatches))))
     return {"turn": "closed", "message": message, "ok": report.ok}
 
 
@@ -152,25 +154,26 @@ def _event(r: Record, summary: str) -> dict[str, Any]:
     return {"position": r.position, "type": r.type, "summary": summary, "turn": r.turn, "context": r.context,
             "actor": r.data.get("actor") or {}, "visibility": r.data.get("visibility") or {"scope": "public"},
             "timestamp": words.moment(r.data.get("timestamp")), "hash": r.data.get("hash"), "payload": payload, "rows": rows,
-            "kind": _KINDS.get(r.type, r.type)}
+            "kind": gettext(_KINDS[r.type]) if r.type in _KINDS else r.type}
 
 
-#: Event types as people name them.
-_KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry", "CorrectionRecorded": "Correction",
-          "DiceRolled": "Dice", "StackMoved": "Move", "ControlChanged": "Control", "MarkerPlaced": "Marker placed",
-          "MarkerRemoved": "Marker removed", "WarDeclared": "War", "TurnOpened": "Turn opened",
-          "TurnClosed": "Turn closed", "PhaseClosed": "Phase closed", "CampaignCreated": "Campaign created",
-          "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
-          "VisibilityRevealed": "Made public", "SheetsPublished": "Sheets published",
-          "CampaignSettingsChanged": "Settings",
-          "DiceSeedCommitted": "Dice commitment", "DiceSeedRevealed": "Dice seed revealed",
-          "PeaceMade": "Peace",
-          "StackSplit": "Stack split", "StackRaised": "New stack", "StacksMerged": "Stacks merged",
-          "StackChanged": "Units and leaders",
-          "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
-           "FortressChanged": "Fortress", "CountryFactsSet": "Country facts", "TradeFleetChanged": "Trade fleet",
-           "TradeCentreChanged": "Trade centre", "EstablishmentChanged": "Colony or trading post",
-           "MissionChanged": "Mission", "IncomeConfirmed": "Income confirmed"}
+#: Event types as people name them (in the reader's language where shown).
+_KINDS = {"RulingRecorded": N_("Ruling"), "TreasuryEntryRecorded": N_("Treasury entry"),
+          "CorrectionRecorded": N_("Correction"), "DiceRolled": N_("Dice"), "StackMoved": N_("Move"),
+          "ControlChanged": N_("Control"), "MarkerPlaced": N_("Marker placed"),
+          "MarkerRemoved": N_("Marker removed"), "WarDeclared": N_("War"), "TurnOpened": N_("Turn opened"),
+          "TurnClosed": N_("Turn closed"), "PhaseClosed": N_("Phase closed"),
+          "CampaignCreated": N_("Campaign created"), "ScenarioImported": N_("Scenario"),
+          "TokenIssued": N_("Access token"), "TokenRevoked": N_("Access token revoked"),
+          "VisibilityRevealed": N_("Made public"), "SheetsPublished": N_("Sheets published"),
+          "CampaignSettingsChanged": N_("Settings"), "DiceSeedCommitted": N_("Dice commitment"),
+          "DiceSeedRevealed": N_("Dice seed revealed"), "PeaceMade": N_("Peace"), "StackSplit": N_("Stack split"),
+          "StackRaised": N_("New stack"), "StacksMerged": N_("Stacks merged"),
+          "StackChanged": N_("Units and leaders"), "SiegeStarted": N_("Siege begins"),
+          "SiegeEnded": N_("Siege over"), "OwnerChanged": N_("Owner"), "FortressChanged": N_("Fortress"),
+          "CountryFactsSet": N_("Country facts"), "TradeFleetChanged": N_("Trade fleet"),
+          "TradeCentreChanged": N_("Trade centre"), "EstablishmentChanged": N_("Colony or trading post"),
+          "MissionChanged": N_("Mission"), "IncomeConfirmed": N_("Income confirmed")}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

@@ -1,0 +1,22 @@
+"""The ledger's own words that appear as data (a role, a phase, a visibility), as a reader of the current language
+says them: ``term("military")`` is "militaire" in French (the seed's « phase militaire »). A value not listed is
+shown as it is (a country, a place: names stay as the board gives them)."""
+
+from __future__ import annotations
+
+from ledger.i18n import N_, gettext
+
+TERMS = frozenset({
+    # roles (ledger/access.py ROLES and the all-seeing ones)
+    N_("gm"), N_("player"), N_("observer"), N_("admin"), N_("system"),
+    # the phases of a turn, in the sequence of play (ledger/domain/commands.py PHASES)
+    N_("events"), N_("diplomacy"), N_("incomes"), N_("military"), N_("redeployment"), N_("exchequer"),
+    N_("peace"), N_("interphase"),
+    # who may see an event (ledger/application.py visibility)
+    N_("public"), N_("countries"),
+})
+
+
+def term(value: object) -> object:
+    """``value`` in the reader's language when it is one of the ledger's own words, else as it is."""
+    return gettext(value) if isinstance(value, str) and value in TERMS else value
