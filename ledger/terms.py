@@ -14,6 +14,12 @@ TERMS = frozenset({
     N_("peace"), N_("interphase"),
     # who may see an event (ledger/application.py visibility)
     N_("public"), N_("countries"),
+    # a place on the board (ledger/board.py): its kind, terrain and borders, "_" read as a space
+    N_("province"), N_("sea zone"), N_("sea"), N_("plain"), N_("dense forest"), N_("sparse forest"), N_("desert"),
+    N_("mountain"), N_("swamp"), N_("pass"), N_("river"), N_("strait"), N_("bering strait"),
+    # the charts and the downloads (api/routes/web.py CHART_KINDS, EXPORT_TABLES)
+    N_("treasury"), N_("income"), N_("inflation"), N_("victory"), N_("ers"), N_("ers-wide"), N_("entries"),
+    N_("stability"),
 })
 
 

@@ -21,10 +21,15 @@ from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, InvalidInput
 from ledger.economy.entries import expense_words
+from ledger.i18n import N_, gettext
 from projections import read, words
 from projections.head import Reader
 
-TITLES = {"A": "Sheet A · Royal Treasury", "B": "Sheet B · Income and expenses", "C": "Sheet C · Loans"}
+TITLES = {"A": N_("Sheet A · Royal Treasury"), "B": N_("Sheet B · Income and expenses"), "C": N_("Sheet C · Loans")}
+
+
+def _title(letter: str) -> str:
+    return gettext(TITLES[letter]) if letter in TITLES else gettext("Sheet {letter}").format(letter=letter)
 #: A cell names at most this many events on the page (a line can gather hundreds of entries); the rest
 #: are counted, and the exports list them all.
 MAX_EVENTS = 200
@@ -88,7 +93,7 @@ def ers_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: Cam
             if cell is not None:
                 wanted.extend(cell["events"])
     view.expenses = expense_words(state.ruleset)
-    view.sheets = [{"letter": k, "title": TITLES.get(k, f"Sheet {k}"), "rows": rows} for k, rows in by_letter.items()]
+    view.sheets = [{"letter": k, "title": _title(k), "rows": rows} for k, rows in by_letter.items()]
     view.unbooked = list(sheet.get("unbooked") or ())
     for u in view.unbooked:
         wanted.extend(u.get("positions") or ())

@@ -20,6 +20,7 @@ from ledger.application import Actor, Ledger
 from ledger.board import BoardError, did_you_mean, load_board
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import InvalidInput, PlaceNotFound
+from ledger.i18n import gettext
 from projections import words
 from projections.head import Reader
 
@@ -44,7 +45,8 @@ def _facts(board: str | None, name: str) -> dict[str, Any] | None:
     if name in b.seas:
         return {"kind": "sea zone", "neighbours": neighbours}
     r = b.rotw[name]
-    return {"kind": f"province of {r.region} (rest of the world)", "terrain": r.terrain.replace("_", " "),
+    kind = gettext("province of {region} (rest of the world)").format(region=r.region)
+    return {"kind": kind, "terrain": r.terrain.replace("_", " "),
             "fortress": r.fortress, "neighbours": neighbours}
 
 

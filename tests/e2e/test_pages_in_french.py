@@ -18,6 +18,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
+import yaml
 from fastapi.testclient import TestClient
 
 from api.main import create_app
@@ -87,12 +88,17 @@ class _Visible(HTMLParser):
 
 
 _WRAPPED = re.compile(re.escape(i18n.OPEN) + ".*?" + re.escape(i18n.CLOSE), re.S)
+#: Hashes and ids (hex runs), markers and stacks (Pillage-2, ENG-F1), file formats: codes, not words.
+_CODES = re.compile(r"\b[0-9a-f]*\d[0-9a-f]*\b|\b[\w-]+-\w*\d\w*\b|\b(csv|json|parquet|xlsx)\b")
 _WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’-]*")
 
 
 def _data_words(extra: set[str]) -> set[str]:
+    """Words that are data: the board's names, and the sample's (its name, leaders, players: ``extra``)."""
     board = load_board("eu")
-    names: set[str] = set(extra)
+    scenario = yaml.safe_load(load_text("sample"))
+    names: set[str] = {*extra, scenario["name"], *(c["player"] for c in scenario["countries"]),
+                       *(leader["name"] for s in scenario["stacks"] for leader in s.get("leaders", ()))}
     for table in (board.provinces, board.rotw, board.seas, board.regions, board.trade_zones):
         names.update(table)
     for code, country in board.countries.items():
@@ -107,7 +113,7 @@ def leftover(html: str, data: set[str]) -> list[str]:
     parser.feed(html)
     found = []
     for text in parser.texts:
-        bare = _WRAPPED.sub(" ", text)
+        bare = _CODES.sub(" ", _WRAPPED.sub(" ", text))
         for w in _WORD.findall(bare):
             if w.isupper() or w.lower() in data or len(w) < 2 and w.islower():
                 continue  # codes (LD, ENG, A+), board and campaign names, a lone letter (d6)
@@ -137,7 +143,7 @@ def _pages(c: TestClient) -> list[str]:
 def test_every_page_shows_no_english_outside_the_french_catalogue(settings, sample):
     _, gm = tokens.issue_token(sample, CID, role="gm", holder="gina", actor=GM)
     _, eng = tokens.issue_token(sample, CID, role="player", country="ENG", holder="alice", actor=GM)
-    data = _data_words({"sample", "gina", "alice", "Sample campaign", "gm", "eu"})
+    data = _data_words({"sample", "gina", "alice", "Sample campaign", "gm", "eu", *i18n.LANGUAGES.values()})
     problems: dict[str, list[str]] = {}
     for token in (gm, eng):
         with TestClient(create_app(settings, sample), headers={"Authorization": f"Bearer {token}"}) as c:
