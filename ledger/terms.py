@@ -20,6 +20,12 @@ TERMS = frozenset({
     # the charts and the downloads (api/routes/web.py CHART_KINDS, EXPORT_TABLES)
     N_("treasury"), N_("income"), N_("inflation"), N_("victory"), N_("ers"), N_("ers-wide"), N_("entries"),
     N_("stability"),
+    # the map's markers (ledger/domain/commands.py MARKERS): the French seed's « sape » is the siegework
+    N_("Pillage+"), N_("Pillage-"), N_("Revolt"), N_("Revolt+"), N_("Siegework"), N_("Siegework+"), N_("Foraging"),
+    N_("Unrest"),
+    # leaders: their kinds and the values printed on their counters (« feu », « choc », « manœuvre » in the seed)
+    N_("general"), N_("admiral"), N_("explorer"), N_("conquistador"), N_("governor"), N_("monarch"), N_("fire"),
+    N_("shock"), N_("manoeuvre"), N_("siege"),
 })
 
 

@@ -108,7 +108,8 @@ def _data_words(extra: set[str]) -> set[str]:
 
 
 def leftover(html: str, data: set[str]) -> list[str]:
-    """The English words of ``html``'s visible text outside the catalogue's wrapped strings and the data."""
+    """The visible texts of ``html`` with English outside the catalogue's wrapped strings and the data, each as
+    "word in «text»" (the text cut to 100 characters), so a failure says where to look."""
     parser = _Visible()
     parser.feed(html)
     found = []
@@ -119,7 +120,8 @@ def leftover(html: str, data: set[str]) -> list[str]:
                 continue  # codes (LD, ENG, A+), board and campaign names, a lone letter (d6)
             if re.fullmatch(r"[0-9a-f]{8,}", w) or re.fullmatch(r"[A-Za-z]\d+\w*", w):
                 continue
-            found.append(w)
+            found.append(f"{w} in «{' '.join(text.split())[:100]}»")
+            break
     return found
 
 
@@ -153,4 +155,5 @@ def test_every_page_shows_no_english_outside_the_french_catalogue(settings, samp
                 words = leftover(r.text, data)
                 if words:
                     problems[f"{url} ({r.status_code})"] = sorted(set(words))
-    assert not problems, "English outside the catalogue:\n" + "\n".join(f"{u}: {w}" for u, w in problems.items())
+    assert not problems, "English outside the catalogue:\n" + "\n".join(
+        f"{u}:\n  " + "\n  ".join(w) for u, w in problems.items())
