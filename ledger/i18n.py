@@ -139,3 +139,19 @@ def negotiate(accept_language: str | None) -> str:
         if code is not None and code != PSEUDO and q > best_q:
             best, best_q = code, q
     return best
+
+
+#: The keys of a ruleset's TOML tables whose values people read (an ERS line's name, its warning).
+TOML_KEYS = ("name", "alert_if_negative")
+
+
+def extract_toml(fileobj, keywords, comment_tags, options):  # noqa: ANN001, ARG001 - Babel's extractor signature
+    """Babel extractor (babel.cfg) for the ruleset tables people read: each ``name = "..."`` and
+    ``alert_if_negative = "..."`` of a TOML file is a message (translated where shown, ``gettext(line.name)``)."""
+    import re
+
+    pattern = re.compile(r'^\s*(' + "|".join(TOML_KEYS) + r')\s*=\s*"((?:[^"\\]|\\.)*)"')
+    for lineno, raw in enumerate(fileobj, 1):
+        m = pattern.match(raw.decode("utf-8"))
+        if m:
+            yield lineno, None, m.group(2).replace('\\"', '"'), []

@@ -25,6 +25,7 @@ from html import escape as html_escape
 from typing import Any
 
 from ledger.i18n import _
+from ledger.terms import term
 from ledger.board import BoardError, load_geometry
 from ledger.text import for_xml
 from projections import read
@@ -249,7 +250,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         if p.get("markers"):
             out.append(f'<text class="markers" x="{(x - minx) * k:.1f}" y="{(maxy - y) * k + font * 2.6:.1f}" '
                        f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#8a1c1c">'
-                       f'{escape(", ".join(p["markers"]))}</text>')
+                       + escape(", ".join(str(term(m)) for m in p["markers"])) + "</text>")
 
     if len(path) > 1 and all(n in centre for n in path):
         points = " ".join(pt(*centre[n]) for n in path)
@@ -265,7 +266,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         out.append(f'<g class="siege" data-province="{escape(place)}"><title>{escape(besieged)}</title><circle cx="{(x - minx) * k:.1f}" cy="{(maxy - y) * k:.1f}" '
                    f'r="{font * 3.2:.1f}" fill="none" stroke="#b00020" stroke-width="{3 if small else 1.5}" '
                    f'stroke-dasharray="6 3"/><text x="{(x - minx) * k:.1f}" y="{(maxy - y) * k - font * 2.2:.1f}" '
-                   f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#b00020">{escape(_("siege"))}</text></g>')
+                   f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#b00020">' + escape(_("siege")) + "</text></g>")
 
     here: dict[str, int] = {}
     size = 34.0 if small else 14.0
@@ -309,7 +310,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         more = _(" and {n} more").format(n=len(missing) - 12) if len(missing) > 12 else ""
         shown = ", ".join(missing[:12]) + more
         out.append(f'<text class="not-drawn" x="{x0}" y="{y0 + 64}">'
-                   f'{escape(_("Not drawn (no polygon on the board): {places}").format(places=shown))}</text>')
+                   + escape(_("Not drawn (no polygon on the board): {places}").format(places=shown)) + "</text>")
     out.append("</g></svg>")
     return "\n".join(out)
 
@@ -343,7 +344,7 @@ def _tooltip(name: str, p: dict[str, Any] | None) -> str:
             _("controller {who}").format(who=p.get("controller") or "-"),
             _("fortress {level}").format(level=p.get("fortress", 0)), _("income {n}").format(n=p.get("income", 0))]
     if p.get("markers"):
-        bits.append(_("markers {markers}").format(markers=", ".join(p["markers"])))
+        bits.append(_("markers {markers}").format(markers=", ".join(str(term(m)) for m in p["markers"])))
     return f"{name}: " + ", ".join(bits)
 
 

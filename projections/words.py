@@ -14,7 +14,9 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from ledger import i18n
 from ledger.economy.trade_income import CENTRES, RESOURCE_NAMES
+from ledger.i18n import _
 from ledger.rules.core import Ruling
 from ledger.rules.explain import explain, label, plain
 
@@ -351,8 +353,13 @@ def line_code(code: str) -> str:
     return f"{code.removesuffix('_pct')} %" if code.endswith("_pct") else code
 
 
-@lru_cache(maxsize=1024)  # a ruleset's few dozen formulas, parsed for each line of every ERS page otherwise
 def formula(expr: str | None) -> str:
+    """``_formula_in`` in the reader's language (``ledger/i18n.py``): the cache keeps one reading per language."""
+    return _formula_in(expr, i18n.current())
+
+
+@lru_cache(maxsize=1024)  # a ruleset's few dozen formulas, parsed for each line of every ERS page otherwise
+def _formula_in(expr: str | None, lang: str) -> str:
     """An ERS formula (``ledger/rules/eu/ers.py``) as a person reads it: ``pct_down(A14, A15_pct)`` is
     "A15 % of A14, rounded down", ``sum_range(B29, B37)`` "the sum of B29 to B37", ``prev(A33)`` "A33 of
     the turn before". Something it cannot read is shown as written, never hidden."""
@@ -392,16 +399,19 @@ def _call(name: str, args: list[ast.expr]) -> str:
     said = [_formula(a, 3 if name in ("pct_down", "pct_up") else 0) for a in args]
     if name in ("pct_down", "pct_up") and len(args) == 2:
         percent = said[1] if said[1].endswith("%") else f"{said[1]} %"
-        return f"{percent} of {said[0]}, rounded {'down' if name == 'pct_down' else 'up'}"
+        rounded = _("{percent} of {line}, rounded down") if name == "pct_down" else _("{percent} of {line}, rounded up")
+        return rounded.format(percent=percent, line=said[0])
     if name == "sum_range" and len(args) == 2:
-        return f"the sum of {said[0]} to {said[1]}"
+        return _("the sum of {first} to {last}").format(first=said[0], last=said[1])
     if name == "prev" and len(args) in (1, 2):
         back = args[1].value if len(args) == 2 and isinstance(args[1], ast.Constant) else 1
-        return f"{said[0]} of the turn before" if back == 1 else f"{said[0]} of {back} turns before"
+        return (_("{line} of the turn before").format(line=said[0]) if back == 1
+                else _("{line} of {n} turns before").format(line=said[0], n=back))
     if name == "abs" and len(args) == 1:
-        return f"{said[0]} without its sign"
+        return _("{line} without its sign").format(line=said[0])
     if name in ("min", "max") and len(args) >= 2:
-        return f"the {'smaller' if name == 'min' else 'larger'} of {', '.join(said[:-1])} and {said[-1]}"
+        which = _("the smaller of {lines} and {last}") if name == "min" else _("the larger of {lines} and {last}")
+        return which.format(lines=", ".join(said[:-1]), last=said[-1])
     raise ValueError(f"not an ERS function: {name}")
 
 

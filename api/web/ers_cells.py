@@ -27,6 +27,12 @@ def _text(d: dict[str, Any], key: str) -> str:
     return "" if value is _MISSING else esc(value)
 
 
+def _said(d: dict[str, Any], key: str) -> str:
+    """``_text`` of a ruleset's own words (an ERS line's name, its warning) in the reader's language."""
+    value = d.get(key, _MISSING)
+    return "" if value is _MISSING else esc(_(value) if isinstance(value, str) and value else value)
+
+
 def amount(cell: dict[str, Any]) -> Markup:
     unit, value = cell.get("unit"), _text(cell, "amount")
     if unit == "percent":
@@ -56,7 +62,7 @@ def _source_link(s: str, turn: int, country: str, slug: str) -> str:
         code, back = s.split("[")[0], _int(s.split("[t-")[1].rstrip("]"))
         if turn - back >= 1:
             return (f'<a href="/ui/campaigns/{esc(slug)}/ers/{esc(country)}/{turn - back}#cell-{esc(code)}">'
-                    f"{esc(_('{code} of turn {turn}').format(code=code, turn=turn - back))}</a>")
+                    + esc(_("{code} of turn {turn}").format(code=code, turn=turn - back)) + "</a>")
         return esc(ngettext("{code} {n} turn back (none: before turn 1)", "{code} {n} turns back (none: before turn 1)",
                             back).format(code=code, n=back))
     return f'<a href="#cell-{esc(s)}">{esc(words.line_code(s))}</a>'
@@ -70,9 +76,9 @@ def how(cell: dict[str, Any], v: Any, slug: str) -> Markup:
     if cell.get("kind") == "derived":
         out = esc(_("worked out"))
         if cell.get("how"):
-            out += f' {esc(_("as"))} <span class="formula">{_text(cell, "how")}</span>'
+            out += " " + esc(_("as")) + f' <span class="formula">{_text(cell, "how")}</span>'
         if sources:
-            out += f" {esc(_('from'))} " + links()
+            out += " " + esc(_("from")) + " " + links()
         return Markup(out)
     if cell.get("defaulted"):
         return Markup(esc(_("nothing entered:")) + " " + (esc(_("taken from")) + " " + links() if sources else "0"))
@@ -91,7 +97,7 @@ def events(cell: dict[str, Any], v: Any, slug: str) -> Markup:
         else:
             out.append(f'<a href="/ui/campaigns/{place}">#{at}</a>')
         if not e:
-            out.append(f' <span class="dim">{esc(_("(not shown)"))}</span>')
+            out.append(' <span class="dim">' + esc(_("(not shown)")) + "</span>")
         elif e.get("what") == "entry":
             when = f", {_text(e, 'time')}" if e.get("time") else ""
             out.append(f' {esc("%+d" % e["amount"])} · {_text(e, "reason")} '
@@ -115,9 +121,9 @@ def row(line: dict[str, Any], v: Any, slug: str) -> Markup:
     kind, code = _text(line, "kind"), _text(line, "code")
     out = [f'\n<tr id="cell-{code}" class="{kind}{" defaulted" if line.get("defaulted") else ""}" '
            f'data-amount="{_text(line, "amount")}" data-kind="{kind}">\n<td class="rule">{code}</td>\n'
-           f'<td>{_text(line, "name")}']
+           f'<td>{_said(line, "name")}']
     if line.get("alert"):
-        out.append(f' <span class="error">{_text(line, "alert")}</span>')
+        out.append(f' <span class="error">{_said(line, "alert")}</span>')
     at_close = line.get("at_close")
     if at_close and not at_close.get("matches"):
         out.append(' <span class="error">' + esc(_("(was {value} when the {phase} phase closed)").format(
@@ -126,7 +132,7 @@ def row(line: dict[str, Any], v: Any, slug: str) -> Markup:
     if pct:
         out.append(f'<span id="cell-{_text(pct, "code")}" class="pct {_text(pct, "kind")}" '
                    f'data-amount="{_text(pct, "amount")}" data-kind="{_text(pct, "kind")}" '
-                   f'title="{_text(pct, "name")}">{amount(pct)}</span> ')
+                   f'title="{_said(pct, "name")}">{amount(pct)}</span> ')
     out.append(f"<strong>{amount(line)}</strong></td>\n<td>{how(line, v, slug)}")
     if pct:
         out.append(f'<br><span class="dim">{esc(words.line_code(pct["code"]))}: {how(pct, v, slug)}</span>')

@@ -71,10 +71,12 @@ def ers_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: Cam
              turn: int) -> ErsView:
     state.require_country(country)
     if turn < 1 or turn > state.turn:
-        raise InvalidInput(f"turn {turn} has not been opened (current turn {state.turn})", field="turn")
+        raise InvalidInput(gettext("turn {turn} has not been opened (current turn {current})").format(
+            turn=turn, current=state.turn), field="turn")
     raw = reader.sheet(cid, actor, state, country, turn)  # the API's answer, for this caller
     if raw is None:
-        raise EventNotFound(f"no ERS for {country} at turn {turn}", field="turn")
+        raise EventNotFound(gettext("no ERS for {country} at turn {turn}").format(country=country, turn=turn),
+                            field="turn")
     sheet = orjson.loads(raw)
     view = ErsView(country, turn, list(range(1, state.turn + 1)), list(state.countries),
                    (sheet.get("error") or {}).get("message") if sheet.get("error") else None)

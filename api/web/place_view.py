@@ -67,7 +67,8 @@ def place_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: C
             known = set(places) | load_board(board or "eu").places
         except BoardError:
             known = set(places)
-        raise PlaceNotFound(f"no place {name!r} in this campaign or on its board{did_you_mean(name, known)}",
+        raise PlaceNotFound(gettext("no place {name} in this campaign or on its board").format(name=repr(name))
+                            + did_you_mean(name, known),
                             field="place")
     stacks = [{"id": sid, **st, "units_words": words.units(st.get("units"))}
               for sid, st in sorted((doc.get("stacks") or {}).items()) if st.get("location") == name]

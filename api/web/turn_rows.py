@@ -55,7 +55,7 @@ def provinces(v: Any, slug: Any) -> Markup:
     out = []
     for name, p in doc.get("provinces", {}).items():
         mark = ' class="changed"' if f"map.provinces.{name}." in changed else ""
-        sea = f' <span class="dim">{esc(gettext("(sea)"))}</span>' if p.get("kind", _MISSING) == "sea" else ""
+        sea = ' <span class="dim">' + esc(gettext("(sea)")) + "</span>" if p.get("kind", _MISSING) == "sea" else ""
         fortress = p.get("fortress", _MISSING)
         markers = p.get("markers", _MISSING)
         markers = ", ".join(str(term(m)) for m in markers) if markers is not _MISSING and markers else ""

@@ -216,12 +216,13 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     in_turn = [x for x in reader.timeline_rows(cid, turn, state.version)
                if x["turn"] == turn and can_see(actor, x, revealed)]
     if not in_turn:
-        raise EventNotFound(f"turn {turn} has no event you may see", field="turn")
+        raise EventNotFound(gettext("turn {turn} has no event you may see").format(turn=turn), field="turn")
     if position is not None:
         found = [i for i, x in enumerate(in_turn) if x["position"] == position]
         if not found:
-            raise EventNotFound(f"position {position} is not an event of turn {turn} you may see "
-                                f"({in_turn[0]['position']}..{in_turn[-1]['position']})", field="position")
+            raise EventNotFound(gettext("position {position} is not an event of turn {turn} you may see "
+                                        "({first}..{last})").format(position=position, turn=turn, first=in_turn[0]["position"],
+                                        last=in_turn[-1]["position"]), field="position")
         i = found[0]
     else:
         i = min(max((step or 1) - 1, 0), len(in_turn) - 1)
@@ -234,7 +235,8 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         if closed and in_turn[i]["type"] in _ROLLING else None
     every = reader.turn_records(cid, turn, at)  # up to the event shown, hidden ones too
     if not every or every[-1].position != at:  # the timeline's row, but not among the turn's records
-        raise EventNotFound(f"position {at} is not an event of turn {turn}", field="position")
+        raise EventNotFound(gettext("position {position} is not an event of turn {turn}").format(
+            position=at, turn=turn), field="position")
     r = every[-1]
     dice = _dice_of(r)
 

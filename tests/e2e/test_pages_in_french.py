@@ -39,6 +39,11 @@ NOT_YET = {
     "fields": "an event's field names (payload keys as labels)",
     "budget-diff": "the ERS lines' names come from the ERS definition (ledger/rules/eu/ers.toml)",
     "reason": "a correction's reason is what the game master typed",
+    "purpose": "a die's purpose is recorded in the event by the rules' resolver",
+    "ev": "an entry's reason on the sheet: typed by the game master, or written by a ruling's effect",
+    "rule-text": "the income page's rules readings (ledger/rules/eu/tables/board_income.toml, DECISIONS.md)",
+    "unresolved": "why a line is typed by hand: the economy's own words (ledger/economy/board_income.py)",
+    "lineage": "the places and notes a line is worked out from (projections/income.py)",
 }
 _SKIP = frozenset({"script", "style"})
 _VOID = frozenset({"br", "img", "input", "meta", "link", "hr", "area", "base", "col", "source", "wbr"})
@@ -87,9 +92,9 @@ class _Visible(HTMLParser):
             self.texts.append(data)
 
 
-_WRAPPED = re.compile(re.escape(i18n.OPEN) + ".*?" + re.escape(i18n.CLOSE), re.S)
-#: Hashes and ids (hex runs), markers and stacks (Pillage-2, ENG-F1), file formats: codes, not words.
-_CODES = re.compile(r"\b[0-9a-f]*\d[0-9a-f]*\b|\b[\w-]+-\w*\d\w*\b|\b(csv|json|parquet|xlsx)\b")
+_WRAPPED = re.compile(re.escape(i18n.OPEN) + f"[^{i18n.OPEN}{i18n.CLOSE}]*" + re.escape(i18n.CLOSE))
+#: Hashes and ids (hex runs), stacks (ENG-F1), file formats, an error's type (EventNotFound): codes, not words.
+_CODES = re.compile(r"\b[0-9a-f]*\d[0-9a-f]*\b|\b[\w-]+-\w*\d\w*\b|\b(csv|json|parquet|xlsx)\b|\b[A-Z][a-z]+[A-Z]\w*")
 _WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’-]*")
 
 
@@ -114,7 +119,10 @@ def leftover(html: str, data: set[str]) -> list[str]:
     parser.feed(html)
     found = []
     for text in parser.texts:
-        bare = _CODES.sub(" ", _WRAPPED.sub(" ", text))
+        bare = text
+        while _WRAPPED.search(bare):  # innermost first: a translated formula holds translated parts
+            bare = _WRAPPED.sub(" ", bare)
+        bare = _CODES.sub(" ", bare)
         for w in _WORD.findall(bare):
             if w.isupper() or w.lower() in data or len(w) < 2 and w.islower():
                 continue  # codes (LD, ENG, A+), board and campaign names, a lone letter (d6)
