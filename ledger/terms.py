@@ -26,6 +26,19 @@ TERMS = frozenset({
     # leaders: their kinds and the values printed on their counters (« feu », « choc », « manœuvre » in the seed)
     N_("general"), N_("admiral"), N_("explorer"), N_("conquistador"), N_("governor"), N_("monarch"), N_("fire"),
     N_("shock"), N_("manoeuvre"), N_("siege"),
+    # the writes a role may be refused (ledger/access.py WRITES, "_" read as a space: ``refusal``)
+    N_("change control"), N_("change establishment"), N_("change fortress"), N_("change mission"),
+    N_("change owner"), N_("change settings"), N_("change stack"), N_("change trade centre"),
+    N_("change trade fleet"), N_("close phase"), N_("close turn"), N_("confirm income"), N_("create campaign"),
+    N_("declare war"), N_("disband stack"), N_("end siege"), N_("issue token"), N_("list tokens"), N_("make peace"),
+    N_("merge stacks"), N_("move stack"), N_("open turn"), N_("place marker"), N_("publish sheets"),
+    N_("raise stack"), N_("record correction"), N_("record ruling"), N_("record treasury"), N_("remove marker"),
+    N_("reveal"), N_("revoke token"), N_("roll"), N_("set country facts"), N_("set leader values"),
+    N_("split stack"), N_("start siege"),
+    # the kinds of error a page names in its title (ledger/domain/errors.py)
+    N_("InvalidInput"), N_("ContradictsBoard"), N_("CampaignNotFound"), N_("EventNotFound"), N_("PlaceNotFound"),
+    N_("StateConflict"), N_("OutOfSequence"), N_("IdempotencyConflict"), N_("ConcurrencyExhausted"), N_("Forbidden"),
+    N_("Unauthorized"), N_("TokenNotFound"), N_("ChainBroken"), N_("RulesError"),
 })
 
 

@@ -23,6 +23,8 @@ from fastapi.testclient import TestClient
 
 from api.main import create_app
 from ledger import i18n, tokens
+from api.web.gm_forms import RULESETS
+from ledger import scenario as scenarios
 from ledger.board import load_board
 from ledger.domain.campaign import campaign_id
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
@@ -44,6 +46,9 @@ NOT_YET = {
     "rule-text": "the income page's rules readings (ledger/rules/eu/tables/board_income.toml, DECISIONS.md)",
     "unresolved": "why a line is typed by hand: the economy's own words (ledger/economy/board_income.py)",
     "lineage": "the places and notes a line is worked out from (projections/income.py)",
+    "rules-options": "the rules options' labels and choices come from the rules' tables (ledger/rules/eu/)",
+    "entries": "a treasury entry said in words (projections/words.py), offered to the correction form",
+    "procedure": "a procedure's title comes from the rules' index (ledger/rules/eu/__init__.py)",
 }
 _SKIP = frozenset({"script", "style"})
 _VOID = frozenset({"br", "img", "input", "meta", "link", "hr", "area", "base", "col", "source", "wbr"})
@@ -94,7 +99,7 @@ class _Visible(HTMLParser):
 
 _WRAPPED = re.compile(re.escape(i18n.OPEN) + f"[^{i18n.OPEN}{i18n.CLOSE}]*" + re.escape(i18n.CLOSE))
 #: Hashes and ids (hex runs), stacks (ENG-F1), file formats, an error's type (EventNotFound): codes, not words.
-_CODES = re.compile(r"\b[0-9a-f]*\d[0-9a-f]*\b|\b[\w-]+-\w*\d\w*\b|\b(csv|json|parquet|xlsx)\b|\b[A-Z][a-z]+[A-Z]\w*")
+_CODES = re.compile(r"\b\w+\.\w+\b|\b[0-9a-f]*\d[0-9a-f]*\b|\b[\w-]+-\w*\d\w*\b|\b(csv|json|parquet|xlsx)\b|\b[A-Z][a-z]+[A-Z]\w*")
 _WORD = re.compile(r"[A-Za-zÀ-ÿ][A-Za-zÀ-ÿ'’-]*")
 
 
@@ -102,7 +107,7 @@ def _data_words(extra: set[str]) -> set[str]:
     """Words that are data: the board's names, and the sample's (its name, leaders, players: ``extra``)."""
     board = load_board("eu")
     scenario = yaml.safe_load(load_text("sample"))
-    names: set[str] = {*extra, scenario["name"], *(c["player"] for c in scenario["countries"]),
+    names: set[str] = {*extra, scenario["name"], *RULESETS, *scenarios.shipped_names(), *(c["player"] for c in scenario["countries"]),
                        *(leader["name"] for s in scenario["stacks"] for leader in s.get("leaders", ()))}
     for table in (board.provinces, board.rotw, board.seas, board.regions, board.trade_zones):
         names.update(table)
@@ -147,16 +152,19 @@ def _pages(c: TestClient) -> list[str]:
     return ["/ui", "/ui/login", base, f"{base}/charts", f"{base}/map", f"{base}/income",
             f"{base}/ers/ENG/1", f"{base}/ers/FRA/1", f"{base}/places/Picardie", f"{base}/places/Manche",
             *(f"{base}/turns/1?step={i}" for i in range(1, steps + 1)),
-            f"{base}/turns/9", "/ui/campaigns/nowhere"]
+            f"{base}/turns/9", "/ui/campaigns/nowhere", f"{base}/gm", f"{base}/tokens", f"{base}/rulings/new",
+            f"{base}/rulings/new?procedure=M14", "/ui/new-campaign"]
 
 
 def test_every_page_shows_no_english_outside_the_french_catalogue(settings, sample):
     _, gm = tokens.issue_token(sample, CID, role="gm", holder="gina", actor=GM)
     _, eng = tokens.issue_token(sample, CID, role="player", country="ENG", holder="alice", actor=GM)
-    data = _data_words({"sample", "gina", "alice", "Sample campaign", "gm", "eu", *i18n.LANGUAGES.values()})
+    data = _data_words({"sample", "gina", "alice", "admin", "Sample campaign", "gm", "eu", *i18n.LANGUAGES.values()})
     problems: dict[str, list[str]] = {}
-    for token in (gm, eng):
-        with TestClient(create_app(settings, sample), headers={"Authorization": f"Bearer {token}"}) as c:
+    admin = "admin-token-of-the-french-pages"
+    for token in (admin, gm, eng):
+        app = create_app(settings.model_copy(update={"admin_token": admin}), sample)
+        with TestClient(app, headers={"Authorization": f"Bearer {token}"}) as c:
             for url in _pages(c):
                 r = c.get(url + ("&" if "?" in url else "?") + "lang=" + i18n.PSEUDO)
                 assert r.headers["content-language"] == i18n.PSEUDO
