@@ -69,3 +69,12 @@ def test_an_error_is_told_in_the_readers_language(reader):
     api = reader.get("/campaigns/nowhere/map", headers={"Accept-Language": "fr"})
     assert api.status_code == 404 and api.json()["error"]["message"].startswith("aucune campagne")
     assert reader.get("/campaigns/nowhere/map").json()["error"]["message"].startswith("no campaign")
+
+
+def test_a_charts_title_is_in_the_readers_language_and_kept_per_language(reader):
+    fr = reader.get("/campaigns/sample/charts/treasury.svg", headers={"Accept-Language": "fr"})
+    en = reader.get("/campaigns/sample/charts/treasury.svg", headers={"Accept-Language": "en"})
+    assert fr.status_code == en.status_code == 200
+    assert "trésor royal (A1 en début, A33 en fin de tour)" in fr.text and "royal treasury" not in fr.text
+    assert "royal treasury (A1 at start, A33 at end of turn)" in en.text
+    assert fr.headers["etag"] != en.headers["etag"]
