@@ -36,7 +36,6 @@ CID = campaign_id("sample")
 NOT_YET = {
     "timeline": "the events' one-line summaries are stored in English in the timeline view (projections/views.py)",
     "summary": "the same stored summary, at the head of the event's card",
-    "change-words": "projections/words.py: what an event changed on the map, in words",
     "ruling": "the ruling's title, modifiers and outcome come from the rules' tables (ledger/rules/eu/*.toml)",
     "fields": "an event's field names (payload keys as labels)",
     "budget-diff": "the ERS lines' names come from the ERS definition (ledger/rules/eu/ers.toml)",
