@@ -27,7 +27,7 @@ from ledger.terms import term
 
 ROLES = ("gm", "player", "observer")  # what a campaign token can carry
 ALL_SEEING = frozenset({"gm", "admin", "system"})
-TOKEN_EVENTS = frozenset({"TokenIssued", "TokenRevoked"})  # always GM-only, never revealable
+TOKEN_EVENTS = frozenset({"TokenIssued", "TokenRevoked", "SessionOpened", "SessionEnded"})  # always GM-only, never revealable
 
 # (role, action) -> True (allowed), False (refused), or the name of a campaign
 # setting that must be true. A pair not listed is refused; ("gm", "*") means
@@ -46,6 +46,11 @@ WRITES: dict[tuple[str, str], bool | str] = {
     ("player", "merge_stacks"): "players_may_move",
     ("player", "change_stack"): "players_may_move",
     ("player", "start_siege"): "players_may_move",
+    # A login and its logout (ledger/tokens.py sessions): every holder, with their own token only.
+    ("player", "open_session"): True,
+    ("player", "end_session"): True,
+    ("observer", "open_session"): True,
+    ("observer", "end_session"): True,
     ("observer", "*"): False,
 }
 
@@ -66,6 +71,8 @@ ACTIONS: dict[str, str] = {
     "issue_token": "issue an access token",
     "revoke_token": "revoke an access token",
     "list_tokens": "list the live tokens (ids, roles, holders; never the secrets)",
+    "open_session": "log in on the web page with one's own token (the cookie holds a session, never the token)",
+    "end_session": "log out: end one's own web page login (a game master: any of the campaign's)",
     "move_stack": "record a stack's move on the map",
     "change_control": "record a change of a province's controller",
     "change_owner": "record a change of a province's owner",

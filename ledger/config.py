@@ -65,6 +65,8 @@ class Settings(BaseSettings):
     follower_stale_seconds: float = Field(default=10.0, gt=0, description="/ready: a follower beat older is dead")
     lag_alert_seconds: float = Field(default=120.0, gt=0, description="/ready: views behind the store this long "
                                      "without catching up on any of it are reported (degraded)")
+    session_hours: int = Field(default=336, ge=1, le=24 * 90, description="a web page login lasts this long "
+                               "(its cookie holds a session recorded in the campaign, never the token)")
     signing_key_file: Path | None = Field(
         default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")
     public_host: str = Field(default="localhost", description="the name in checkpoint origins and the key name")

@@ -189,6 +189,10 @@ def _summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any]) -> str:
         return f"access token issued ({d.get('role')})"
     if t == "TokenRevoked":
         return "access token revoked"
+    if t == "SessionOpened":
+        return f"logged in on the web page (until {d['expires_at'][:16].replace('T', ' ')} UTC)"
+    if t == "SessionEnded":
+        return f"web page login ended ({d['reason']})"
     if t == "CampaignSettingsChanged":
         changed = ", ".join(f"{k.replace('_', ' ')}: {plain(v)}" for k, v in sorted((d.get("changed") or {}).items()))
         return f"settings changed: {changed} ({d.get('reason')})"

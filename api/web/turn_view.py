@@ -165,6 +165,7 @@ _KINDS = {"RulingRecorded": N_("Ruling"), "TreasuryEntryRecorded": N_("Treasury 
           "TurnClosed": N_("Turn closed"), "PhaseClosed": N_("Phase closed"),
           "CampaignCreated": N_("Campaign created"), "ScenarioImported": N_("Scenario"),
           "TokenIssued": N_("Access token"), "TokenRevoked": N_("Access token revoked"),
+          "SessionOpened": N_("Login"), "SessionEnded": N_("Logout"),
           "VisibilityRevealed": N_("Made public"), "SheetsPublished": N_("Sheets published"),
           "CampaignSettingsChanged": N_("Settings"), "DiceSeedCommitted": N_("Dice commitment"),
           "DiceSeedRevealed": N_("Dice seed revealed"), "PeaceMade": N_("Peace"), "StackSplit": N_("Stack split"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Optional
 
 import typer
@@ -29,6 +30,9 @@ def campaign_create(
     ers_visibility: Annotated[str, typer.Option("--ers-visibility", help="Who sees a treasury entry recorded "
                                                 "without a visibility: country (its own country and the game "
                                                 "masters) or public")] = "country",
+    start: Annotated[bool, typer.Option("--start/--no-start", help="With --scenario eu-1492: record the economic "
+                                        "facts of its placement (domestic trade, vassals, trade fleets...) or "
+                                        "start blank")] = True,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -40,7 +44,8 @@ def campaign_create(
         players[who] = holder
     with ledger_app() as ledger:
         command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, scenario=scenario, board=board,
-                        countries=country or [], players=players, settings={"ers_visibility": ers_visibility})
+                        countries=country or [], players=players, settings={"ers_visibility": ers_visibility},
+                        start=start)
         r = ledger.handle(campaign_id(command.slug), command, actor=Actor(actor, "gm"), idempotency_key=key)
         emit(r.to_json())
 
@@ -79,10 +84,19 @@ def campaign_settings(
 
 
 def _option(text: str) -> tuple[str, object]:
-    """``M21.artillery_source=tables`` → ("M21.artillery_source", "tables"); true/false are booleans."""
+    """``M21.artillery_source=tables`` → ("M21.artillery_source", "tables"); true/false are booleans; a reading
+    of the income lines whose value is a number, a list or a table is read as JSON (``B7.mine_value=30``,
+    ``B19.prices={"sl": 2, "sp": 5}``)."""
+    from ledger.economy.board_income import readings
+
     key, sep, value = text.partition("=")
     if not sep or not key or not value:
         fail("rules_option", f"{text!r}: write CODE.field=value")
+    if not isinstance(readings("eu").get(key, ""), (bool, str)):
+        try:
+            return key, json.loads(value)
+        except ValueError:
+            fail("rules_option", f"{text!r}: write {key}'s value as 30, [\"Revolt\", \"Pillage+\"] or {{\"sl\": 2}}")
     return key, {"true": True, "false": False}.get(value, value)
 
 

@@ -58,6 +58,8 @@ class CampaignState:
     phases_closed: tuple[str, ...] = ()  # phases of the open turn already closed (ledger/usecases/phases.py)
     # Access (ledger/tokens.py, ledger/access.py): live tokens by sha256, and positions made public later.
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The web page's live logins by sha256 (ledger/tokens.py): {"id", "token_id", "expires_at"}.
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
     revealed: tuple[int, ...] = ()
     # Inputs a procedure carries to its next ruling (core.Procedure.carry): per "ruleset:procedure", the latest
     # ruling carrying a result of each visibility ({"position", "values", "visibility"}).
@@ -125,6 +127,7 @@ class CampaignState:
             d["views"][name] = next((v for v in d["views"].values() if v == view), view)
         d.setdefault("held", None)
         d.setdefault("incomes", {})
+        d.setdefault("sessions", {})  # no session was opened before the field existed
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
         return cls(**d)
@@ -207,7 +210,13 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         token = {"id": event.token_id, "role": event.role, "country": event.country, "holder": event.holder}
         state = _evolve(state, tokens={**state.tokens, event.sha256: token})
     elif isinstance(event, ev.TokenRevoked):
-        state = _evolve(state, tokens={h: t for h, t in state.tokens.items() if t["id"] != event.token_id})
+        state = _evolve(state, tokens={h: t for h, t in state.tokens.items() if t["id"] != event.token_id},
+                        sessions={h: s for h, s in state.sessions.items() if s["token_id"] != event.token_id})
+    elif isinstance(event, ev.SessionOpened):
+        session = {"id": event.session_id, "token_id": event.token_id, "expires_at": event.expires_at}
+        state = _evolve(state, sessions={**state.sessions, event.sha256: session})
+    elif isinstance(event, ev.SessionEnded):
+        state = _evolve(state, sessions={h: s for h, s in state.sessions.items() if s["id"] != event.session_id})
     elif isinstance(event, ev.VisibilityRevealed):
         state = _evolve(state, revealed=(*state.revealed, event.revealed))
     elif isinstance(event, ev.SheetsPublished):  # every read path already honours ``revealed``

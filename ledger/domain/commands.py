@@ -207,6 +207,9 @@ class CreateCampaign(Command):
         default_factory=dict, examples=[{"ENG": "alice", "FRA": "bruno"}])
     game_masters: list[Annotated[str, StringConstraints(min_length=1, max_length=100), ONE_LINE]] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
+    start: bool = Field(default=True, description="A scenario whose placement gives economic facts (eu-1492: "
+                                                  "domestic trade, vassals, trade fleets...) records them at "
+                                                  "set-up; false: a blank start, the game master sets them")
 
     @field_validator("countries")
     @classmethod
@@ -284,10 +287,12 @@ class SettingsChange(Model):
                                           description="Players may move, split, merge and reinforce their own "
                                                       "country's stacks and start sieges with them")
     rules_options: dict[Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]{0,5}\.[a-z_]{1,40}$")],
-                        Typed | bool] | None = Field(
-        default=None, examples=[{"M21.artillery_source": "tables"}],
+                        Typed | bool | int | list[Typed] | dict[Typed, int | Typed]] | None = Field(
+        default=None, examples=[{"M21.artillery_source": "tables", "B31.payer": "owner"}],
         description="Ruleset options where the seeds disagree, \"CODE.field\": value (`ledger procedures RULESET` "
-                    "lists each procedure's options); named options change, the others keep their value")
+                    "lists each procedure's options), and the readings of the income lines (\"B31.payer\": "
+                    "\"owner\", \"B7.mine_value\": 30: the keys of tables/board_income.toml and trade_income.toml, "
+                    "DECISIONS.md); named options change, the others keep their value")
 
 
 class ChangeSettings(Command):
@@ -704,6 +709,20 @@ class RevokeToken(Command):
     reason: Text = Field(examples=["player left the game"])
 
 
+class OpenSession(Command):
+    """A web page login with the caller's own campaign token (ledger/tokens.py): the cookie gets the session."""
+
+    action: ClassVar[str] = "open_session"
+    hours: int = Field(default=336, ge=1, le=24 * 90, strict=True, examples=[336],
+                       description="How long the login lasts (the service's LEDGER_SESSION_HOURS)")
+
+
+class EndSession(Command):
+    action: ClassVar[str] = "end_session"
+    session_id: Annotated[str, StringConstraints(min_length=1, max_length=64), ONE_LINE]
+    reason: Text = "logged out"
+
+
 class RevealEvent(Command):
     action: ClassVar[str] = "reveal"
     position: Position = Field(examples=[7], description="Position of the hidden event to make public")
@@ -1050,6 +1069,7 @@ COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
+                OpenSession, EndSession,
                 RevealEvent, PublishSheets, ConfirmIncome, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
                 DeclareWar, SplitStack, MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress,
                 RaiseStack, SetCountryFacts, ChangeTradeFleet, ChangeTradeCentre, ChangeEstablishment,

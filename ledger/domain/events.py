@@ -300,6 +300,21 @@ class TokenRevoked(LedgerEvent):
     reason: str
 
 
+class SessionOpened(LedgerEvent):
+    """A web page login with a campaign token (GM-only; only the session's sha256 is kept, never its secret).
+    The login cookie holds the session, never the token: logging out or revoking the token ends it."""
+
+    session_id: str  # first 16 hex digits of sha256, used to name and end it
+    sha256: str  # of the whole session string, hex
+    token_id: str  # the token that logged in (its revocation ends the session)
+    expires_at: str  # ISO 8601, UTC: the session is refused from then on
+
+
+class SessionEnded(LedgerEvent):
+    session_id: str
+    reason: str
+
+
 class VisibilityRevealed(LedgerEvent):
     """A hidden event (GM-only or some countries) becomes public from here on; the original is unchanged."""
 

@@ -16,7 +16,7 @@ from ledger.economy import milestones
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 
 @handles(cmd.ClosePhase)

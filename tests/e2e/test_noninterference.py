@@ -231,6 +231,12 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("GET", "/ui/campaigns/{campaign}/gm"): read("/ui/campaigns/{campaign}/gm", lambda f: [f"{UI}/gm",
                                                                                            f"{UI}/gm?recorded=3"]),
     ("GET", "/ui/campaigns/{campaign}/tokens"): read("/ui/campaigns/{campaign}/tokens", lambda f: [f"{UI}/tokens"]),
+    ("GET", "/ui/campaigns/{campaign}/countries"): read(
+        "/ui/campaigns/{campaign}/countries",
+        lambda f: [f"{UI}/countries", f"{UI}/countries?country=FRA&zone=STZ%20Nord", f"{UI}/countries?recorded=3"]),
+    ("GET", "/ui/campaigns/{campaign}/stacks"): read(
+        "/ui/campaigns/{campaign}/stacks",
+        lambda f: [f"{UI}/stacks", *(f"{UI}/stacks?stack={s}" for s in f.hidden[:2]), f"{UI}/stacks?leader=Talbot"]),
     ("GET", "/ui/campaigns/{campaign}/rulings/new"): read(
         "/ui/campaigns/{campaign}/rulings/new",
         lambda f: [f"{UI}/rulings/new", f"{UI}/rulings/new?procedure=M13", f"{UI}/rulings/new?procedure=M19"]),
@@ -375,6 +381,12 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/ui/campaigns/{campaign}/gm/{name}"): never(
         "/ui/campaigns/{campaign}/gm/{name}", "game master: the desk's forms (turns, phases, treasury, settings)",
         {"country": "FRA", "line": "A9", "amount": "5", "reason": "probe"}, form=True, name="treasury"),
+    ("POST", "/ui/campaigns/{campaign}/countries/{name}"): never(
+        "/ui/campaigns/{campaign}/countries/{name}", "game master: a country's setup (facts, trade)",
+        {"country": "FRA", "domestic_trade_index": "3", "reason": "probe"}, form=True, name="country-facts"),
+    ("POST", "/ui/campaigns/{campaign}/stacks/{name}"): never(
+        "/ui/campaigns/{campaign}/stacks/{name}", "game master: stacks disbanded, leaders' values",
+        {"stack": "FRA-1", "reason": "probe"}, form=True, name="disband"),
     ("POST", "/ui/campaigns/{campaign}/tokens/issue"): never(
         "/ui/campaigns/{campaign}/tokens/issue", "game master: issues tokens (the web form)",
         {"role": "observer", "holder": "spy"}, form=True),
