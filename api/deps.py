@@ -29,7 +29,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from api.replica import read_ledger
 from api.security import Caller, authenticate, check_campaign
-from ledger.access import may_write
+from ledger.access import may_write, refusal
 from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState, campaign_id
 from ledger.domain.errors import CampaignNotFound, Forbidden
@@ -118,10 +118,7 @@ class _Permit:
         settings: dict[str, Any] = (_campaign(request, await read_ledger(request), campaign).settings
                                     if campaign is not None else {})
         if not may_write(actor, self.action, settings):
-            who = ("an " if actor.role[0] in "aeiou" else "a ") + actor.role + (
-                f" of {actor.country}" if actor.country else "")
-            raise Forbidden(f"{who} may not {self.action.replace('_', ' ')} in this campaign",
-                            field="Authorization", rule=f"access.{self.action}")
+            raise Forbidden(refusal(actor, self.action), field="Authorization", rule=f"access.{self.action}")
         return actor
 
 

@@ -17,6 +17,7 @@ from api.routes import checkpoints, economy, moves, trade
 from api.routes import export as export_routes
 from api.routes import projections as projection_routes
 from api.routes import gm_web, pace, pace_web, web
+from api.language import Language
 from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
@@ -106,6 +107,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.add_middleware(replica.Positions)  # a write's position (Ledger-Position) for read-your-writes
     app.add_middleware(Observability, statements=settings.count_statements)
     app.add_middleware(guards.SecurityHeaders)
+    app.add_middleware(Language)  # the reader's language around all of it, errors included (api/language.py)
     configure_logging()
     if open_development(settings):
         logging.getLogger("ledger.security").warning(

@@ -36,6 +36,7 @@ from fastapi.responses import Response
 from starlette.concurrency import run_in_threadpool
 
 from api.replica import read_ledger
+from ledger import i18n
 from ledger.application import Actor
 from ledger.domain.campaign import CampaignState
 from projections.head import Reader
@@ -170,8 +171,12 @@ ReadsDep = Annotated[Reads, Depends(get_reads)]
 
 
 def request_key(request: Request) -> str:
+    """What an answer's bytes depend on of the request: path, query and the reader's language (api/language.py;
+    an English key is the path and query alone, as before the catalogues)."""
     query = request.url.query
-    return request.url.path + ("?" + query if query else "")
+    key = request.url.path + ("?" + query if query else "")
+    lang = i18n.current()
+    return key if lang == i18n.DEFAULT else f"{key}#{lang}"
 
 
 def etag(request: Request, who: Hashable, version: int) -> str:

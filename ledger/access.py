@@ -22,6 +22,8 @@ from collections.abc import Collection, Mapping
 from typing import Any
 
 from ledger.domain.actors import Actor
+from ledger.i18n import gettext
+from ledger.terms import term
 
 ROLES = ("gm", "player", "observer")  # what a campaign token can carry
 ALL_SEEING = frozenset({"gm", "admin", "system"})
@@ -160,3 +162,15 @@ def revealable(event: Any) -> bool:
     """A token's record stays GM-only for good; every other hidden event may be revealed."""
     type_name = event.get("type") if isinstance(event, Mapping) else type(event).__name__
     return type_name not in TOKEN_EVENTS
+
+
+def refusal(actor: Actor, action: str) -> str:
+    """Why a write is refused, in the reader's language: "a player of ENG may not record treasury in this
+    campaign" (the API's ``Permit`` and the forms' pages say the same)."""
+    role, country = term(actor.role), actor.country
+    if actor.role[:1] in tuple("aeiou"):
+        said = gettext("an {role} of {country}") if country else gettext("an {role}")
+    else:
+        said = gettext("a {role} of {country}") if country else gettext("a {role}")
+    who = said.format(role=role, country=country)
+    return gettext("{who} may not {action} in this campaign").format(who=who, action=term(action.replace("_", " ")))

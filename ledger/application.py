@@ -36,6 +36,7 @@ from ledger.chain import (GENESIS, ChainReport, Expectation, NotCanonical, Store
                           verify_rows)
 from ledger.checkpoints import CheckpointError, load_signer, parse_note
 from ledger.config import Settings
+from ledger.i18n import gettext
 from ledger.files import private_file, private_sqlite
 from ledger.domain import commands as cmd
 from ledger.domain.actors import SYSTEM, Actor
@@ -222,7 +223,7 @@ class Ledger(Application[UUID]):
         if state is None:
             state = self._fold(None, self.events.get(cid))
             if state is None:
-                raise CampaignNotFound(f"no campaign with id {cid}", field="campaign")
+                raise CampaignNotFound(gettext("no campaign with id {cid}").format(cid=cid), field="campaign")
         else:
             state = self._fold(state, self.events.get(cid, gt=state.version))
         self._check_signed_head(state)
@@ -712,7 +713,7 @@ class Ledger(Application[UUID]):
             signed.append(Expectation(size, root=cp.root if cp is not None and cp.size == size else None,
                                       source="the checkpoint the service signed", signed=True))
         if not rows and not signed:
-            raise CampaignNotFound(f"no campaign with id {cid}", field="campaign")
+            raise CampaignNotFound(gettext("no campaign with id {cid}").format(cid=cid), field="campaign")
         return verify_rows(rows, expectations=[*signed, *expectations], require_signed=True)
 
     def sign_head(self, cid: UUID) -> str:
@@ -722,7 +723,7 @@ class Ledger(Application[UUID]):
         """
         report = verify_rows(self.stored_rows(cid))
         if report.count == 0:
-            raise CampaignNotFound(f"no campaign with id {cid}", field="campaign")
+            raise CampaignNotFound(gettext("no campaign with id {cid}").format(cid=cid), field="campaign")
         if not report.intact:
             raise StateConflict(f"the history is broken at position {report.broken_at}: {report.reason}",
                                 field="campaign")

@@ -21,6 +21,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any, Iterable, Literal, Mapping
 
+from ledger.i18n import gettext
 from ledger.domain.errors import InvalidInput
 
 _RULESET_RE = re.compile(r"^[a-z][a-z0-9_]{0,30}$")
@@ -200,7 +201,7 @@ def did_you_mean(name: str, known: Iterable[str], *, aliases: Mapping[str, Itera
     close = close_names(name, known, aliases)
     if not close:
         return ""
-    return f"{lead}did you mean {', '.join(repr(c) if quote else c for c in close)}?"
+    return lead + gettext("did you mean {names}?").format(names=", ".join(repr(c) if quote else c for c in close))
 
 
 def _lookup(table: Mapping[str, Any], name: str, fld: str) -> Any:

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ledger.domain.errors import InvalidInput
+from ledger.i18n import N_, _
 from projections import export
 from projections.history import History
 from projections.records import num
@@ -73,7 +74,7 @@ class Chart:
     ylabel: str
     series: tuple[Series, ...]
     stacked: bool = False  # bars stacked per turn (ers), else lines
-    empty: str = "nothing to plot"  # said instead of an empty plot
+    empty: str = N_("nothing to plot")  # said instead of an empty plot (in the reader's language: render)
 
 
 def check_kind(kind: str, country: str | None = None) -> str:
@@ -119,13 +120,13 @@ def chart_series(history: History, kind: str, country: str | None = None,
         series = tuple(_series(f"{c} {code}", found[(c, code)], colour[c], dashed=code == "A1")
                        for c in ((country,) if country else history.countries) for code in codes
                        if (c, code) in found)
-        title = f"{name}: royal treasury (A1 at start, A33 at end of turn)" if kind == "treasury" \
-            else f"{name}: gross income (A14)"
-        return Chart(kind, title, "ducats", series)
+        title = (_("{name}: royal treasury (A1 at start, A33 at end of turn)") if kind == "treasury"
+                 else _("{name}: gross income (A14)")).format(name=name)
+        return Chart(kind, title, _("ducats"), series)
     if kind == "inflation":
         rows = [r for r in export.inflation_rows(history, turns) if r["turn"] > 0]
-        return Chart(kind, f"{name}: inflation box at end of turn", "box",
-                     (_series("inflation", {r["turn"]: r["end"] for r in rows}, "#444444"),))
+        return Chart(kind, _("{name}: inflation box at end of turn").format(name=name), _("box"),
+                     (_series(_("inflation"), {r["turn"]: r["end"] for r in rows}, "#444444"),))
     if kind == "victory":
         by_country: dict[str, dict[int, float | int]] = {}
         for r in export.victory_rows(history, country, turns):
@@ -133,29 +134,31 @@ def chart_series(history: History, kind: str, country: str | None = None,
                 total = num(r["total"])
                 by_country.setdefault(r["country"], {})[r["turn"]] = (
                     int(total) if total.denominator == 1 else float(total))
-        return Chart(kind, f"{name}: victory points (running total)", "victory points",
+        return Chart(kind, _("{name}: victory points (running total)").format(name=name), _("victory points"),
                      tuple(_series(c, v, colour[c]) for c, v in by_country.items()))
     assert country is not None  # check_kind
     if kind == "sources":
         found = _lines(history, INCOME_SOURCES, country, turns)
         all_turns = sorted({t for v in found.values() for t in v})
         defn = export.ers_definition()
-        series = tuple(Series(f"{code} {defn.get(code).name}", tuple(all_turns),
+        series = tuple(Series(f"{code} {_(defn.get(code).name)}", tuple(all_turns),
                               tuple(found.get((country, code), {}).get(t, 0) for t in all_turns))
                        for code in INCOME_SOURCES if any(found.get((country, code), {}).values()))
-        return Chart(kind, f"{name}: {country}'s gross income (A14) by source", "ducats", series, stacked=True,
-                     empty=f"no income entered for {country} in these turns")
+        return Chart(kind, _("{name}: {country}'s gross income (A14) by source").format(name=name, country=country),
+                     _("ducats"), series, stacked=True,
+                     empty=_("no income entered for {country} in these turns").format(country=country))
     # Entered money lines: the sheet's own movements (derived lines are their sums); ticks are in ducats.
     per_line: dict[str, dict[int, int]] = {}
     names: dict[str, str] = {}
     for r in export.ers_rows(history, country, turns):
         if r["kind"] == "entered" and r["unit"] in ("ducats", "ticks") and not r["defaulted"]:
             per_line.setdefault(r["line"], {})[r["turn"]] = r["amount"]
-            names[r["line"]] = r["name"]
+            names[r["line"]] = _(r["name"])
     all_turns = sorted({r["turn"] for r in export.ers_rows(history, country, turns)})
     series = tuple(Series(f"{code} {names[code]}", tuple(all_turns), tuple(v.get(t, 0) for t in all_turns))
                    for code, v in per_line.items() if any(v.values()))
-    return Chart(kind, f"{name}: {country}'s entered ERS lines per turn", "ducats", series, stacked=True)
+    return Chart(kind, _("{name}: {country}'s entered ERS lines per turn").format(name=name, country=country),
+                 _("ducats"), series, stacked=True)
 
 
 _LOCK = threading.Lock()  # rcParams are process-wide: one figure at a time
@@ -174,9 +177,10 @@ def flat_words(chart: Chart) -> str | None:
         return None
     [value] = values
     turns = sorted({t for s in chart.series for t in s.turns})
-    span = f"turn {turns[0]}" if len(turns) == 1 else f"every turn from {turns[0]} to {turns[-1]}"
+    span = (_("turn {turn}").format(turn=turns[0]) if len(turns) == 1
+            else _("every turn from {first} to {last}").format(first=turns[0], last=turns[-1]))
     labels = ", ".join(s.label for s in chart.series)
-    return f"{labels}: {value} in {span}, unchanged"
+    return _("{labels}: {value} in {span}, unchanged").format(labels=labels, value=value, span=span)
 
 
 def render(chart: Chart, fmt: str) -> bytes:
@@ -217,7 +221,7 @@ def render(chart: Chart, fmt: str) -> bytes:
                 line.set_gid(f"series-{i}")
         ax.set_title(chart.title)
         if words is None:
-            ax.set_xlabel("turn")
+            ax.set_xlabel(_("turn"))
             ax.set_ylabel(chart.ylabel)
             turns = sorted({t for s in chart.series for t in s.turns})
             if turns and len(turns) <= 20:  # a tick per turn (a locator puts fractions around a single turn)
@@ -232,7 +236,7 @@ def render(chart: Chart, fmt: str) -> bytes:
                 ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
             else:
                 ax.set_axis_off()
-                ax.text(0.5, 0.5, chart.empty, transform=ax.transAxes, ha="center", va="center")
+                ax.text(0.5, 0.5, _(chart.empty), transform=ax.transAxes, ha="center", va="center")
         out = io.BytesIO()
         metadata = {"Date": None} if fmt == "svg" else {"Software": None}
         fig.savefig(out, format=fmt, metadata=metadata)

@@ -24,6 +24,8 @@ from functools import lru_cache
 from html import escape as html_escape
 from typing import Any
 
+from ledger.i18n import _
+from ledger.terms import term
 from ledger.board import BoardError, load_geometry
 from ledger.text import for_xml
 from projections import read
@@ -199,7 +201,8 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height + legend_h:.0f}" '
            f'width="{width:.0f}" height="{height + legend_h:.0f}" font-family="sans-serif" '
            f'data-position="{doc.get("position", 0)}"{role}>',
-           f"<title>{escape(title or 'Map')} as of position {doc.get('position', 0)}</title>", "<defs>",
+           "<title>" + escape(_("{title} as of position {position}").format(
+               title=title or _("Map"), position=doc.get("position", 0))) + "</title>", "<defs>",
            f'<marker id="arrow" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" '
            f'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{HIGHLIGHT}"/></marker>']
     owners = sorted({p.get("owner") for p in places.values() if p.get("owner")})
@@ -247,7 +250,7 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         if p.get("markers"):
             out.append(f'<text class="markers" x="{(x - minx) * k:.1f}" y="{(maxy - y) * k + font * 2.6:.1f}" '
                        f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#8a1c1c">'
-                       f'{escape(", ".join(p["markers"]))}</text>')
+                       + escape(", ".join(str(term(m)) for m in p["markers"])) + "</text>")
 
     if len(path) > 1 and all(n in centre for n in path):
         points = " ".join(pt(*centre[n]) for n in path)
@@ -258,12 +261,12 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
         if place not in centre:
             continue
         x, y = centre[place]
-        by = ", ".join(siege.get("besiegers") or ()) or "siegeworks"
-        out.append(f'<g class="siege" data-province="{escape(place)}"><title>{escape(place)} besieged by '
-                   f'{escape(by)}</title><circle cx="{(x - minx) * k:.1f}" cy="{(maxy - y) * k:.1f}" '
+        by = ", ".join(siege.get("besiegers") or ()) or _("siegeworks")
+        besieged = _("{place} besieged by {who}").format(place=place, who=by)
+        out.append(f'<g class="siege" data-province="{escape(place)}"><title>{escape(besieged)}</title><circle cx="{(x - minx) * k:.1f}" cy="{(maxy - y) * k:.1f}" '
                    f'r="{font * 3.2:.1f}" fill="none" stroke="#b00020" stroke-width="{3 if small else 1.5}" '
                    f'stroke-dasharray="6 3"/><text x="{(x - minx) * k:.1f}" y="{(maxy - y) * k - font * 2.2:.1f}" '
-                   f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#b00020">siege</text></g>')
+                   f'font-size="{font * 0.8:.0f}" text-anchor="middle" fill="#b00020">' + escape(_("siege")) + "</text></g>")
 
     here: dict[str, int] = {}
     size = 34.0 if small else 14.0
@@ -293,18 +296,21 @@ def render(doc: dict[str, Any], record: Record | None = None, *, board: str | No
 
     y0 = height + 18
     x0 = 10.0
-    out.append(f'<g class="legend" font-size="12"><text x="{x0}" y="{y0}">Colour: who controls the province; '
-               f'hatching: its owner when another controls it; F2: fortress level 2.</text>'
-               f'<text x="{x0}" y="{y0 + 46}">Counters: stacks and their strength (⚓ fleets); '
-               f'orange: what position {doc.get("position", 0)} changed; red dashed ring: a siege.</text>')
+    colours = _("Colour: who controls the province; hatching: its owner when another controls it; F2: fortress "
+                "level 2.")
+    counters = _("Counters: stacks and their strength (⚓ fleets); orange: what position {position} changed; red "
+                 "dashed ring: a siege.").format(position=doc.get("position", 0))
+    out.append(f'<g class="legend" font-size="12"><text x="{x0}" y="{y0}">{escape(colours)}</text>'
+               f'<text x="{x0}" y="{y0 + 46}">{escape(counters)}</text>')
     for i, country in enumerate(sorted({*owners, *(p.get("controller") for p in places.values()
                                                     if p.get("controller"))})[:8]):
         out.append(f'<rect x="{x0 + i * 62}" y="{y0 + 12}" width="14" height="14" fill="{colour(country)}" '
                    f'stroke="#555"/><text x="{x0 + i * 62 + 18}" y="{y0 + 24}">{escape(country)}</text>')
     if missing:
-        shown = ", ".join(missing[:12]) + (f" and {len(missing) - 12} more" if len(missing) > 12 else "")
-        out.append(f'<text class="not-drawn" x="{x0}" y="{y0 + 64}">Not drawn (no polygon on the board): '
-                   f'{escape(shown)}</text>')
+        more = _(" and {n} more").format(n=len(missing) - 12) if len(missing) > 12 else ""
+        shown = ", ".join(missing[:12]) + more
+        out.append(f'<text class="not-drawn" x="{x0}" y="{y0 + 64}">'
+                   + escape(_("Not drawn (no polygon on the board): {places}").format(places=shown)) + "</text>")
     out.append("</g></svg>")
     return "\n".join(out)
 
@@ -331,17 +337,20 @@ def _is_sea(name: str, board: str | None) -> bool:
 
 def _tooltip(name: str, p: dict[str, Any] | None) -> str:
     if p is None:
-        return f"{name} (not in this campaign)"
+        return _("{name} (not in this campaign)").format(name=name)
     if p.get("kind") == "sea":
-        return f"{name} (sea zone)"
-    bits = [f"owner {p.get('owner') or '-'}", f"controller {p.get('controller') or '-'}",
-            f"fortress {p.get('fortress', 0)}", f"income {p.get('income', 0)}"]
+        return _("{name} (sea zone)").format(name=name)
+    bits = [_("owner {who}").format(who=p.get("owner") or "-"),
+            _("controller {who}").format(who=p.get("controller") or "-"),
+            _("fortress {level}").format(level=p.get("fortress", 0)), _("income {n}").format(n=p.get("income", 0))]
     if p.get("markers"):
-        bits.append("markers " + ", ".join(p["markers"]))
+        bits.append(_("markers {markers}").format(markers=", ".join(str(term(m)) for m in p["markers"])))
     return f"{name}: " + ", ".join(bits)
 
 
 def _stack_tip(sid: str, st: dict[str, Any]) -> str:
     units = ", ".join(f"{n} {u}" for u, n in (st.get("units") or {}).items())
     leaders = ", ".join(st.get("leaders") or ())
-    return f"{sid} ({st.get('country')}) in {st.get('location')}: {units}" + (f"; {leaders}" if leaders else "")
+    return _("{stack} ({country}) in {place}: {units}").format(stack=sid, country=st.get("country"),
+                                                              place=st.get("location"), units=units) + (
+        f"; {leaders}" if leaders else "")

@@ -14,7 +14,10 @@ from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
 
+from ledger import i18n
 from ledger.economy.trade_income import CENTRES, RESOURCE_NAMES
+from ledger.i18n import N_, _
+from ledger.terms import term
 from ledger.rules.core import Ruling
 from ledger.rules.explain import explain, label, plain
 
@@ -113,22 +116,26 @@ def country_facts(facts: dict[str, Any]) -> str:
 
 def _stack(sid: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
     if a is None and b is not None:
-        return [f"{sid}: appears in {plain(b.get('location'))} with {units(b.get('units'))}"]
+        return [_("{stack}: appears in {place} with {units}").format(stack=sid, place=plain(b.get("location")),
+                                                                    units=units(b.get("units")))]
     if b is None:
-        return [f"{sid}: removed from the map"]
+        return [_("{stack}: removed from the map").format(stack=sid)]
     out = []
     if a.get("location") != b.get("location"):
-        out.append(f"{sid}: moved {plain(a.get('location'))} → {plain(b.get('location'))}")
+        out.append(_("{stack}: moved {origin} → {destination}").format(
+            stack=sid, origin=plain(a.get("location")), destination=plain(b.get("location"))))
     ua, ub = a.get("units") or {}, b.get("units") or {}
     for u in sorted(set(ua) | set(ub)):
         if ua.get(u) != ub.get(u):
             out.append(f"{sid}: {plain(ua.get(u, 0))} {u} → {plain(ub.get(u, 0))} {u}")
     if a.get("leaders") != b.get("leaders"):
-        out.append(f"{sid}: leaders {', '.join(b.get('leaders') or ()) or 'none'} "
-                   f"(were {', '.join(a.get('leaders') or ()) or 'none'})")
+        out.append(_("{stack}: leaders {now} (were {then})").format(
+            stack=sid, now=", ".join(b.get("leaders") or ()) or _("none"),
+            then=", ".join(a.get("leaders") or ()) or _("none")))
     for k in sorted(set(a) | set(b)):
         if k not in ("location", "units", "leaders") and a.get(k) != b.get(k):
-            out.append(f"{sid}: {label(k)} {plain(b.get(k))} (was {plain(a.get(k))})")
+            out.append(_("{what}: {field} {now} (was {then})").format(what=sid, field=label(k), now=plain(b.get(k)),
+                                                                      then=plain(a.get(k))))
     return out
 
 
@@ -149,13 +156,23 @@ def _leader(name: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> li
             for line in _generic(f"{name}, {label(k)}", a.get(k), b.get(k))]
 
 
-_PROVINCE = {"controller": "controlled by", "owner": "owned by", "fortress": "fortress level", "markers": "markers"}
+#: The map's and the tracks' other keys a step may change, as ``label`` says them (in the reader's language).
+_KEYS = (N_("war turns"), N_("discoveries"), N_("wars"))
+_PROVINCE = {"controller": N_("controlled by"), "owner": N_("owned by"), "fortress": N_("fortress level"),
+             "markers": N_("markers")}
 
 
 def _province(name: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
     a, b = a or {}, b or {}
-    return [f"{name}: {_PROVINCE.get(k, label(k))} {plain(b.get(k))} (was {plain(a.get(k))})"
+    return [_("{what}: {field} {now} (was {then})").format(
+                what=name, field=_(_PROVINCE[k]) if k in _PROVINCE else label(k), now=_said(k, b.get(k)),
+                then=_said(k, a.get(k)))
             for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+
+
+def _said(key: str, v: Any) -> str:
+    """A province's value: its markers in the reader's words (« Sape »), anything else as ``plain`` says it."""
+    return plain([term(m) for m in v]) if key == "markers" and isinstance(v, list) else plain(v)
 
 
 def _per_country(what: str, a: dict[str, Any] | None, b: dict[str, Any] | None) -> list[str]:
@@ -190,20 +207,22 @@ def changes(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]])
             out += _leader(name, la.get(name), lb.get(name))
     for k in sorted(set(ma) | set(mb)):
         if k not in ("stacks", "provinces", "sieges", "leaders") and k not in _INTERNAL:
-            out += _generic(label(k), ma.get(k), mb.get(k))
+            out += _generic(_(label(k)), ma.get(k), mb.get(k))
     va, vb = before.get("victory") or {}, after.get("victory") or {}
-    out += _per_country("victory points", va.get("vp"), vb.get("vp"))
-    out += _per_country("stability", va.get("stability"), vb.get("stability"))
+    out += _per_country(_("victory points"), va.get("vp"), vb.get("vp"))
+    out += _per_country(_("stability"), va.get("stability"), vb.get("stability"))
     if va.get("inflation") != vb.get("inflation"):
-        out.append(f"inflation {plain(va.get('inflation'))} → {plain(vb.get('inflation'))}")
+        out.append(_("inflation {before} → {after}").format(before=plain(va.get("inflation")),
+                                                           after=plain(vb.get("inflation"))))
     wa, wb = va.get("wars") or [], vb.get("wars") or []
     for w in wb:
         if w not in wa:
-            out.append(f"war: {' + '.join(w.get('attackers') or [])} against {' + '.join(w.get('defenders') or [])}"
-                       + (" (ended)" if w.get("ended") is not None else ""))
+            out.append(_("war: {attackers} against {defenders}").format(
+                attackers=" + ".join(w.get("attackers") or []), defenders=" + ".join(w.get("defenders") or []))
+                       + (" " + _("(ended)") if w.get("ended") is not None else ""))
     for k in sorted(set(va) | set(vb)):
         if k not in ("vp", "stability", "inflation", "wars", "countries") and k not in _INTERNAL:
-            out += _generic(label(k), va.get(k), vb.get(k))
+            out += _generic(_(label(k)), va.get(k), vb.get(k))
     return out
 
 
@@ -213,9 +232,10 @@ def siege_changes(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
     for place in sorted(set(a) | set(b)):
         before, after = a.get(place), b.get(place)
         if after is None:
-            out.append(f"{place}: siege over")
+            out.append(_("{place}: siege over").format(place=place))
         elif before is None or before.get("besiegers") != after.get("besiegers"):
-            out.append(f"{place}: besieged by {', '.join(after.get('besiegers') or ()) or 'siegeworks'}")
+            out.append(_("{place}: besieged by {who}").format(
+                place=place, who=", ".join(after.get("besiegers") or ()) or _("siegeworks")))
     return out
 
 
@@ -365,8 +385,13 @@ def line_code(code: str) -> str:
     return f"{code.removesuffix('_pct')} %" if code.endswith("_pct") else code
 
 
-@lru_cache(maxsize=1024)  # a ruleset's few dozen formulas, parsed for each line of every ERS page otherwise
 def formula(expr: str | None) -> str:
+    """``_formula_in`` in the reader's language (``ledger/i18n.py``): the cache keeps one reading per language."""
+    return _formula_in(expr, i18n.current())
+
+
+@lru_cache(maxsize=1024)  # a ruleset's few dozen formulas, parsed for each line of every ERS page otherwise
+def _formula_in(expr: str | None, lang: str) -> str:
     """An ERS formula (``ledger/rules/eu/ers.py``) as a person reads it: ``pct_down(A14, A15_pct)`` is
     "A15 % of A14, rounded down", ``sum_range(B29, B37)`` "the sum of B29 to B37", ``prev(A33)`` "A33 of
     the turn before". Something it cannot read is shown as written, never hidden."""
@@ -406,16 +431,19 @@ def _call(name: str, args: list[ast.expr]) -> str:
     said = [_formula(a, 3 if name in ("pct_down", "pct_up") else 0) for a in args]
     if name in ("pct_down", "pct_up") and len(args) == 2:
         percent = said[1] if said[1].endswith("%") else f"{said[1]} %"
-        return f"{percent} of {said[0]}, rounded {'down' if name == 'pct_down' else 'up'}"
+        rounded = _("{percent} of {line}, rounded down") if name == "pct_down" else _("{percent} of {line}, rounded up")
+        return rounded.format(percent=percent, line=said[0])
     if name == "sum_range" and len(args) == 2:
-        return f"the sum of {said[0]} to {said[1]}"
+        return _("the sum of {first} to {last}").format(first=said[0], last=said[1])
     if name == "prev" and len(args) in (1, 2):
         back = args[1].value if len(args) == 2 and isinstance(args[1], ast.Constant) else 1
-        return f"{said[0]} of the turn before" if back == 1 else f"{said[0]} of {back} turns before"
+        return (_("{line} of the turn before").format(line=said[0]) if back == 1
+                else _("{line} of {n} turns before").format(line=said[0], n=back))
     if name == "abs" and len(args) == 1:
-        return f"{said[0]} without its sign"
+        return _("{line} without its sign").format(line=said[0])
     if name in ("min", "max") and len(args) >= 2:
-        return f"the {'smaller' if name == 'min' else 'larger'} of {', '.join(said[:-1])} and {said[-1]}"
+        which = _("the smaller of {lines} and {last}") if name == "min" else _("the larger of {lines} and {last}")
+        return which.format(lines=", ".join(said[:-1]), last=said[-1])
     raise ValueError(f"not an ERS function: {name}")
 
 

@@ -23,12 +23,13 @@ from api.routes.views import campaign_public
 from api.routes.web import FormDep, _caller, _check_csrf, _error, _ledger, _reader, render
 from api.web import gm_forms
 from ledger import tokens
-from ledger.access import may_write
+from ledger.access import may_write, refusal
 from ledger.application import Actor, Ledger
 from ledger.domain import sight
 from ledger.domain.campaign import CampaignState, campaign_id
 from ledger.domain.errors import Forbidden, InvalidInput, LedgerError, Unauthorized
 from ledger.domain.events import TreasuryEntryRecorded
+from ledger.i18n import gettext
 from projections import timeline, words
 from projections.records import Record
 
@@ -40,10 +41,7 @@ def _refuse(actor: Actor, name: str, state: CampaignState | None) -> None:
     """The API route's ``Permit(action)`` for form ``name``: 403 in the same words."""
     action = gm_forms.FORMS[name].action
     if not may_write(actor, action, state.settings if state is not None else {}):
-        who = ("an " if actor.role[0] in "aeiou" else "a ") + actor.role + (
-            f" of {actor.country}" if actor.country else "")
-        raise Forbidden(f"{who} may not {action.replace('_', ' ')} in this campaign", field="Authorization",
-                        rule=f"access.{action}")
+        raise Forbidden(refusal(actor, action), field="Authorization", rule=f"access.{action}")
 
 
 def _failed(name: str, exc: LedgerError) -> dict[str, Any]:
@@ -58,7 +56,7 @@ def _failed(name: str, exc: LedgerError) -> dict[str, Any]:
 def _new_page(posted: dict[str, str] | None = None, failed: dict[str, Any] | None = None) -> dict[str, Any]:
     return {"posted": posted or {}, "failed": failed, "key": secrets.token_urlsafe(12),
             "rulesets": gm_forms.RULESETS, "boards": gm_forms.BOARDS, "scenarios": gm_forms.scenario_names(),
-            "ers_visibility": gm_forms.ERS_VISIBILITY}
+            "ers_visibility": gm_forms.translated(gm_forms.ERS_VISIBILITY)}
 
 
 @router.get("/new-campaign", response_class=HTMLResponse)
@@ -118,7 +116,7 @@ def _desk(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, str] | None
     forms = gm_forms.offered(actor, state, gm_forms.DESK)
     if not forms:
         _refuse(actor, "treasury", state)  # nothing here this reader may do: refused as the API refuses
-    return {"c": campaign_public(state), "forms": {n: gm_forms.FORMS[n].title for n in forms},
+    return {"c": campaign_public(state), "forms": {n: gettext(gm_forms.FORMS[n].title) for n in forms},
             "phases": gm_forms.phases(state), "next_phase": gm_forms.next_phase(state),
             "lines": gm_forms.ers_lines(state.ruleset),
             "entries": _entries(ledger, cid, state) if "entry-correction" in forms else [],
@@ -126,7 +124,7 @@ def _desk(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, str] | None
                          "players_may_move": bool(state.settings.get("players_may_move")),
                          "ers_visibility": state.settings.get("ers_visibility", "country")},
             "rules_options": gm_forms.rules_options(state) if "settings" in forms else [],
-            "ers_visibility": gm_forms.ERS_VISIBILITY, "posted": posted or {}, "failed": failed,
+            "ers_visibility": gm_forms.translated(gm_forms.ERS_VISIBILITY), "posted": posted or {}, "failed": failed,
             "keys": {n: secrets.token_urlsafe(12) for n in gm_forms.DESK},
             "tokens_page": may_write(actor, "list_tokens", state.settings)}
 
@@ -195,7 +193,7 @@ def _tokens_page(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, str]
     if not may_write(actor, "list_tokens", state.settings):
         _refuse(actor, "issue-token", state)  # the list is the game master's: refused as the API refuses it
     live = sorted(tokens.live_tokens(ledger, cid), key=lambda t: (t["role"], t["country"] or "", t["holder"] or ""))
-    return {"c": campaign_public(state), "tokens": live, "roles": gm_forms.ROLES,
+    return {"c": campaign_public(state), "tokens": live, "roles": gm_forms.translated(gm_forms.ROLES),
             "forms": gm_forms.offered(actor, state, gm_forms.TOKENS), "posted": posted or {}, "failed": failed,
             "key": secrets.token_urlsafe(12), "issued": None}
 

@@ -34,6 +34,7 @@ from markupsafe import Markup
 from starlette.concurrency import run_in_threadpool
 
 from api import deps
+from api.language import switch_url
 from api.routes.views import campaign_public
 from api.security import TOKEN_COOKIE, Caller
 from projections import svg, whatif, words
@@ -47,6 +48,8 @@ from api.web.income_view import income_command, income_view, lineage
 from api.web.place_view import place_view
 from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn_view
 from ledger import tokens
+from ledger.i18n import gettext
+from ledger.terms import term
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
 from ledger.domain.commands import EndSession, PublishSheets, RecordCorrection, RecordRuling, ReworkRuling, build
@@ -60,6 +63,9 @@ templates.env.globals["ers_row"] = ers_cells.row
 # The turn page's steps, provinces and stacks, likewise (api/web/turn_rows.py).
 templates.env.globals["turn_rows"] = turn_rows
 templates.env.globals["lineage"] = lineage  # a computed line's sources, each place linked to its page
+templates.env.globals["term"] = term  # a role, a phase, a visibility in the reader's words
+templates.env.filters["term"] = term
+templates.env.globals["lang_url"] = switch_url  # this page in another language (the switch in base.html)
 router = APIRouter(prefix="/ui", tags=["web"], include_in_schema=False)
 
 CSRF_COOKIE = "ledger_csrf"
@@ -543,7 +549,7 @@ def _overrides(text: str) -> dict[str, str]:
 
 def _map_page(ledger: Ledger, actor: Actor, cid: UUID, posted: dict[str, Any] | None = None) -> dict[str, Any]:
     state = ledger.campaign(cid)
-    return {"c": campaign_public(state), "forms": {k: map_forms.FORMS[k][0] for k in map_forms.allowed(actor, state)},
+    return {"c": campaign_public(state), "forms": {k: gettext(map_forms.FORMS[k][0]) for k in map_forms.allowed(actor, state)},
             "o": map_forms.options(ledger, state, actor), "posted": posted or {}, "failed": None,
             "keys": {k: secrets.token_urlsafe(12) for k in map_forms.FORMS}, "held": map_forms.held(actor, state),
             "may_ruling": may_write(actor, "record_ruling", state.settings)}

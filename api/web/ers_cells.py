@@ -14,6 +14,8 @@ from typing import Any
 from markupsafe import Markup
 
 from api.web.html import esc
+from ledger.i18n import _, ngettext
+from ledger.terms import term
 from projections import words
 
 _MISSING = object()
@@ -25,13 +27,20 @@ def _text(d: dict[str, Any], key: str) -> str:
     return "" if value is _MISSING else esc(value)
 
 
+def _said(d: dict[str, Any], key: str) -> str:
+    """``_text`` of a ruleset's own words (an ERS line's name, its warning) in the reader's language."""
+    value = d.get(key, _MISSING)
+    return "" if value is _MISSING else esc(_(value) if isinstance(value, str) and value else value)
+
+
 def amount(cell: dict[str, Any]) -> Markup:
     unit, value = cell.get("unit"), _text(cell, "amount")
     if unit == "percent":
         return Markup(f"{value} %")
     if unit == "ticks":
         ticks = cell.get("ticks", _MISSING)  # a missing key is "not none" to Jinja, and writes nothing
-        return Markup(f"{value} ducats" + ("" if ticks is None else f" ({_text(cell, 'ticks')} ticks)"))
+        return Markup(esc(_("{value} ducats").format(value=cell.get("amount", ""))) + (
+            "" if ticks is None else " " + esc(_("({ticks} ticks)").format(ticks="" if ticks is _MISSING else ticks))))
     if unit == "modifier":
         return Markup(esc("%+d" % cell["amount"]))
     return Markup(value)
@@ -53,8 +62,9 @@ def _source_link(s: str, turn: int, country: str, slug: str) -> str:
         code, back = s.split("[")[0], _int(s.split("[t-")[1].rstrip("]"))
         if turn - back >= 1:
             return (f'<a href="/ui/campaigns/{esc(slug)}/ers/{esc(country)}/{turn - back}#cell-{esc(code)}">'
-                    f"{esc(code)} of turn {turn - back}</a>")
-        return f"{esc(code)} {back} turn{'s' if back > 1 else ''} back (none: before turn 1)"
+                    + esc(_("{code} of turn {turn}").format(code=code, turn=turn - back)) + "</a>")
+        return esc(ngettext("{code} {n} turn back (none: before turn 1)", "{code} {n} turns back (none: before turn 1)",
+                            back).format(code=code, n=back))
     return f'<a href="#cell-{esc(s)}">{esc(words.line_code(s))}</a>'
 
 
@@ -62,17 +72,17 @@ def how(cell: dict[str, Any], v: Any, slug: str) -> Markup:
     sources = cell.get("sources")
     links = lambda: ", ".join(_source_link(s, v.turn, v.country, slug) for s in sources)  # noqa: E731
     if cell.get("kind") == "derived" and cell.get("events") and not sources:
-        return Markup("entered (no earlier sheet to carry it from)")
+        return Markup(esc(_("entered (no earlier sheet to carry it from)")))
     if cell.get("kind") == "derived":
-        out = "worked out"
+        out = esc(_("worked out"))
         if cell.get("how"):
-            out += f' as <span class="formula">{_text(cell, "how")}</span>'
+            out += " " + esc(_("as")) + f' <span class="formula">{_text(cell, "how")}</span>'
         if sources:
-            out += " from " + links()
+            out += " " + esc(_("from")) + " " + links()
         return Markup(out)
     if cell.get("defaulted"):
-        return Markup("nothing entered: " + ("taken from " + links() if sources else "0"))
-    return Markup("entered")
+        return Markup(esc(_("nothing entered:")) + " " + (esc(_("taken from")) + " " + links() if sources else "0"))
+    return Markup(esc(_("entered")))
 
 
 def events(cell: dict[str, Any], v: Any, slug: str) -> Markup:
@@ -87,7 +97,7 @@ def events(cell: dict[str, Any], v: Any, slug: str) -> Markup:
         else:
             out.append(f'<a href="/ui/campaigns/{place}">#{at}</a>')
         if not e:
-            out.append(' <span class="dim">(not shown)</span>')
+            out.append(' <span class="dim">' + esc(_("(not shown)")) + "</span>")
         elif e.get("what") == "entry":
             when = f", {_text(e, 'time')}" if e.get("time") else ""
             out.append(f' {esc("%+d" % e["amount"])} · {_text(e, "reason")} '
@@ -95,8 +105,9 @@ def events(cell: dict[str, Any], v: Any, slug: str) -> Markup:
         elif e.get("what") == "correction":
             replacement = e.get("replacement")
             changed = (", ".join(f"{esc(k)} {esc(val)}" for k, val in replacement.items()) if replacement
-                       else "struck out")
-            out.append(f' <strong>correction of #{_text(e, "corrects")}</strong>: {changed} · {_text(e, "reason")} '
+                       else esc(_("struck out")))
+            correcting = _("correction of #{position}").format(position=e.get("corrects", ""))
+            out.append(f' <strong>{esc(correcting)}</strong>: {changed} · {_text(e, "reason")} '
                        f'<span class="dim">({_text(e, "actor")})</span>')
         else:
             out.append(f" {_text(e, 'reason')}")
@@ -110,18 +121,18 @@ def row(line: dict[str, Any], v: Any, slug: str) -> Markup:
     kind, code = _text(line, "kind"), _text(line, "code")
     out = [f'\n<tr id="cell-{code}" class="{kind}{" defaulted" if line.get("defaulted") else ""}" '
            f'data-amount="{_text(line, "amount")}" data-kind="{kind}">\n<td class="rule">{code}</td>\n'
-           f'<td>{_text(line, "name")}']
+           f'<td>{_said(line, "name")}']
     if line.get("alert"):
-        out.append(f' <span class="error">{_text(line, "alert")}</span>')
+        out.append(f' <span class="error">{_said(line, "alert")}</span>')
     at_close = line.get("at_close")
     if at_close and not at_close.get("matches"):
-        out.append(f' <span class="error">(was {_text(at_close, "value")} when the {_text(at_close, "phase")} '
-                   f"phase closed)</span>")
+        out.append(' <span class="error">' + esc(_("(was {value} when the {phase} phase closed)").format(
+            value=at_close.get("value", ""), phase=term(at_close.get("phase", "")))) + "</span>")
     out.append('</td>\n<td class="num">')
     if pct:
         out.append(f'<span id="cell-{_text(pct, "code")}" class="pct {_text(pct, "kind")}" '
                    f'data-amount="{_text(pct, "amount")}" data-kind="{_text(pct, "kind")}" '
-                   f'title="{_text(pct, "name")}">{amount(pct)}</span> ')
+                   f'title="{_said(pct, "name")}">{amount(pct)}</span> ')
     out.append(f"<strong>{amount(line)}</strong></td>\n<td>{how(line, v, slug)}")
     if pct:
         out.append(f'<br><span class="dim">{esc(words.line_code(pct["code"]))}: {how(pct, v, slug)}</span>')

@@ -21,10 +21,15 @@ from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, InvalidInput
 from ledger.economy.entries import expense_words
+from ledger.i18n import N_, gettext
 from projections import read, words
 from projections.head import Reader
 
-TITLES = {"A": "Sheet A · Royal Treasury", "B": "Sheet B · Income and expenses", "C": "Sheet C · Loans"}
+TITLES = {"A": N_("Sheet A · Royal Treasury"), "B": N_("Sheet B · Income and expenses"), "C": N_("Sheet C · Loans")}
+
+
+def _title(letter: str) -> str:
+    return gettext(TITLES[letter]) if letter in TITLES else gettext("Sheet {letter}").format(letter=letter)
 #: A cell names at most this many events on the page (a line can gather hundreds of entries); the rest
 #: are counted, and the exports list them all.
 MAX_EVENTS = 200
@@ -66,10 +71,12 @@ def ers_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: Cam
              turn: int) -> ErsView:
     state.require_country(country)
     if turn < 1 or turn > state.turn:
-        raise InvalidInput(f"turn {turn} has not been opened (current turn {state.turn})", field="turn")
+        raise InvalidInput(gettext("turn {turn} has not been opened (current turn {current})").format(
+            turn=turn, current=state.turn), field="turn")
     raw = reader.sheet(cid, actor, state, country, turn)  # the API's answer, for this caller
     if raw is None:
-        raise EventNotFound(f"no ERS for {country} at turn {turn}", field="turn")
+        raise EventNotFound(gettext("no ERS for {country} at turn {turn}").format(country=country, turn=turn),
+                            field="turn")
     sheet = orjson.loads(raw)
     view = ErsView(country, turn, list(range(1, state.turn + 1)), list(state.countries),
                    (sheet.get("error") or {}).get("message") if sheet.get("error") else None)
@@ -88,7 +95,7 @@ def ers_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: Cam
             if cell is not None:
                 wanted.extend(cell["events"])
     view.expenses = expense_words(state.ruleset)
-    view.sheets = [{"letter": k, "title": TITLES.get(k, f"Sheet {k}"), "rows": rows} for k, rows in by_letter.items()]
+    view.sheets = [{"letter": k, "title": _title(k), "rows": rows} for k, rows in by_letter.items()]
     view.unbooked = list(sheet.get("unbooked") or ())
     for u in view.unbooked:
         wanted.extend(u.get("positions") or ())

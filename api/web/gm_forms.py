@@ -22,6 +22,7 @@ from ledger.domain import commands as cmd
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import InvalidInput, LedgerError, plain
 from ledger.economy.milestones import PHASES, TITLES
+from ledger.i18n import N_, gettext
 
 
 @dataclass(frozen=True)
@@ -33,18 +34,18 @@ class Form:
 
 #: The forms of the game master's desk (``/ui/campaigns/{c}/gm``), of the tokens page and of a new campaign.
 FORMS: dict[str, Form] = {
-    "open-turn": Form("Open the next turn", "open_turn", ()),
-    "close-phase": Form("Close the phase", "close_phase", ("phase",)),
-    "close-turn": Form("Close the turn", "close_turn", ("turn",)),
-    "treasury": Form("Record a treasury entry", "record_treasury",
+    "open-turn": Form(N_("Open the next turn"), "open_turn", ()),
+    "close-phase": Form(N_("Close the phase"), "close_phase", ("phase",)),
+    "close-turn": Form(N_("Close the turn"), "close_turn", ("turn",)),
+    "treasury": Form(N_("Record a treasury entry"), "record_treasury",
                      ("country", "line", "amount", "reason", "turn", "phase", "visibility", "visibility.countries")),
-    "entry-correction": Form("Correct a treasury entry", "record_correction",
+    "entry-correction": Form(N_("Correct a treasury entry"), "record_correction",
                              ("corrects", "amount", "line", "turn", "country", "reason", "strike")),
-    "settings": Form("Settings", "change_settings",
+    "settings": Form(N_("Settings"), "change_settings",
                      ("players_may_roll", "players_may_move", "ers_visibility", "reason")),
-    "issue-token": Form("Issue a token", "issue_token", ("role", "country", "holder")),
-    "revoke-token": Form("Revoke a token", "revoke_token", ("reason",)),
-    "create": Form("Create a campaign", "create_campaign",
+    "issue-token": Form(N_("Issue a token"), "issue_token", ("role", "country", "holder")),
+    "revoke-token": Form(N_("Revoke a token"), "revoke_token", ("reason",)),
+    "create": Form(N_("Create a campaign"), "create_campaign",
                    ("slug", "name", "ruleset", "scenario", "board", "countries", "players", "ers_visibility")),
     # The setup of a country (/ui/campaigns/{c}/countries): the facts the income lines read.
     "country-facts": Form("The country's facts", "set_country_facts",
@@ -66,8 +67,14 @@ COUNTRY_SETUP = ("country-facts", "trade-fleet", "trade-centre", "establishment"
 STACKS = ("disband", "leader-values")
 RULESETS = ("eu", "pfc", "his")
 BOARDS = ("eu",)  # the rulesets that ship a board (ledger/rules/<ruleset>/board/)
-ERS_VISIBILITY = {"country": "its country and the game masters", "public": "everyone"}
-ROLES = {"player": "a player (one country)", "gm": "a game master", "observer": "an observer (reads what is public)"}
+ERS_VISIBILITY = {"country": N_("its country and the game masters"), "public": N_("everyone")}
+ROLES = {"player": N_("a player (one country)"), "gm": N_("a game master"),
+         "observer": N_("an observer (reads what is public)")}
+
+
+def translated(table: dict[str, str]) -> dict[str, str]:
+    """A table of this module (``ERS_VISIBILITY``, ``ROLES``) in the reader's language."""
+    return {k: gettext(v) for k, v in table.items()}
 #: What a value of a given form field must look like, said instead of the pattern a model checks it with.
 SHAPES = {
     "line": "an ERS line is a sheet letter A, B or C and a line number, as A9 or B12",
@@ -457,7 +464,7 @@ def phases(state: CampaignState) -> list[dict[str, Any]]:
     """Where the open turn stands in the sequence of play: each phase, closed or not, and the next to close."""
     closed = set(state.phases_closed) if state.turn_open else set()
     upcoming = next((p for p in PHASES if p not in closed), None) if state.turn_open else None
-    return [{"code": p, "title": TITLES[p], "closed": p in closed, "next": p == upcoming} for p in PHASES]
+    return [{"code": p, "title": gettext(TITLES[p]), "closed": p in closed, "next": p == upcoming} for p in PHASES]
 
 
 def next_phase(state: CampaignState) -> str | None:
@@ -471,7 +478,7 @@ def ers_lines(ruleset: str) -> list[tuple[str, str]]:
         return []
     from ledger.rules.eu.ers import ers_definition
 
-    return [(d.code, d.name) for d in ers_definition().lines]
+    return [(d.code, gettext(d.name)) for d in ers_definition().lines]
 
 
 def scenario_names() -> list[str]:

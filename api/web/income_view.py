@@ -17,6 +17,7 @@ from ledger.application import Actor, Ledger
 from ledger.domain.commands import ConfirmIncome, build
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy.entries import expense_words
+from ledger.i18n import _
 from projections.income import proposal_answer
 
 #: Lineage kinds that name a place of the board: linked to its place page.
@@ -50,7 +51,7 @@ def income_view(ledger: Ledger, reader: Any, cid: UUID, actor: Actor, state: Any
 def lineage(line: dict[str, Any], slug: str) -> Markup:
     """A line's sources in words, each place linked: "Tras-os-Montes 5, Beira 3, ..."."""
     if not line["lineage"]:
-        return Markup("nothing on the map adds to it")
+        return Markup(esc(_("nothing on the map adds to it")))
     parts = []
     notes = {s.get("note") for s in line["lineage"]}
     common = notes.pop() if len(notes) == 1 and len(line["lineage"]) > 1 else ""  # said once: "each owned by FRA"
@@ -65,7 +66,8 @@ def lineage(line: dict[str, Any], slug: str) -> Markup:
         if s.get("position") is not None:
             text += f' <span class="dim">#{esc(s["position"])}</span>'
         parts.append(text)
-    return Markup(", ".join(parts) + (f' <span class="dim">(each {esc(common)})</span>' if common else ""))
+    each = ' <span class="dim">' + esc(_("(each {note})").format(note=common)) + "</span>" if common else ""
+    return Markup(", ".join(parts) + each)
 
 
 def income_command(form: dict[str, str]) -> ConfirmIncome:

@@ -13,6 +13,8 @@ from typing import Any
 
 import jinja2
 
+from ledger import i18n
+
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
@@ -29,6 +31,14 @@ class Environment(jinja2.Environment):
 def environment(directory: Path) -> Environment:
     """What ``Jinja2Templates(directory=...)`` builds (its autoescape), with the faster attribute read, and
     without ``auto_reload``: it stat()ed each template file a page includes on every render to see whether it
-    changed on disk; the templates ship with the code, and a new release is a new process."""
-    return Environment(loader=jinja2.FileSystemLoader(str(directory)), autoescape=jinja2.select_autoescape(),
-                       auto_reload=False)
+    changed on disk; the templates ship with the code, and a new release is a new process.
+
+    The pages speak the reader's language: ``{{ _("Turn") }}`` and ``{% trans %}`` read the catalogue of the
+    request's language (``ledger/i18n.py``; new-style gettext: the values are escaped, ``%(name)s`` filled in).
+    ``lang`` and ``languages`` name it and the choices, for the switch in base.html."""
+    env = Environment(loader=jinja2.FileSystemLoader(str(directory)), autoescape=jinja2.select_autoescape(),
+                      auto_reload=False, extensions=["jinja2.ext.i18n"])
+    env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.globals["lang"] = i18n.current
+    env.globals["languages"] = i18n.LANGUAGES
+    return env

@@ -18,22 +18,24 @@ from ledger.domain import commands as cmd
 from ledger.domain import sight
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import InvalidInput
+from ledger.i18n import N_
 
-#: Form id → (title, the commands it records). The marker form places or removes (its ``remove`` box).
+#: Form id → (title, in the reader's language where shown; the commands it records). The marker form places or
+#: removes (its ``remove`` box).
 FORMS: dict[str, tuple[str, tuple[type[cmd.Command], ...]]] = {
-    "move": ("Move a stack", (cmd.MoveStack,)),
-    "raise": ("A new stack", (cmd.RaiseStack,)),
-    "split": ("Split a stack", (cmd.SplitStack,)),
-    "merge": ("Merge two stacks", (cmd.MergeStacks,)),
-    "change": ("Units and leaders of a stack", (cmd.ChangeStack,)),
-    "siege": ("Start a siege", (cmd.StartSiege,)),
-    "siege-end": ("End a siege", (cmd.EndSiege,)),
-    "control": ("Change control", (cmd.ChangeControl,)),
-    "owner": ("Change owner", (cmd.ChangeOwner,)),
-    "marker": ("Place or remove a marker", (cmd.PlaceMarker, cmd.RemoveMarker)),
-    "fortress": ("Change a fortress level", (cmd.ChangeFortress,)),
-    "war": ("Declare war", (cmd.DeclareWar,)),
-    "peace": ("Make peace", (cmd.MakePeace,)),
+    "move": (N_("Move a stack"), (cmd.MoveStack,)),
+    "raise": (N_("A new stack"), (cmd.RaiseStack,)),
+    "split": (N_("Split a stack"), (cmd.SplitStack,)),
+    "merge": (N_("Merge two stacks"), (cmd.MergeStacks,)),
+    "change": (N_("Units and leaders of a stack"), (cmd.ChangeStack,)),
+    "siege": (N_("Start a siege"), (cmd.StartSiege,)),
+    "siege-end": (N_("End a siege"), (cmd.EndSiege,)),
+    "control": (N_("Change control"), (cmd.ChangeControl,)),
+    "owner": (N_("Change owner"), (cmd.ChangeOwner,)),
+    "marker": (N_("Place or remove a marker"), (cmd.PlaceMarker, cmd.RemoveMarker)),
+    "fortress": (N_("Change a fortress level"), (cmd.ChangeFortress,)),
+    "war": (N_("Declare war"), (cmd.DeclareWar,)),
+    "peace": (N_("Make peace"), (cmd.MakePeace,)),
 }
 LIST_FIELDS = frozenset({"via", "leaders", "besiegers", "departing", "attackers", "defenders"})
 INT_FIELDS = frozenset({"level"})

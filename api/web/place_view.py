@@ -20,6 +20,7 @@ from ledger.application import Actor, Ledger
 from ledger.board import BoardError, did_you_mean, load_board
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import InvalidInput, PlaceNotFound
+from ledger.i18n import gettext
 from projections import words
 from projections.head import Reader
 
@@ -44,7 +45,8 @@ def _facts(board: str | None, name: str) -> dict[str, Any] | None:
     if name in b.seas:
         return {"kind": "sea zone", "neighbours": neighbours}
     r = b.rotw[name]
-    return {"kind": f"province of {r.region} (rest of the world)", "terrain": r.terrain.replace("_", " "),
+    kind = gettext("province of {region} (rest of the world)").format(region=r.region)
+    return {"kind": kind, "terrain": r.terrain.replace("_", " "),
             "fortress": r.fortress, "neighbours": neighbours}
 
 
@@ -65,7 +67,8 @@ def place_view(ledger: Ledger, reader: Reader, cid: UUID, actor: Actor, state: C
             known = set(places) | load_board(board or "eu").places
         except BoardError:
             known = set(places)
-        raise PlaceNotFound(f"no place {name!r} in this campaign or on its board{did_you_mean(name, known)}",
+        raise PlaceNotFound(gettext("no place {name} in this campaign or on its board").format(name=repr(name))
+                            + did_you_mean(name, known),
                             field="place")
     stacks = [{"id": sid, **st, "units_words": words.units(st.get("units"))}
               for sid, st in sorted((doc.get("stacks") or {}).items()) if st.get("location") == name]

@@ -16,6 +16,8 @@ from jinja2.filters import do_urlencode
 from markupsafe import Markup
 
 from api.web.html import esc
+from ledger.i18n import gettext
+from ledger.terms import term
 
 _MISSING = object()
 
@@ -53,10 +55,10 @@ def provinces(v: Any, slug: Any) -> Markup:
     out = []
     for name, p in doc.get("provinces", {}).items():
         mark = ' class="changed"' if f"map.provinces.{name}." in changed else ""
-        sea = ' <span class="dim">(sea)</span>' if p.get("kind", _MISSING) == "sea" else ""
+        sea = ' <span class="dim">' + esc(gettext("(sea)")) + "</span>" if p.get("kind", _MISSING) == "sea" else ""
         fortress = p.get("fortress", _MISSING)
         markers = p.get("markers", _MISSING)
-        markers = ", ".join(map(str, markers)) if markers is not _MISSING and markers else ""
+        markers = ", ".join(str(term(m)) for m in markers) if markers is not _MISSING and markers else ""
         out.append(
             f'\n  <tr{mark}><td><a href="{place}{esc(do_urlencode(name))}?at={at}">{_text(name)}</a>{sea}</td>\n'
             f'    <td>{_or_dash(p.get("owner", _MISSING))}</td><td>{_or_dash(p.get("controller", _MISSING))}</td>'

@@ -32,6 +32,7 @@ from ledger.application import Actor, Ledger
 from ledger.domain.campaign import CampaignState
 from ledger.domain.errors import EventNotFound, LedgerError
 from ledger.domain import commands as cmd
+from ledger.i18n import N_, gettext
 from ledger.domain.corrections import replaced
 from ledger.rules.core import get_ruleset, json_schema
 from projections import read, replay, words
@@ -97,8 +98,8 @@ def dice_status(r: Record, dice: list[dict[str, Any]], closed: bool, commitments
         commitment = commitments.get(dicelib.audience(r.visibility), commitments.get(None))
         for d in dice:
             d["status"] = "manual" if d["manual"] else "committed"
-        return {"turn": "open", "message": f"committed (sha256 of the seed {commitment}), verifiable after the "
-                                          "turn closes"}
+        return {"turn": "open", "message": gettext("committed (sha256 of the seed {commitment}), verifiable after "
+                                                  "the turn closes").format(commitment=commitment)}
     try:
         report = report_of()
     except LedgerError as exc:
@@ -114,8 +115,9 @@ def dice_status(r: Record, dice: list[dict[str, Any]], closed: bool, commitments
             d["status"] = "mismatch"
         else:
             d["status"] = "verified"
-    message = (f"turn {r.turn}: {report.checked} server rolls recomputed from the revealed seed"
-               + ("" if report.ok else f"; {len(report.mismatches)} problem(s)"))
+    message = (gettext("turn {turn}: {n} server rolls recomputed from the revealed seed").format(
+        turn=r.turn, n=report.checked)
+               + ("" if report.ok else gettext("; {n} problem(s)").format(n=len(report.mismatches))))
     return {"turn": "closed", "message": message, "ok": report.ok}
 
 
@@ -152,28 +154,29 @@ def _event(r: Record, summary: str) -> dict[str, Any]:
     return {"position": r.position, "type": r.type, "summary": summary, "turn": r.turn, "context": r.context,
             "actor": r.data.get("actor") or {}, "visibility": r.data.get("visibility") or {"scope": "public"},
             "timestamp": words.moment(r.data.get("timestamp")), "hash": r.data.get("hash"), "payload": payload, "rows": rows,
-            "kind": _KINDS.get(r.type, r.type)}
+            "kind": gettext(_KINDS[r.type]) if r.type in _KINDS else r.type}
 
 
-#: Event types as people name them.
-_KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry", "CorrectionRecorded": "Correction",
-          "DiceRolled": "Dice", "StackMoved": "Move", "ControlChanged": "Control", "MarkerPlaced": "Marker placed",
-          "MarkerRemoved": "Marker removed", "WarDeclared": "War", "TurnOpened": "Turn opened",
-          "TurnClosed": "Turn closed", "PhaseClosed": "Phase closed", "CampaignCreated": "Campaign created",
-          "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
-          "SessionOpened": "Login", "SessionEnded": "Logout",
-          "VisibilityRevealed": "Made public", "SheetsPublished": "Sheets published",
-          "CampaignSettingsChanged": "Settings",
-          "DiceSeedCommitted": "Dice commitment", "DiceSeedRevealed": "Dice seed revealed",
-          "PeaceMade": "Peace",
-          "StackSplit": "Stack split", "StackRaised": "New stack", "StacksMerged": "Stacks merged",
-          "StackChanged": "Units and leaders",
-          "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
-           "FortressChanged": "Fortress", "CountryFactsSet": "Country facts", "TradeFleetChanged": "Trade fleet",
-           "TradeCentreChanged": "Trade centre", "EstablishmentChanged": "Colony or trading post",
-           "MissionChanged": "Mission", "IncomeConfirmed": "Income confirmed", "DeadlineSet": "Deadline",
-           "DeadlineCleared": "Deadline cleared", "ReadinessMarked": "Ready", "ReminderIssued": "Reminder",
-           "MarkedAsRead": "Read up to here"}
+#: Event types as people name them (in the reader's language where shown).
+_KINDS = {"RulingRecorded": N_("Ruling"), "TreasuryEntryRecorded": N_("Treasury entry"),
+          "CorrectionRecorded": N_("Correction"), "DiceRolled": N_("Dice"), "StackMoved": N_("Move"),
+          "ControlChanged": N_("Control"), "MarkerPlaced": N_("Marker placed"),
+          "MarkerRemoved": N_("Marker removed"), "WarDeclared": N_("War"), "TurnOpened": N_("Turn opened"),
+          "TurnClosed": N_("Turn closed"), "PhaseClosed": N_("Phase closed"),
+          "CampaignCreated": N_("Campaign created"), "ScenarioImported": N_("Scenario"),
+          "TokenIssued": N_("Access token"), "TokenRevoked": N_("Access token revoked"),
+          "SessionOpened": N_("Login"), "SessionEnded": N_("Logout"),
+          "VisibilityRevealed": N_("Made public"), "SheetsPublished": N_("Sheets published"),
+          "CampaignSettingsChanged": N_("Settings"), "DiceSeedCommitted": N_("Dice commitment"),
+          "DiceSeedRevealed": N_("Dice seed revealed"), "PeaceMade": N_("Peace"), "StackSplit": N_("Stack split"),
+          "StackRaised": N_("New stack"), "StacksMerged": N_("Stacks merged"),
+          "StackChanged": N_("Units and leaders"), "SiegeStarted": N_("Siege begins"),
+          "SiegeEnded": N_("Siege over"), "OwnerChanged": N_("Owner"), "FortressChanged": N_("Fortress"),
+          "CountryFactsSet": N_("Country facts"), "TradeFleetChanged": N_("Trade fleet"),
+          "TradeCentreChanged": N_("Trade centre"), "EstablishmentChanged": N_("Colony or trading post"),
+          "MissionChanged": N_("Mission"), "IncomeConfirmed": N_("Income confirmed"),
+          "DeadlineSet": N_("Deadline"), "DeadlineCleared": N_("Deadline cleared"), "ReadinessMarked": N_("Ready"),
+          "ReminderIssued": N_("Reminder"), "MarkedAsRead": N_("Read up to here")}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:
@@ -216,12 +219,13 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
     in_turn = [x for x in reader.timeline_rows(cid, turn, state.version)
                if x["turn"] == turn and can_see(actor, x, revealed)]
     if not in_turn:
-        raise EventNotFound(f"turn {turn} has no event you may see", field="turn")
+        raise EventNotFound(gettext("turn {turn} has no event you may see").format(turn=turn), field="turn")
     if position is not None:
         found = [i for i, x in enumerate(in_turn) if x["position"] == position]
         if not found:
-            raise EventNotFound(f"position {position} is not an event of turn {turn} you may see "
-                                f"({in_turn[0]['position']}..{in_turn[-1]['position']})", field="position")
+            raise EventNotFound(gettext("position {position} is not an event of turn {turn} you may see "
+                                        "({first}..{last})").format(position=position, turn=turn, first=in_turn[0]["position"],
+                                        last=in_turn[-1]["position"]), field="position")
         i = found[0]
     else:
         i = min(max((step or 1) - 1, 0), len(in_turn) - 1)
@@ -234,7 +238,8 @@ def turn_view(ledger: Ledger, cid: UUID, turn: int, actor: Actor, *, step: int |
         if closed and in_turn[i]["type"] in _ROLLING else None
     every = reader.turn_records(cid, turn, at)  # up to the event shown, hidden ones too
     if not every or every[-1].position != at:  # the timeline's row, but not among the turn's records
-        raise EventNotFound(f"position {at} is not an event of turn {turn}", field="position")
+        raise EventNotFound(gettext("position {position} is not an event of turn {turn}").format(
+            position=at, turn=turn), field="position")
     r = every[-1]
     dice = _dice_of(r)
 

@@ -35,6 +35,7 @@ from ledger.domain.actors import Actor
 from ledger.domain.campaign import campaign_id
 from ledger.domain.commands import Command, build
 from ledger.domain.errors import CampaignNotFound, ContradictsBoard, LedgerError, OutOfSequence
+from ledger.i18n import gettext
 from ledger.rules.core import RulesError
 from ledger.text import for_terminal, typed
 
@@ -70,7 +71,7 @@ def escape(text: str) -> str:
 def error_text(message: str, field: str | None = None) -> Text:
     """``error [field]: message`` as plain text: neither the field nor the message is read as markup, nor sends
     the terminal a control character."""
-    head = f"error [{for_terminal(field)}]:" if field else "error:"
+    head = gettext("error [{field}]:").format(field=for_terminal(field)) if field else gettext("error:")
     return Text.assemble((head, "red"), " ", for_terminal(str(message)))
 
 
@@ -107,7 +108,8 @@ def ledger_app() -> Iterator[Ledger]:
     fresh = settings.backend == "sqlite" and not settings.sqlite_path.exists()
     ledger = Ledger(settings)
     if fresh:  # say so: a command run from another directory would otherwise read an empty store silently
-        err.print(escape(f"note: no store was found, so a new empty one was created: {store_name(settings)}"))
+        err.print(escape(gettext("note: no store was found, so a new empty one was created: {store}").format(
+            store=store_name(settings))))
     running = _running.set(ledger)
     try:
         yield ledger

@@ -14,6 +14,7 @@ from typing import Annotated, Optional
 
 import typer
 
+from ledger import i18n
 from ledger.cli import (access, audit, backup, base, campaigns, economy, export, income, map, pace, projections,
                         records, remote, service, trade, turns)
 
@@ -30,8 +31,13 @@ def _remote(
     token: Annotated[Optional[str], typer.Option(
         "--token", envvar="LEDGER_TOKEN", help="Your token on that server (a game master's, or the operator's)")]
     = None,
+    lang: Annotated[Optional[str], typer.Option(
+        "--lang", envvar="LEDGER_LANG", help="The language of the messages: en (the default) or fr")] = None,
 ) -> None:
     base.REMOTE.set(partial(remote.connected, server, token or None) if server else None)
+    # Explicit only (--lang, LEDGER_LANG), not the shell's LANG: a script's output does not change with the
+    # locale of the machine it runs on.
+    i18n.use(i18n.known(lang) or i18n.DEFAULT)
 
 
 # Top-level commands, in the order `ledger --help` lists them.

@@ -25,6 +25,7 @@ from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
 from ledger.domain.errors import InvalidInput, StateConflict
 from ledger.economy.sheets import RELEVANT
 from ledger.economy.treasury_log import TreasuryLog
+from ledger.i18n import gettext
 
 __all__ = ["COUNTRY_RE", "ERS_LINE_RE", "SLUG_RE", "CampaignState", "campaign_id", "project_campaign", "ruling_dice"]
 
@@ -151,9 +152,8 @@ class CampaignState:
 
     def require_country(self, country: str, field_name: str = "country") -> None:
         if country not in self.countries:
-            raise InvalidInput(
-                f"country {country!r} is not in this campaign ({', '.join(self.countries)})", field=field_name
-            )
+            raise InvalidInput(gettext("country {country} is not in this campaign ({countries})").format(
+                country=repr(country), countries=", ".join(self.countries)), field=field_name)
 
 
 # ----------------------------------------------------------------- projection

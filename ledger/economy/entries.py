@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
+from ledger.i18n import _
 from ledger.domain.errors import InvalidInput
 from ledger.rules.eu.ers import SheetDefinition, ers_definition
 
@@ -64,8 +65,8 @@ def expense_words(ruleset: str) -> str:
     lines = expense_lines(ruleset)
     if not lines:
         return ""
-    return f"Expense lines ({', '.join(lines)}) take the expense as a positive number: the sheet subtracts it. " \
-        "A negative amount on an expense line is refused; to undo one, correct its entry."
+    return _("Expense lines ({lines}) take the expense as a positive number: the sheet subtracts it. A negative "
+             "amount on an expense line is refused; to undo one, correct its entry.").format(lines=", ".join(lines))
 
 
 def is_expense(ruleset: str, line: str) -> bool:

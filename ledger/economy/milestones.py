@@ -14,17 +14,18 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.domain.commands import PHASES
+from ledger.i18n import N_
 from ledger.economy.sheets import Budget
 
 TITLES = {
-    "events": "Events",
-    "diplomacy": "Diplomacy",
-    "incomes": "Incomes / Administration / Logistics",
-    "military": "Military",
-    "redeployment": "Redeployment",
-    "exchequer": "Exchequer",
-    "peace": "Peace",
-    "interphase": "Interphase",
+    "events": N_("Events"),
+    "diplomacy": N_("Diplomacy"),
+    "incomes": N_("Incomes / Administration / Logistics"),
+    "military": N_("Military"),
+    "redeployment": N_("Redeployment"),
+    "exchequer": N_("Exchequer"),
+    "peace": N_("Peace"),
+    "interphase": N_("Interphase"),
 }
 #: The ERS lines a phase completes, recorded when it closes.
 MILESTONES: dict[str, tuple[str, ...]] = {

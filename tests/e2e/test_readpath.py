@@ -138,9 +138,10 @@ def test_the_fast_reads_are_fastapi_routes_with_the_routes_authentication(world)
         calls = {d.call for d in route.dependant.dependencies}
         assert {get_actor, campaign_state} <= calls, route.path
     # No layer answers before routing: the middlewares only observe, bound the body and bound requests in flight,
-    # let reads take turns, and add headers (a write's Ledger-Position, the security headers).
+    # let reads take turns, set the reader's language, and add headers (a write's Ledger-Position, the security
+    # headers, Content-Language and Vary).
     assert {m.cls.__name__ for m in app.user_middleware} == {"Observability", "BodyLimit", "InFlightLimit",
-                                                             "ReadSlots", "Positions", "SecurityHeaders"}
+                                                             "ReadSlots", "Positions", "SecurityHeaders", "Language"}
 
     from api import schemas
 
