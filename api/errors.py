@@ -47,6 +47,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     404: _doc("Unknown campaign, event or token (or an event hidden from this caller)"),
     409: _doc("The command does not fit the campaign's state, or an Idempotency-Key was reused with another body"),
     413: _doc("The request body is larger than LEDGER_MAX_REQUEST_BYTES"),
+    431: _doc("The request's head (its address and headers) is larger than LEDGER_MAX_HEADER_BYTES"),
     422: _doc("Invalid input: the field and the reason are named"),
 }
 

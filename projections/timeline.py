@@ -48,10 +48,14 @@ def _interception(doc: dict[str, Any], ruling: dict[str, Any], ctx: dict[str, An
     stacks = ctx.get("stacks") or {}
     target, interceptor = stacks.get("target"), stacks.get("interceptor")
     what = out.get("kind", "interception")
+    # The countries of the scenario's stacks (the timeline's document); a reader folding no document (the
+    # catch-up, ``projections/catchup.py``) names the stacks alone.
+    known = doc.get("stacks")
     if target:
-        what += f" of {doc['stacks'].get(target, '?')} stack {target}"
+        what += f" of {known.get(target, '?')} stack {target}" if known is not None else f" of stack {target}"
     if interceptor:
-        what += f" by {doc['stacks'].get(interceptor, ctx.get('impulse') or '?')}"
+        what += f" by {known.get(interceptor, ctx.get('impulse') or '?')}" if known is not None \
+            else f" by stack {interceptor}"
     if ctx.get("where"):
         what += f" at {ctx['where']}"
     if not out.get("eligible", True):

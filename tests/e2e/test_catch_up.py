@@ -199,3 +199,16 @@ def test_the_service_runs_the_reminders_ticker_while_it_serves_and_stops_it_afte
     assert len(tickers()) == before
     with make_client(settings, ledger, deadline_tick_seconds=0):  # cron's turn: no ticker in the service
         assert len(tickers()) == before
+
+
+def test_a_land_interception_is_told_in_the_report_naming_its_stacks(settings, ledger):
+    """The sample turn's M14 (FRA-1 tries to intercept ENG-1 landing in Picardie, position 12): the catch-up folds no map
+    document, so its words name the stacks as the ruling's context gives them (schemathesis found it a 500)."""
+    from ledger.sample import FIXED_DICE, play_sample_turn
+
+    import_scenario(ledger, load_text("sample"), slug=SLUG, actor=GM)
+    play_sample_turn(ledger, FIXED_DICE, slug=SLUG)
+    with make_client(settings, ledger, deadline_tick_seconds=0) as client:
+        text = client.get(f"/campaigns/{SLUG}/report", headers=bearer(issue(ledger, CID, "gm")),
+                          params={"since": 0, "format": "text"}).text
+    assert "#12 " in text and "interception of stack ENG-1 by stack FRA-1 at Picardie failed" in text, text
