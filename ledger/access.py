@@ -26,6 +26,8 @@ from ledger.domain.actors import Actor
 ROLES = ("gm", "player", "observer")  # what a campaign token can carry
 ALL_SEEING = frozenset({"gm", "admin", "system"})
 TOKEN_EVENTS = frozenset({"TokenIssued", "TokenRevoked"})  # always GM-only, never revealable
+#: An endpoint's record: its owner's and the game master's only, never revealable (a webhook URL is a capability).
+ENDPOINT_EVENTS = frozenset({"EndpointRegistered", "EndpointChanged", "EndpointRemoved"})
 
 # (role, action) -> True (allowed), False (refused), or the name of a campaign
 # setting that must be true. A pair not listed is refused; ("gm", "*") means
@@ -44,6 +46,11 @@ WRITES: dict[tuple[str, str], bool | str] = {
     ("player", "merge_stacks"): "players_may_move",
     ("player", "change_stack"): "players_may_move",
     ("player", "start_siege"): "players_may_move",
+    # Their own country's endpoints only (ledger/usecases/notify.py checks the audience named).
+    ("player", "register_endpoint"): True,
+    ("player", "change_endpoint"): True,
+    ("player", "remove_endpoint"): True,
+    ("player", "list_endpoints"): True,
     ("observer", "*"): False,
 }
 
@@ -86,6 +93,10 @@ ACTIONS: dict[str, str] = {
     "change_mission": "record a country's mission founded or gone in the rest of the world",
     "disband_stack": "take a stack off the map (disbanded), with its units and leaders",
     "set_leader_values": "give a leader on the map the values printed on his counter",
+    "register_endpoint": "register a webhook or e-mail address to be told (players: for their own country)",
+    "change_endpoint": "change what an endpoint is told about (players: their own)",
+    "remove_endpoint": "remove an endpoint (players: their own)",
+    "list_endpoints": "list endpoints and their deliveries, with the last error (players: their own)",
 }
 
 
@@ -141,6 +152,7 @@ def readable(actor: Actor, kind: str, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def revealable(event: Any) -> bool:
-    """A token's record stays GM-only for good; every other hidden event may be revealed."""
+    """A token's record stays GM-only for good, an endpoint's its owner's; every other hidden event may be
+    revealed."""
     type_name = event.get("type") if isinstance(event, Mapping) else type(event).__name__
-    return type_name not in TOKEN_EVENTS
+    return type_name not in TOKEN_EVENTS and type_name not in ENDPOINT_EVENTS

@@ -99,6 +99,9 @@ class CampaignState:
     # "computed"}}, "entries": {code: [position, amount]}} (the entries it booked, as corrections leave them).
     # Emptied when a turn opens; a snapshot older than the field holds none to miss.
     incomes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The live notification endpoints (ledger/usecases/notify.py): id -> {"audience", "kind", "target", "topics",
+    # "label", "position"}. A snapshot older than the field holds none to miss (the events came after it).
+    endpoints: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -124,6 +127,7 @@ class CampaignState:
             d["views"][name] = next((v for v in d["views"].values() if v == view), view)
         d.setdefault("held", None)
         d.setdefault("incomes", {})
+        d.setdefault("endpoints", {})
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
         return cls(**d)
@@ -208,6 +212,16 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = _evolve(state, tokens={**state.tokens, event.sha256: token})
     elif isinstance(event, ev.TokenRevoked):
         state = _evolve(state, tokens={h: t for h, t in state.tokens.items() if t["id"] != event.token_id})
+    elif isinstance(event, ev.EndpointRegistered):
+        state = _evolve(state, endpoints={**state.endpoints, event.endpoint_id: {
+            "audience": event.audience, "kind": event.kind, "target": event.target, "topics": list(event.topics),
+            "label": event.label, "position": event.originator_version}})
+    elif isinstance(event, ev.EndpointChanged):
+        if event.endpoint_id in state.endpoints:
+            state = _evolve(state, endpoints={**state.endpoints, event.endpoint_id: {
+                **state.endpoints[event.endpoint_id], "topics": list(event.topics)}})
+    elif isinstance(event, ev.EndpointRemoved):
+        state = _evolve(state, endpoints={k: v for k, v in state.endpoints.items() if k != event.endpoint_id})
     elif isinstance(event, ev.VisibilityRevealed):
         state = _evolve(state, revealed=(*state.revealed, event.revealed))
     elif isinstance(event, ev.SheetsPublished):  # every read path already honours ``revealed``
