@@ -21,6 +21,7 @@ from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
 from ledger.supervision import SteadyGC, die_with_parent
+from projections.delivery import DeliveryWorker
 from projections.runner import ProjectionRunner
 
 
@@ -32,12 +33,14 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
         die_with_parent()
         collector = SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start()
-        runner = None
+        runner = deliveries = None
         try:  # a start-up that fails (a bad key, a store refused) still gives the process its GC rule back
             app.state.ledger = ledger or Ledger(settings)
             # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
             runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
             app.state.projection_runner = runner
+            # The outbox's messages (projections/outbox.py) are sent from a thread too, unless another process does.
+            deliveries = DeliveryWorker(app.state.ledger).start() if settings.notify_delivery == "thread" else None
             # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
             if replica.replica_of(app) is not None:
                 readpath.replica_reads_of(app)
@@ -45,6 +48,8 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
             collector.settle()  # what start-up built stays out of every later collection's walk
             yield
         finally:
+            if deliveries is not None:
+                deliveries.stop()
             if runner is not None:
                 runner.stop()
             if getattr(app.state, "replica", None) is not None:

@@ -25,7 +25,12 @@ USER_AGENT = "wargame-ledger-notify/1"
 
 
 class DeliveryError(Exception):
-    """A message could not be delivered; the text says why, for the endpoint's owner."""
+    """A message could not be delivered; the text says why, for the endpoint's owner. ``permanent``: trying again
+    will not help (the receiver said the webhook is gone or refused it): the message is given up at once."""
+
+    def __init__(self, message: str, permanent: bool = False):
+        super().__init__(message)
+        self.permanent = permanent
 
 
 def _headline(message: dict[str, Any]) -> str:
@@ -69,8 +74,9 @@ def post(url: str, body: bytes, content_type: str, headers: dict[str, str], time
             answer.read(1024)
     except urllib.error.HTTPError as e:
         said = e.read(200).decode("utf-8", "replace").strip() if e.fp is not None else ""
-        raise DeliveryError(f"the receiver answered HTTP {e.code} {e.reason}" + (f": {said}" if said else "")) \
-            from None
+        # A redirect, or 4xx but a timeout or "too many requests": the webhook moved, is gone or refuses this message.
+        raise DeliveryError(f"the receiver answered HTTP {e.code} {e.reason}" + (f": {said}" if said else ""),
+                            permanent=300 <= e.code < 500 and e.code not in (408, 429)) from None
     except (urllib.error.URLError, OSError) as e:
         reason = getattr(e, "reason", e)
         raise DeliveryError(f"could not reach the receiver: {reason}") from None
