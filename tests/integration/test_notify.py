@@ -9,6 +9,7 @@ import time
 from email import message_from_string, policy
 
 import pytest
+from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
 
 from ledger.access import can_see
 from ledger.domain import commands as cmd
@@ -19,6 +20,7 @@ from projections import outbox, timeline
 from projections.delivery import Deliveries, backoff
 from projections.records import Record
 from projections.runner import Projector
+from projections.store import ViewDB
 from tests.integration.notify_helpers import PLAYERS, MailServer, Receiver, register, three_players
 
 pytestmark = pytest.mark.store_contract  # both stores (tests/conftest.py)
@@ -281,3 +283,64 @@ def test_a_change_of_control_touches_the_new_and_the_former_controller_only():
     r = Record("c", 9, "ControlChanged", {"province": "Picardie", "controller": "ENG", "previous": "FRA",
                                           "reason": "held", "context": {"turn": 1}}, 9)
     assert outbox.touches(doc, r) == {"ENG", "FRA"}
+
+
+# ----------------------------------------------------------------- the hidden-information property, on the outbox
+
+COUNTRIES = ("ENG", "FRA", "SPA")
+AUDIENCES = (*COUNTRIES, "gm", "public")
+visibilities = st.one_of(st.just({"scope": "public"}), st.just({"scope": "gm"}),
+                         st.sets(st.sampled_from(COUNTRIES), min_size=1).map(
+                             lambda cs: {"scope": "countries", "countries": sorted(cs)}))
+steps = st.tuples(st.sampled_from(["ControlChanged", "TurnOpened", "PhaseClosed", "MarkerPlaced"]),
+                  st.sampled_from(COUNTRIES), st.sampled_from(COUNTRIES), visibilities)
+
+
+def _record(cid: str, position: int, kind: str, a: str, b: str, vis: dict) -> Record:
+    data = {"visibility": vis, "context": {"turn": 1}, "timestamp": "2026-11-29T09:00:00+00:00", "reason": "r"}
+    if kind == "ControlChanged":
+        data.update(province="Picardie", controller=a, previous=b)
+    elif kind == "MarkerPlaced":  # names no country: of concern to the players only through the turn
+        data.update(province="Picardie", marker="Revolt")
+    elif kind == "TurnOpened":
+        data.update(turn=1, commitment="ab" * 32)
+    else:
+        data.update(turn=1, phase="events", ers={})
+    return Record(cid, position, kind, data, position)
+
+
+@hsettings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(steps, max_size=12), st.lists(st.sets(st.sampled_from(["turns", "moves"]), min_size=1),
+                                                min_size=len(AUDIENCES), max_size=len(AUDIENCES)))
+def test_no_message_carries_an_event_hidden_from_its_receiver_and_every_one_they_may_see_and_that_touches_them_is_sent(
+        ledger, history, topics):
+    from uuid import uuid4
+
+    from ledger.domain.actors import Actor
+
+    cid = str(uuid4())
+    view = outbox.OutboxView(ViewDB(ledger.recorder))
+    created = Record(cid, 1, "CampaignCreated", {"countries": list(COUNTRIES), "name": "p", "context": {}}, 1)
+    records = [created] + [
+        Record(cid, 2 + i, "EndpointRegistered", {"endpoint_id": f"ep_{i:016x}", "audience": a, "kind": "json",
+                                                  "target": f"https://example.org/{a}", "topics": sorted(t),
+                                                  "visibility": {"scope": "gm"}, "context": {}}, 2 + i)
+        for i, (a, t) in enumerate(zip(AUDIENCES, topics))]
+    first = len(records) + 1
+    records += [_record(cid, first + i, *step) for i, step in enumerate(history)]
+    with view.db.transaction() as cur:
+        for r in records:
+            view.handle(cur, r)
+        view.flush(cur)
+    view.committed()
+    for i, (audience, wanted) in enumerate(zip(AUDIENCES, topics)):
+        reader = Actor("r", *{"gm": ("gm", None), "public": ("observer", None)}.get(audience, ("player", audience)))
+        expected = []
+        for r, (kind, a, b, vis) in zip(records[first - 1:], history):
+            topic = "turns" if kind in TURNS else "moves"
+            named = {a, b} if kind == "ControlChanged" else set()
+            if topic in wanted and can_see(reader, r) and (
+                    topic == "turns" or reader.role != "player" or audience in named):
+                expected.append(r.position)
+        sent = [row["position"] for row in outbox.deliveries(view.db, cid, f"ep_{i:016x}", limit=100)]
+        assert sorted(sent) == expected, (audience, wanted)
