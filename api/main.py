@@ -13,7 +13,7 @@ from starlette.routing import Match, get_route_path
 from api import errors, guards, readpath, replica, warmup
 from api.observability import LagWatch, Observability, StoreHealth, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
-from api.routes import checkpoints, economy, moves, trade
+from api.routes import checkpoints, economy, moves, notify, trade
 from api.routes import export as export_routes
 from api.routes import projections as projection_routes
 from api.routes import gm_web, web
@@ -89,6 +89,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(trade.router)  # trade fleets, trade centres, colonies and trading posts, missions
     app.include_router(campaigns.router)
     app.include_router(tokens.router)
+    app.include_router(notify.router)  # notification endpoints and their deliveries
     app.include_router(export_routes.router)  # economic history downloads and charts
     app.include_router(checkpoints.router)  # the service's key, signed checkpoints, Merkle proofs
     _reject_by_prefix(app)
