@@ -14,8 +14,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli import (access, audit, backup, base, campaigns, economy, export, income, map, projections, records,
-                        remote, service, trade, turns)
+from ledger.cli import (access, audit, backup, base, campaigns, economy, export, income, map, notify, projections,
+                        records, remote, service, trade, turns)
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -76,6 +76,7 @@ for name, group in [
     ("map", map.map_app),
     ("trade", trade.trade_app),
     ("income", income.income_app),
+    ("notify", notify.notify_app),
 ]:
     app.add_typer(group, name=name)
 

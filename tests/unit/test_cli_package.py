@@ -68,6 +68,9 @@ WRITES = {
     ("trade", "establishment"): "ChangeEstablishment",
     ("trade", "mission"): "ChangeMission",
     ("income", "confirm"): "ConfirmIncome",
+    ("notify", "register"): "RegisterEndpoint",
+    ("notify", "topics"): "ChangeEndpoint",
+    ("notify", "remove"): "RemoveEndpoint",
 }
 #: The Ledger's shorthands for scripts and tests: the CLI calls none of them.
 SHORTHANDS = ("submit", "create_campaign", "open_turn", "close_turn", "close_phase", "roll", "record_manual_roll",
