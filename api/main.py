@@ -16,7 +16,7 @@ from api.routes import audit, campaigns, health, records, tokens
 from api.routes import checkpoints, economy, moves, notify, trade
 from api.routes import export as export_routes
 from api.routes import projections as projection_routes
-from api.routes import gm_web, web
+from api.routes import gm_web, notify_web, web
 from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
@@ -82,6 +82,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(projection_routes.router)  # map, victory, timeline, state at N, diff
     app.include_router(web.router)  # the web page at /ui
     app.include_router(gm_web.router)  # the game master's pages at /ui (api/web/gm_forms.py)
+    app.include_router(notify_web.router)  # the reader's notifications page at /ui
     app.include_router(economy.router)  # phases, ERS
     app.include_router(audit.router)  # events, chain, dice checks
     app.include_router(records.router)  # rolls, rulings, treasury, corrections

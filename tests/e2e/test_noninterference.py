@@ -247,6 +247,16 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/campaigns/{campaign}/endpoints/{endpoint_id}/remove"): send(
         "/campaigns/{campaign}/endpoints/{endpoint_id}/remove", lambda f: [
             (REFUSE, {"_path": {"endpoint_id": "ep_0000000000000000"}, "reason": "probe"})]),
+    ("GET", "/ui/campaigns/{campaign}/notifications"): read(
+        "/ui/campaigns/{campaign}/notifications", lambda f: [f"{UI}/notifications"]),
+    ("POST", "/ui/campaigns/{campaign}/notifications/register"): send(
+        "/ui/campaigns/{campaign}/notifications/register", lambda f: [
+            (REFUSE, {"kind": "json", "target": "ftp://example.org/x", "topic_moves": "1", "key": "n1"}),
+            (REFUSE, {"kind": "json", "target": "https://example.org/x", "topic_moves": "1", "audience": "ENG"})],
+        form=True),
+    ("POST", "/ui/campaigns/{campaign}/notifications/{endpoint_id}/remove"): send(
+        "/ui/campaigns/{campaign}/notifications/{endpoint_id}/remove", lambda f: [
+            (REFUSE, {"_path": {"endpoint_id": "ep_0000000000000000"}})], form=True),
     ("GET", "/ui/campaigns/{campaign}/tokens"): read("/ui/campaigns/{campaign}/tokens", lambda f: [f"{UI}/tokens"]),
     ("GET", "/ui/campaigns/{campaign}/rulings/new"): read(
         "/ui/campaigns/{campaign}/rulings/new",
