@@ -70,7 +70,7 @@ class Deliveries:
 
     def _one(self, row: dict[str, Any]) -> None:
         now = self.clock()
-        if now - row["event_time"] > self.max_age:
+        if row["event_time"] and now - row["event_time"] > self.max_age:  # 0: an event without a time
             outbox.settle(self.db, row, now, status=outbox.EXPIRED)
             return
         message = orjson.loads(row["message"])

@@ -140,7 +140,8 @@ class OutboxView:
 
     name = NAME
     reads = READS
-    ruling_reads = None  # a message names the ruling as the timeline does, and a ruling's inputs' countries
+    #: A message names a ruling as the timeline does (its fields), and the countries its effects and inputs name.
+    ruling_reads = timeline.RULING_READS | {"inputs"}
 
     def __init__(self, db: ViewDB):
         self.db = db
