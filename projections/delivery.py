@@ -1,8 +1,9 @@
 """The delivery worker: sends the outbox's pending messages (projections/outbox.py), with retries and back-off.
 
 A thread of the service (``api/main.py``, beside the projection runner) or ``ledger notify deliver --follow``.
-Each round it takes the messages due (``outbox.due``), leases each one (``outbox.claim``: of several workers,
-one sends it), sends it signed (ledger/notify), and records the attempt in the store (``outbox.settle``):
+Each round it takes the messages due and leases them in one statement (``outbox.claim_due``: of several workers,
+one sends each), sends them signed (ledger/notify) from a few threads, and records the attempts in the store in
+one transaction (``outbox.settle_many``; one write per message cost SQLite more than the appends it follows):
 delivered, or the error in words and when to try again: ``BACKOFF`` seconds doubled at each failure, at most
 ``BACKOFF_CAP``, given up after ``MAX_ATTEMPTS`` or at once when the receiver says the webhook is gone (a 404).
 
@@ -29,7 +30,7 @@ from ledger.notify import send as sender
 from ledger.notify.signing import PURPOSE, secret_of
 from ledger.text import for_terminal
 from projections import outbox
-from projections.store import STORE_ERRORS, ViewDB
+from projections.store import ViewDB
 
 LOG = logging.getLogger("ledger.notify")
 BACKOFF = 2.0
@@ -58,40 +59,37 @@ class Deliveries:
         self.pool = ThreadPoolExecutor(senders, thread_name_prefix="notify-send") if senders > 1 else None
 
     def run_once(self) -> int:
-        """Send what is due now; returns how many messages were settled (delivered, failed, expired)."""
-        now = self.clock()
-        rows = [row for row in outbox.due(self.db, now, self.batch) if outbox.claim(self.db, row, now, LEASE)]
+        """Send what is due now; returns how many messages were settled (delivered, failed, expired). The round
+        takes its messages in one statement and records their outcomes in one transaction."""
+        rows = outbox.claim_due(self.db, self.clock(), LEASE, self.batch)
         if self.pool is None or len(rows) < 2:
-            for row in rows:
-                self._one(row)
+            outcomes = [self._one(row) for row in rows]
         else:
-            list(self.pool.map(self._one, rows))
+            outcomes = list(self.pool.map(self._one, rows))
+        if outcomes:
+            outbox.settle_many(self.db, outcomes)
         return len(rows)
 
-    def _one(self, row: dict[str, Any]) -> None:
+    def _one(self, row: dict[str, Any]) -> outbox.Outcome:
         now = self.clock()
         if row["event_time"] and now - row["event_time"] > self.max_age:  # 0: an event without a time
-            outbox.settle(self.db, row, now, status=outbox.EXPIRED)
-            return
+            return row, now, None, None, outbox.EXPIRED
         message = orjson.loads(row["message"])
         try:
             self.send(row["kind"], row["target"], message, secret_of(self.key, row["campaign"], row["endpoint"]), now,
                       timeout=self.timeout, smtp_url=self.smtp_url)
         except sender.DeliveryError as e:
-            self._failed(row, str(e), e.permanent)
-        except STORE_ERRORS:
-            raise
+            return self._failed(row, str(e), e.permanent)
         except Exception as e:  # noqa: BLE001 - a sender's bug is the message's failure, shown to its owner
-            self._failed(row, f"{type(e).__name__}: {e}", False)
-        else:
-            outbox.settle(self.db, row, self.clock())
+            return self._failed(row, f"{type(e).__name__}: {e}", False)
+        return row, self.clock(), None, None, None
 
-    def _failed(self, row: dict[str, Any], error: str, permanent: bool) -> None:
+    def _failed(self, row: dict[str, Any], error: str, permanent: bool) -> outbox.Outcome:
         now, attempts = self.clock(), row["attempts"] + 1
         give_up = permanent or attempts >= MAX_ATTEMPTS
-        outbox.settle(self.db, row, now, error=for_terminal(error), retry_at=None if give_up else now + backoff(attempts))
         LOG.warning("notification of %s #%s to endpoint %s failed (attempt %s%s): %s", row["campaign"],
                     row["position"], row["endpoint"], attempts, ", given up" if give_up else "", error)
+        return row, now, for_terminal(error), None if give_up else now + backoff(attempts), None
 
     def close(self) -> None:
         if self.pool is not None:

@@ -271,7 +271,7 @@ def due(db: ViewDB, now: float, limit: int = 100) -> list[dict[str, Any]]:
 
 
 def claim(db: ViewDB, row: dict[str, Any], now: float, lease: float) -> bool:
-    """Take a pending message for ``lease`` seconds (one worker of several sends it); False: another took it."""
+    """Take one pending message for ``lease`` seconds (one worker of several sends it); False: another took it."""
     ph = db.ph
     with db.transaction() as cur:
         cur.execute(f"UPDATE {db.t(TABLE)} SET lease_until = {ph} WHERE campaign = {ph} AND position = {ph} "
@@ -280,24 +280,51 @@ def claim(db: ViewDB, row: dict[str, Any], now: float, lease: float) -> bool:
         return db.rowcount(cur) == 1
 
 
+def claim_due(db: ViewDB, now: float, lease: float, limit: int = 100) -> list[dict[str, Any]]:
+    """Take the messages due at ``now`` for ``lease`` seconds, up to ``limit``, oldest first, in one statement:
+    of several workers each message goes to one (on PostgreSQL the rows another worker is taking are skipped)."""
+    ph, table = db.ph, db.t(TABLE)
+    lock = " FOR UPDATE SKIP LOCKED" if db.postgres else ""
+    with db.transaction() as cur:
+        cur.execute(f"UPDATE {table} SET lease_until = {ph} WHERE (campaign, position, endpoint) IN ("
+                    f"SELECT campaign, position, endpoint FROM {table} WHERE status = '{PENDING}' AND next_at <= {ph} "
+                    f"AND lease_until <= {ph} ORDER BY next_at, position LIMIT {int(limit)}{lock}) "
+                    f"RETURNING {', '.join(COLUMNS)}", (now + lease, now, now))
+        return sorted(_rows(cur), key=lambda r: (r["next_at"], r["position"]))
+
+
 def settle(db: ViewDB, row: dict[str, Any], now: float, *, error: str | None = None, retry_at: float | None = None,
            status: str | None = None) -> None:
     """Record an attempt: delivered (no ``error``), or failed with ``error`` and due again at ``retry_at`` (None:
     given up). ``status`` instead: expired or cancelled without an attempt."""
+    settle_many(db, [(row, now, error, retry_at, status)])
+
+
+Outcome = tuple[dict[str, Any], float, "str | None", "float | None", "str | None"]  # settle's arguments
+
+
+def settle_many(db: ViewDB, outcomes: list[Outcome]) -> None:
+    """``settle`` for several messages in one transaction (a round of the worker: one write, not one a message)."""
     ph = db.ph
-    if status is not None:
-        sets, values = f"status = {ph}, lease_until = 0", [status]
-    elif error is None:
-        sets = f"status = '{DELIVERED}', attempts = attempts + 1, delivered_at = {ph}, last_attempt_at = {ph}, " \
-               "lease_until = 0"
-        values = [now, now]
-    else:
-        sets = f"status = {ph}, attempts = attempts + 1, last_error = {ph}, last_attempt_at = {ph}, next_at = {ph}, " \
-               "lease_until = 0"
-        values = [PENDING if retry_at is not None else FAILED, error[:500], now, retry_at or now]
+    where = f"WHERE campaign = {ph} AND position = {ph} AND endpoint = {ph}"
+    done, given, failed = [], [], []
+    for row, now, error, retry_at, status in outcomes:
+        key = (row["campaign"], row["position"], row["endpoint"])
+        if status is not None:
+            given.append((status, *key))
+        elif error is None:
+            done.append((now, now, *key))
+        else:
+            failed.append((PENDING if retry_at is not None else FAILED, error[:500], now, retry_at or now, *key))
     with db.transaction() as cur:
-        cur.execute(f"UPDATE {db.t(TABLE)} SET {sets} WHERE campaign = {ph} AND position = {ph} AND endpoint = {ph}",
-                    (*values, row["campaign"], row["position"], row["endpoint"]))
+        if done:
+            cur.executemany(f"UPDATE {db.t(TABLE)} SET status = '{DELIVERED}', attempts = attempts + 1, "
+                            f"delivered_at = {ph}, last_attempt_at = {ph}, lease_until = 0 {where}", done)
+        if given:
+            cur.executemany(f"UPDATE {db.t(TABLE)} SET status = {ph}, lease_until = 0 {where}", given)
+        if failed:
+            cur.executemany(f"UPDATE {db.t(TABLE)} SET status = {ph}, attempts = attempts + 1, last_error = {ph}, "
+                            f"last_attempt_at = {ph}, next_at = {ph}, lease_until = 0 {where}", failed)
 
 
 def status(db: ViewDB, campaign: str, endpoints: list[str]) -> dict[str, dict[str, Any]]:
