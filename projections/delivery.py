@@ -99,7 +99,7 @@ class Deliveries:
 class DeliveryWorker:
     """``Deliveries`` in a background thread, a round every ``poll`` seconds (sooner after a full batch)."""
 
-    def __init__(self, ledger: Any, poll: float = 0.1, **kw: Any):
+    def __init__(self, ledger: Any, poll: float = 0.25, **kw: Any):
         self.deliveries = Deliveries(ledger, **kw)
         self.poll = poll
         self._stop = threading.Event()

@@ -283,6 +283,8 @@ def claim(db: ViewDB, row: dict[str, Any], now: float, lease: float) -> bool:
 def claim_due(db: ViewDB, now: float, lease: float, limit: int = 100) -> list[dict[str, Any]]:
     """Take the messages due at ``now`` for ``lease`` seconds, up to ``limit``, oldest first, in one statement:
     of several workers each message goes to one (on PostgreSQL the rows another worker is taking are skipped)."""
+    if not due(db, now, 1):  # a read first: an idle round takes no write lock (SQLite has one writer)
+        return []
     ph, table = db.ph, db.t(TABLE)
     lock = " FOR UPDATE SKIP LOCKED" if db.postgres else ""
     with db.transaction() as cur:
