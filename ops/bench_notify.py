@@ -56,7 +56,7 @@ def _serve(port_out, log_path: str) -> None:
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.0"
+        protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:  # noqa: N802
             body = orjson.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
@@ -64,6 +64,7 @@ def _serve(port_out, log_path: str) -> None:
             with lock:
                 log.write(line + "\n")
             self.send_response(204)
+            self.send_header("Content-Length", "0")
             self.end_headers()
 
         def log_message(self, *args) -> None:

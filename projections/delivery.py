@@ -48,7 +48,7 @@ class Deliveries:
     """One round of sending at a time (``run_once``); ``clock`` and ``send`` are injected by tests."""
 
     def __init__(self, ledger: Any, *, clock: Callable[[], float] = time.time,
-                 send: Callable[..., None] = sender.deliver, senders: int = 4, batch: int = 200):
+                 send: Callable[..., None] = sender.deliver, senders: int = 8, batch: int = 100):
         self.db = ViewDB(ledger.recorder)
         outbox.create_tables(self.db)
         settings = ledger.settings

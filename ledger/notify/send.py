@@ -1,16 +1,17 @@
 """Sending one message: the body each kind of endpoint expects, signed, over HTTP or SMTP (stdlib only).
 
 ``deliver`` raises ``DeliveryError`` with what went wrong in words (the owner reads it on their page); it never
-follows a redirect (a webhook that moved is the owner's to update, and a redirect could point anywhere).
+follows a redirect (a webhook that moved is the owner's to update, and a redirect could point anywhere). Webhooks
+go over kept-alive connections, one per sending thread and host (``post``).
 """
 
 from __future__ import annotations
 
+import http.client
 import smtplib
 import socket
 import ssl
-import urllib.error
-import urllib.request
+import threading
 from email.message import EmailMessage
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -58,28 +59,52 @@ def body_of(kind: str, message: dict[str, Any]) -> tuple[bytes, str]:
     raise DeliveryError(f"unknown endpoint kind {kind!r}")
 
 
-class _NoRedirect(urllib.request.HTTPRedirectHandler):
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # noqa: ANN001, D102
-        return None
+_LOCAL = threading.local()  # per sending thread: its open connections, by (scheme, host, port)
 
 
-_OPENER = urllib.request.build_opener(_NoRedirect)
+def _connection(parts: Any, timeout: float, fresh: bool) -> http.client.HTTPConnection:
+    """A kept-alive connection to the URL's host, one per sending thread (a webhook receiver is a few hosts:
+    Discord's, Slack's, yours): a new TCP and TLS handshake per message cost more than the message."""
+    pool = _LOCAL.__dict__.setdefault("pool", {})
+    key = (parts.scheme, parts.hostname, parts.port)
+    conn = pool.get(key)
+    if conn is None or fresh:
+        if conn is not None:
+            conn.close()
+        kind = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        conn = pool[key] = kind(parts.hostname, parts.port, timeout=timeout)
+    conn.timeout = timeout
+    return conn
 
 
 def post(url: str, body: bytes, content_type: str, headers: dict[str, str], timeout: float) -> None:
-    request = urllib.request.Request(url, data=body, method="POST",
-                                     headers={"Content-Type": content_type, "User-Agent": USER_AGENT, **headers})
-    try:
-        with _OPENER.open(request, timeout=timeout) as answer:
-            answer.read(1024)
-    except urllib.error.HTTPError as e:
-        said = e.read(200).decode("utf-8", "replace").strip() if e.fp is not None else ""
-        # A redirect, or 4xx but a timeout or "too many requests": the webhook moved, is gone or refuses this message.
-        raise DeliveryError(f"the receiver answered HTTP {e.code} {e.reason}" + (f": {said}" if said else ""),
-                            permanent=300 <= e.code < 500 and e.code not in (408, 429)) from None
-    except (urllib.error.URLError, OSError) as e:
-        reason = getattr(e, "reason", e)
-        raise DeliveryError(f"could not reach the receiver: {reason}") from None
+    """POST ``body``; a redirect is not followed (the webhook moved: its owner updates it)."""
+    parts = urlsplit(url)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    sent = {"Content-Type": content_type, "User-Agent": USER_AGENT, **headers}
+    for attempt in (0, 1):  # a kept-alive connection the receiver closed meanwhile: once more on a new one
+        conn = _connection(parts, timeout, fresh=attempt == 1)
+        try:
+            conn.request("POST", path, body=body, headers=sent)
+            answer = conn.getresponse()
+            said = answer.read(64 * 1024)
+        except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
+            conn.close()
+            if attempt == 0:
+                continue
+            raise DeliveryError(f"could not reach the receiver: {e}") from None
+        except (OSError, http.client.HTTPException) as e:
+            conn.close()
+            raise DeliveryError(f"could not reach the receiver: {e}") from None
+        if answer.will_close:
+            conn.close()
+        if answer.status >= 300:
+            text = said[:200].decode("utf-8", "replace").strip()
+            # A redirect, or 4xx but a timeout or "too many requests": the webhook moved, is gone or refuses this.
+            raise DeliveryError(f"the receiver answered HTTP {answer.status} {answer.reason}"
+                                + (f": {text}" if text else ""),
+                                permanent=300 <= answer.status < 500 and answer.status not in (408, 429))
+        return
 
 
 def send_mail(smtp_url: str, to: str, subject: str, body: bytes, headers: dict[str, str], timeout: float) -> None:
