@@ -344,3 +344,21 @@ def test_no_message_carries_an_event_hidden_from_its_receiver_and_every_one_they
                 expected.append(r.position)
         sent = [row["position"] for row in outbox.deliveries(view.db, cid, f"ep_{i:016x}", limit=100)]
         assert sorted(sent) == expected, (audience, wanted)
+
+
+def test_a_webhook_that_moved_is_not_followed_and_an_unreachable_one_is_retried(receiver):
+    from ledger.notify.send import DeliveryError, post
+
+    receiver.fail["/moved"] = [301]
+    with pytest.raises(DeliveryError) as moved:
+        post(receiver.url("/moved"), b"{}", "application/json", {}, 5.0)
+    assert moved.value.permanent and "HTTP 301" in str(moved.value)
+    receiver.fail["/busy"] = [429]
+    with pytest.raises(DeliveryError) as busy:
+        post(receiver.url("/busy"), b"{}", "application/json", {}, 5.0)
+    assert not busy.value.permanent
+    with pytest.raises(DeliveryError) as down:
+        post("http://127.0.0.1:9/nobody", b"{}", "application/json", {}, 5.0)  # the discard port: refused
+    assert not down.value.permanent and str(down.value).startswith("could not reach the receiver")
+    post(receiver.url("/ok"), b"{}", "application/json", {}, 5.0)
+    assert [p for p, _, _ in receiver.received] == ["/ok"]
