@@ -339,7 +339,8 @@ def status(db: ViewDB, campaign: str, endpoints: list[str]) -> dict[str, dict[st
     ph, marks = db.ph, ", ".join([db.ph] * len(endpoints))
     with db.reading() as cur:
         cur.execute(f"SELECT endpoint, status, COUNT(*) AS n, MAX(delivered_at) AS last FROM {db.t(TABLE)} "
-                    f"WHERE campaign = {ph} AND endpoint IN ({marks}) GROUP BY endpoint, status", (campaign, *endpoints))
+                    f"WHERE campaign = {ph} AND endpoint IN ({marks}) GROUP BY endpoint, status",
+                    (campaign, *endpoints))
         for row in cur.fetchall():
             out[row["endpoint"]][row["status"]] = int(row["n"])
             if row["status"] == DELIVERED:

@@ -64,7 +64,8 @@ def test_a_rival_learns_nothing_of_another_players_endpoints(table, receiver):
     theirs = client.get(f"/campaigns/{cid}/endpoints/{eid}/deliveries", headers=bearer(toks["ENG"]))
     nobodys = client.get(f"/campaigns/{cid}/endpoints/ep_0000000000000000/deliveries", headers=bearer(toks["ENG"]))
     assert theirs.status_code == nobodys.status_code == 404
-    assert theirs.json()["error"]["message"].replace(eid, "X") == nobodys.json()["error"]["message"].replace("ep_0000000000000000", "X")
+    said = theirs.json()["error"]["message"].replace(eid, "X")
+    assert said == nobodys.json()["error"]["message"].replace("ep_0000000000000000", "X")
     removed = client.post(f"/campaigns/{cid}/endpoints/{eid}/remove", json={"reason": "mine now"},
                           headers=bearer(toks["ENG"]))
     assert removed.status_code == 404
