@@ -16,10 +16,11 @@ from api.routes import audit, campaigns, health, records, tokens
 from api.routes import checkpoints, economy, moves, notify, trade
 from api.routes import export as export_routes
 from api.routes import projections as projection_routes
-from api.routes import gm_web, notify_web, web
+from api.routes import gm_web, notify_web, pace, pace_web, web
 from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
+from ledger.deadlines import Ticker
 from ledger.supervision import SteadyGC, die_with_parent
 from projections.delivery import DeliveryWorker
 from projections.runner import ProjectionRunner
@@ -33,7 +34,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
         die_with_parent()
         collector = SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start()
-        runner = deliveries = None
+        runner = deliveries = ticker = None
         try:  # a start-up that fails (a bad key, a store refused) still gives the process its GC rule back
             app.state.ledger = ledger or Ledger(settings)
             # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
@@ -41,6 +42,9 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
             app.state.projection_runner = runner
             # The outbox's messages (projections/outbox.py) are sent from a thread too, unless another process does.
             deliveries = DeliveryWorker(app.state.ledger).start() if settings.notify_delivery == "thread" else None
+            # Reminders due are recorded once whichever worker's ticker sees them first (ledger/deadlines.py).
+            if settings.deadline_tick_seconds > 0:
+                ticker = Ticker(app.state.ledger, settings.deadline_tick_seconds).start()
             # With LEDGER_POSTGRES_REPLICA_DSN, reads are served by a streaming replica (api/replica.py).
             if replica.replica_of(app) is not None:
                 readpath.replica_reads_of(app)
@@ -50,6 +54,8 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         finally:
             if deliveries is not None:
                 deliveries.stop()
+            if ticker is not None:
+                ticker.stop()
             if runner is not None:
                 runner.stop()
             if getattr(app.state, "replica", None) is not None:
@@ -93,6 +99,8 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(notify.router)  # notification endpoints and their deliveries
     app.include_router(export_routes.router)  # economic history downloads and charts
     app.include_router(checkpoints.router)  # the service's key, signed checkpoints, Merkle proofs
+    app.include_router(pace.router)  # deadlines, readiness, reminders, read marks, the turn report
+    app.include_router(pace_web.router)  # "Since you last looked" at /ui
     _reject_by_prefix(app)
     app.mount("/ui/static", StaticFiles(directory=web.WEB / "static"), name="ui-static")
     _offline_docs(app)

@@ -2,8 +2,9 @@
 
 - the admin token (``LEDGER_ADMIN_TOKEN``): role ``admin`` on every campaign;
 - a campaign token (``ledger/tokens.py``): its role in its own campaign;
-- either of them may come instead from the ``ledger_token`` cookie the web page's login sets
-  (``api/routes/web.py``), for reads, and for writes under ``/ui/`` only (CSRF-checked forms);
+- the web page's login (``api/routes/web.py``) sets the ``ledger_token`` cookie to a session standing for
+  either of them (``ledger/tokens.py``: never the token itself), for reads, and for writes under ``/ui/``
+  only (CSRF-checked forms);
 - no token: 401, except in local development (``LEDGER_ENV=development`` with no
   admin token configured) for a client on 127.0.0.1 or ::1, which acts as the
   admin named by ``X-Ledger-Actor`` (the behaviour before tokens existed).
@@ -24,7 +25,7 @@ from ledger.domain.errors import Forbidden, Unauthorized
 
 LOOPBACK = frozenset({"127.0.0.1", "::1"})
 BEARER_HEADER = "Authorization"
-#: The web page's login cookie (api/routes/web.py: HttpOnly, SameSite=Strict), a second source of the same token.
+#: The web page's login cookie (api/routes/web.py: HttpOnly, SameSite=Strict): a session standing for a token.
 TOKEN_COOKIE = "ledger_token"
 
 
@@ -46,7 +47,7 @@ async def authenticate(request: Request, settings: Settings, ledger: Ledger) -> 
     # The cookie counts for reads, and for writes only under /ui/ (whose forms carry a CSRF token): the
     # API's writes keep requiring the header, so a browser cannot be made to send one with its cookie.
     if header is None and cookie and (request.method in ("GET", "HEAD") or request.url.path.startswith("/ui/")):
-        header = f"Bearer {cookie}"
+        return await _logged_in(request, settings, ledger, cookie)
     if header is None:
         client = request.client.host if request.client else ""
         if open_development(settings) and client in LOOPBACK:
@@ -64,9 +65,26 @@ async def authenticate(request: Request, settings: Settings, ledger: Ledger) -> 
     grant = await run_in_threadpool(tokens.authenticate, ledger, raw)
     if grant is None:
         raise Unauthorized("unknown or revoked token", field=BEARER_HEADER)
+    return _granted(request, grant)
+
+
+async def _logged_in(request: Request, settings: Settings, ledger: Ledger, cookie: str) -> Caller:
+    """The web page's login (``ledger/tokens.py``): a session of the campaign, or the admin's signed cookie;
+    never a token (a cookie holding one, from before sessions, is refused: log in again)."""
+    if tokens.admin_session_valid(settings.admin_token, cookie):
+        return Caller(Actor("admin", "admin"), None)
+    grant = await run_in_threadpool(tokens.session_grant, ledger, cookie)
+    if grant is None:
+        raise Unauthorized("the login has ended (logged out, expired, or its token revoked): log in again",
+                           field=TOKEN_COOKIE)
+    return _granted(request, grant)
+
+
+def _granted(request: Request, grant: tokens.TokenGrant) -> Caller:
     # The state the token was checked against is the campaign's at its head: the routes reuse it (api/deps.py)
     # rather than asking the store for the head a second time.
     request.state.token_state = grant.state
+    request.state.session_id = grant.session_id
     return Caller(grant.actor, grant.campaign, grant.token_id)
 
 

@@ -25,7 +25,7 @@ from ledger.domain.actors import Actor
 
 ROLES = ("gm", "player", "observer")  # what a campaign token can carry
 ALL_SEEING = frozenset({"gm", "admin", "system"})
-TOKEN_EVENTS = frozenset({"TokenIssued", "TokenRevoked"})  # always GM-only, never revealable
+TOKEN_EVENTS = frozenset({"TokenIssued", "TokenRevoked", "SessionOpened", "SessionEnded"})  # always GM-only, never revealable
 #: An endpoint's record: its owner's and the game master's only, never revealable (a webhook URL is a capability).
 ENDPOINT_EVENTS = frozenset({"EndpointRegistered", "EndpointChanged", "EndpointRemoved"})
 
@@ -46,6 +46,14 @@ WRITES: dict[tuple[str, str], bool | str] = {
     ("player", "merge_stacks"): "players_may_move",
     ("player", "change_stack"): "players_may_move",
     ("player", "start_siege"): "players_may_move",
+    # A login and its logout (ledger/tokens.py sessions): every holder, with their own token only.
+    ("player", "open_session"): True,
+    ("player", "end_session"): True,
+    ("observer", "open_session"): True,
+    ("observer", "end_session"): True,
+    # Their own country only (ledger/usecases/pacing.py checks it), and their own bookmark.
+    ("player", "mark_ready"): True,
+    ("player", "mark_read"): True,
     # Their own country's endpoints only (ledger/usecases/notify.py checks the audience named).
     ("player", "register_endpoint"): True,
     ("player", "change_endpoint"): True,
@@ -60,7 +68,8 @@ ACTIONS: dict[str, str] = {
     "open_turn": "open the next turn (dice commitment)",
     "close_turn": "close the open turn (reveals the seed)",
     "close_phase": "close a phase of the open turn (records the ERS lines it completes)",
-    "change_settings": "change the campaign's settings (players_may_roll, players_may_move, ers_visibility)",
+    "change_settings": "change the campaign's settings (players_may_roll, players_may_move, ers_visibility, "
+                       "time_zone, close_when_all_ready)",
     "roll": "roll server dice (physical dice: GM only)",
     "record_ruling": "resolve a procedure with server dice and record it (physical dice: GM only)",
     "record_treasury": "record a treasury entry",
@@ -71,6 +80,8 @@ ACTIONS: dict[str, str] = {
     "issue_token": "issue an access token",
     "revoke_token": "revoke an access token",
     "list_tokens": "list the live tokens (ids, roles, holders; never the secrets)",
+    "open_session": "log in on the web page with one's own token (the cookie holds a session, never the token)",
+    "end_session": "log out: end one's own web page login (a game master: any of the campaign's)",
     "move_stack": "record a stack's move on the map",
     "change_control": "record a change of a province's controller",
     "change_owner": "record a change of a province's owner",
@@ -93,6 +104,11 @@ ACTIONS: dict[str, str] = {
     "change_mission": "record a country's mission founded or gone in the rest of the world",
     "disband_stack": "take a stack off the map (disbanded), with its units and leaders",
     "set_leader_values": "give a leader on the map the values printed on his counter",
+    "set_deadline": "set or move the deadline of a phase, with reminders before it (in the campaign's time zone)",
+    "clear_deadline": "clear the deadline of a phase",
+    "mark_ready": "mark a country ready, or not, for the phase the turn is in (a player: their own country)",
+    "send_reminders": "record the reminders due now, naming the countries not ready (the service's ticker does)",
+    "mark_read": "mark the campaign read up to a position (\"Since you last looked\" starts after it)",
     "register_endpoint": "register a webhook or e-mail address to be told (players: for their own country)",
     "change_endpoint": "change what an endpoint is told about (players: their own)",
     "remove_endpoint": "remove an endpoint (players: their own)",

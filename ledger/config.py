@@ -65,6 +65,8 @@ class Settings(BaseSettings):
     follower_stale_seconds: float = Field(default=10.0, gt=0, description="/ready: a follower beat older is dead")
     lag_alert_seconds: float = Field(default=120.0, gt=0, description="/ready: views behind the store this long "
                                      "without catching up on any of it are reported (degraded)")
+    session_hours: int = Field(default=336, ge=1, le=24 * 90, description="a web page login lasts this long "
+                               "(its cookie holds a session recorded in the campaign, never the token)")
     signing_key_file: Path | None = Field(
         default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")
     public_host: str = Field(default="localhost", description="the name in checkpoint origins and the key name")
@@ -83,6 +85,9 @@ class Settings(BaseSettings):
         "the views, an outage): marked expired")
     projection_runner: Literal["thread", "external"] = Field(
         default="thread", description="thread: the API process keeps the views; external: `ledger project --follow`")
+    deadline_tick_seconds: float = Field(
+        default=60.0, ge=0, description="the service records the reminders that fell due every this many seconds "
+                                        "(ledger/deadlines.py); 0: not in the service (cron `ledger deadlines tick`)")
 
     @model_validator(mode="after")
     def _production_needs_secrets(self) -> Settings:

@@ -18,7 +18,7 @@ import hashlib
 from dataclasses import dataclass
 from importlib import resources
 from functools import cache
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 from uuid import UUID
 
 import yaml
@@ -29,9 +29,8 @@ from ledger.domain.actors import SYSTEM, Actor
 from ledger.domain.campaign import COUNTRY_RE, campaign_id
 from ledger.domain.commands import UNIT_TYPES, ImportScenario
 from ledger.domain.errors import InvalidInput
+from ledger.draft import Appended, Writes
 
-if TYPE_CHECKING:  # the use cases import this module, and the application imports the use cases
-    from ledger.application import Appended, Ledger
 
 Terrain = Literal["plain", "forest", "hills", "mountain", "swamp", "desert", "steppe", "sea"]
 
@@ -98,6 +97,9 @@ class ScenarioIn(_Strict):
     adjacency: list[tuple[str, str]] = Field(default_factory=list)
     stacks: list[StackIn] = Field(default_factory=list)
     wars: list[tuple[list[str], list[str]]] = Field(default_factory=list, description="[attackers, defenders]")
+    start: str | None = Field(default=None, pattern=r"^start_[a-z0-9_]{1,40}$",
+                              description="The ruleset's table of the economic facts its placement gives "
+                                          "(tables/NAME.toml), recorded at set-up (ledger/usecases/start.py)")
 
 
 #: libyaml's loader when PyYAML was built with it: ten times faster on the 3,000 lines of eu-1492.
@@ -245,8 +247,9 @@ def _check_board(s: ScenarioIn, fail: Any) -> None:
 def normalise(s: ScenarioIn) -> dict[str, Any]:
     """The JSON the event carries: controller defaulted to the owner, adjacency sorted."""
     doc = s.model_dump(mode="json")
-    if doc["board"] is None:
-        del doc["board"]  # scenarios without a board record exactly what they recorded before the field existed
+    for key in ("board", "start"):
+        if doc[key] is None:
+            del doc[key]  # scenarios without one record exactly what they recorded before the field existed
     for c in doc["countries"]:  # likewise a country without a capital or national provinces
         for key in ("capitals", "national_provinces"):
             if not c[key]:
@@ -296,7 +299,7 @@ def shipped(name: str) -> Shipped:
 
 
 def import_scenario(
-    ledger: Ledger,
+    ledger: Writes,
     text: str,
     *,
     slug: str,

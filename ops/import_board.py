@@ -689,6 +689,9 @@ HEADER_1492 = """\
 # majors); national provinces: R_COUNTRY_PROVINCE_EU (none listed for the majors).
 # Not on the board, so not here: treasuries and stabilities (0 until the game master sets them),
 # the inflation box, players, stacks and wars.
+# start: the economic facts of the placement in 1492 (engGreatCampaign.tex: domestic trade, vassals, trade
+# fleets and centres, colonies, trading posts, missions), ledger/rules/eu/tables/start_1492.toml, recorded
+# as events when a campaign is set up (ledger/usecases/start.py).
 """
 
 HEADER_CORNER = """\
@@ -704,7 +707,7 @@ def write_scenarios(board_dir: Path, out: Path) -> dict[str, str]:
     board = _read_board(board_dir)
     texts = {
         "eu-1492.yaml": _yaml(HEADER_1492, {"name": "Europa Universalis, 1492", "ruleset": "eu", "board": "eu",
-                                            "year": 1492}, _scenario_doc(board, None)),
+                                            "year": 1492, "start": "start_1492"}, _scenario_doc(board, None)),
         "sample-real.yaml": _yaml(HEADER_CORNER, {"name": "The Channel and Picardie, 1492", "ruleset": "eu",
                                                   "board": "eu", "year": 1492}, _scenario_doc(board, set(CORNER))),
     }

@@ -74,11 +74,14 @@ MESSAGES: dict[str, Message] = {
     **{kind: Message("moves", _named) for kind in _MAP},
     "CorrectionRecorded": Message("corrections", _corrected),
     "SheetsPublished": Message("sheets", _named),
+    "DeadlineSet": Message("deadlines", _everyone),
+    "DeadlineCleared": Message("deadlines", _everyone),
+    "ReminderIssued": Message("deadlines", _named),  # the countries not ready: a player is reminded if theirs is
 }
 #: What the view reads: the messages' events, the endpoints', and what its document keeps.
 READS = frozenset(MESSAGES) | ENDPOINT_EVENTS | {"CampaignCreated", "ScenarioImported"}
 _COUNTRY_FIELDS = ("country", "controller", "owner", "previous")
-_COUNTRY_LISTS = ("countries", "attackers", "defenders", "besiegers")
+_COUNTRY_LISTS = ("countries", "attackers", "defenders", "besiegers", "not_ready")
 _STACK_FIELDS = ("stack", "new_stack", "merged")
 
 

@@ -13,7 +13,7 @@ from ledger.dice import audience_words
 from ledger.economy.milestones import TITLES
 from ledger.rules.explain import plain
 from projections.records import Record
-from projections.words import country_facts, trade_fact, units
+from projections.words import country_facts, moment_in, trade_fact, units
 
 NAME = "timeline"
 
@@ -184,11 +184,19 @@ def _summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any]) -> str:
     if fact is not None:
         return p + fact
     if t == "PhaseClosed":
-        return f"Turn {d['turn']}: {TITLES.get(d['phase'], d['phase'])} phase closed"
+        by = d.get("closed_by") or {}
+        early = (f", early: every country is ready ({by['last']} last)" if by.get("by") == "all ready" else "")
+        return f"Turn {d['turn']}: {TITLES.get(d['phase'], d['phase'])} phase closed{early}"
+    if t in PACE:
+        return pace_summary(t, d, "UTC")
     if t == "TokenIssued":
         return f"access token issued ({d.get('role')})"
     if t == "TokenRevoked":
         return "access token revoked"
+    if t == "SessionOpened":
+        return f"logged in on the web page (until {d['expires_at'][:16].replace('T', ' ')} UTC)"
+    if t == "SessionEnded":
+        return f"web page login ended ({d['reason']})"
     if t == "CampaignSettingsChanged":
         changed = ", ".join(f"{k.replace('_', ' ')}: {plain(v)}" for k, v in sorted((d.get("changed") or {}).items()))
         return f"settings changed: {changed} ({d.get('reason')})"
@@ -199,6 +207,36 @@ def _summary(doc: dict[str, Any], r: Record, ctx: dict[str, Any]) -> str:
         return (f"turn {d.get('turn')} sheets of {', '.join(d.get('countries') or ())} published: "
                 f"{n} {'entry' if n == 1 else 'entries'} made public ({d.get('reason')})")
     return f"{p}{t}"
+
+
+#: The events of a turn's pace (ledger/domain/pace.py) and a reader's bookmark: their words name times.
+PACE = frozenset({"DeadlineSet", "DeadlineCleared", "ReadinessMarked", "ReminderIssued", "MarkedAsRead"})
+
+
+def _before(minutes: int) -> str:
+    from ledger.domain.pace import before_words
+
+    return before_words(minutes)
+
+
+def pace_summary(t: str, d: dict[str, Any], zone_name: str) -> str:
+    """A deadline, a readiness, a reminder or a bookmark in words, its times in ``zone_name`` (the reader's)."""
+    phase = f"the {TITLES.get(d.get('phase'), d.get('phase'))} phase of turn {d.get('turn')}"
+    if t == "DeadlineSet":
+        reminders = ", ".join(_before(m) for m in d.get("reminders") or ())
+        moved = f" (moved from {moment_in(d['previous'], zone_name)})" if d.get("previous") else ""
+        return (f"Deadline of {phase}: {moment_in(d['due'], zone_name)}{moved}"
+                + (f"; reminders {reminders} before" if reminders else "")
+                + (f" ({d['reason']})" if d.get("reason") else ""))
+    if t == "DeadlineCleared":
+        return f"Deadline of {phase} cleared (was {moment_in(d['previous'], zone_name)}; {d['reason']})"
+    if t == "ReadinessMarked":
+        return f"{d['country']} is {'ready' if d['ready'] else 'no longer ready'} for {phase}"
+    if t == "ReminderIssued":
+        late = ", ".join(d.get("not_ready") or ()) or "nobody: every country is ready"
+        return (f"Reminder, {_before(d['before'])} before the deadline of {phase} "
+                f"({moment_in(d['due'], zone_name)}): not ready, {late}")
+    return f"Marked as read up to position {d.get('up_to')}"
 
 
 def row(doc: dict[str, Any], r: Record) -> dict[str, Any]:

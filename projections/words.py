@@ -21,7 +21,7 @@ from ledger.rules.explain import explain, label, plain
 __all__ = ["plain", "label", "value", "units", "siege_changes", "ers_key", "budget_line", "changes", "effect",
            "outcome_rows", "step_heading", "fields_diff", "ruling_diff", "dice_line", "budget_changes", "ruling_words",
            "formula", "line_code", "board_notes",
-           "board_disagreement", "moment", "country_facts", "trade_fact"]
+           "board_disagreement", "moment", "moment_in", "country_facts", "trade_fact"]
 
 value = plain
 
@@ -38,6 +38,20 @@ def moment(ts: Any) -> str:
     if when.tzinfo is not None:
         when = when.astimezone(UTC)
     return when.strftime("%Y-%m-%d %H:%M:%S UTC")
+def moment_in(ts: Any, zone_name: str) -> str:
+    """A time as a reader who chose ``zone_name`` (an IANA name: theirs, else the campaign's) reads it, to the
+    minute: "2026-12-01 20:00 Europe/Paris" (deadlines and "since you last looked"; ``moment`` says why the
+    events' own times are shown in UTC to the second)."""
+    from ledger.domain.zones import zone
+
+    if not ts:
+        return "—"
+    when = ts if isinstance(ts, datetime) else datetime.fromisoformat(str(ts).replace("Z", "+00:00"))
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return f"{when.astimezone(zone(zone_name)):%Y-%m-%d %H:%M} {zone_name}"
+
+
 #: Document keys that are bookkeeping, not something a person sees change.
 _INTERNAL = frozenset({"position", "corrections", "correction_log", "scenario", "adjacency", "stability_log",
                        "inflation_log", "vp_by_turn", "turn"})

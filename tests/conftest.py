@@ -22,6 +22,7 @@ import os
 from pathlib import Path
 import uuid
 from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -82,26 +83,45 @@ def _rank(item: pytest.Item, path: str) -> int:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """ops/test runs the suite over the machine's cores (pytest-xdist, ``--dist loadgroup``): a module's tests
-    stay on one worker, so its module-scoped fixtures (a served site, a seeded campaign) are built once; the
-    replica's tests all share one worker, since one of them pauses the replica's replay for every reader; a
-    script of ops/ is a group of its own (it builds its own campaigns and servers). The ``ops`` marker is set
-    here (the module docstring), and the groups put in order (``_ORDER``)."""
+    """The ``ops`` marker is set here (the module docstring), and the tests put in the order the workers take
+    their groups in (``_ORDER``; the groups are ``_group``'s)."""
     ranks = {}
     for item in items:
         path = str(item.fspath).replace(os.sep, "/")
         code = getattr(getattr(item, "function", None), "__code__", None)
         if code is not None and _runs_ops(code):
             item.add_marker(pytest.mark.ops)
-        if "/tests/replica/" in path:
-            group = "replica"
-        elif item.get_closest_marker("ops"):
-            group = item.nodeid
-        else:
-            group = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(group))
         ranks[item.nodeid] = _rank(item, path)
     items.sort(key=lambda item: ranks[item.nodeid])  # stable: a module's tests keep their order
+
+
+def _group(nodeid: str, per_test: bool) -> str:
+    """A worker runs a group's tests one after another: a module's, so that its module-scoped fixtures (a
+    served site, a seeded campaign) are built once; the replica's tests all together, since one of them pauses
+    the replica's replay for every reader; a script of ops/ alone (``per_test``: the ops lane), as it builds its
+    own campaigns and servers."""
+    if per_test:
+        return nodeid
+    path = nodeid.split("::", 1)[0]
+    return "tests/replica" if path.startswith("tests/replica/") else path
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """``--dist loadgroup`` with the groups of ``_group``, read from the test's id. pytest-xdist's own groups
+    (``xdist_group`` marks) never applied under pytest 9: it renames a test by a field pytest no longer reads,
+    so every test was sent alone, a module's fixtures built on both workers, the replica's tests split."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    per_test = config.getoption("markexpr") == "ops"
+
+    class Groups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return _group(nodeid, per_test)
+
+    return Groups(config, log)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

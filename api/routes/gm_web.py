@@ -16,7 +16,7 @@ from urllib.parse import quote
 from uuid import UUID
 
 from fastapi import APIRouter, Query, Request
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from api.routes.views import campaign_public
@@ -25,6 +25,7 @@ from api.web import gm_forms
 from ledger import tokens
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
+from ledger.domain import sight
 from ledger.domain.campaign import CampaignState, campaign_id
 from ledger.domain.errors import Forbidden, InvalidInput, LedgerError, Unauthorized
 from ledger.domain.events import TreasuryEntryRecorded
@@ -273,3 +274,154 @@ async def revoke_token(request: Request, campaign: str, token_id: str, form: For
         context = await run_in_threadpool(_tokens_page, ledger, actor, cid, form, failed)
         return render(request, "gm_tokens.html", context, status=exc.status)
     return RedirectResponse(f"/ui/campaigns/{campaign}/tokens?revoked={quote(token_id)}", status_code=303)
+
+
+# ------------------------------------------------------------------ a country's setup; the stacks and leaders
+# Two pages of forms over the commands the JSON routes take (``POST .../map/countries``, ``.../trade/...``,
+# ``.../map/stacks/disband``, ``.../map/leaders/values``), each prefilled with what the write side holds now.
+
+PAGES = {"countries": (gm_forms.COUNTRY_SETUP, "gm_countries.html"), "stacks": (gm_forms.STACKS, "gm_stacks.html")}
+
+
+def _chosen(state: CampaignState, country: str | None) -> str:
+    """The country the setup page shows: the one asked for if it is the campaign's, else the first."""
+    return country if country in state.countries else state.countries[0]
+
+
+def _countries_page(ledger: Ledger, actor: Actor, cid: UUID, query: dict[str, str],
+                    posted: dict[str, str] | None = None, failed: dict[str, Any] | None = None) -> dict[str, Any]:
+    from ledger.board import load_board
+    from ledger.economy.trade_income import CENTRES, RESOURCE_NAMES, zone_ids
+    from ledger.rules.core import load_table
+
+    state = ledger.campaign(cid)
+    forms = gm_forms.offered(actor, state, gm_forms.COUNTRY_SETUP)
+    if not forms:
+        _refuse(actor, "country-facts", state)  # the game master's page: refused as the API refuses
+    country = _chosen(state, (posted or query).get("country"))
+    facts = gm_forms.country_facts_of(state, country)
+    everyone = (state.military or {}).get("countries") or {}
+    scenario = ledger.scenario(cid) or {}
+    try:
+        technologies = load_table(f"ledger.rules.{state.ruleset}", "technologies.toml")
+    except (ModuleNotFoundError, FileNotFoundError):
+        technologies = {}
+    board = load_board(scenario["board"]) if scenario.get("board") else None
+    zone, centre, place = query.get("zone") or "", query.get("centre") or "", query.get("place") or ""
+    kind = query.get("kind") if query.get("kind") in ("colony", "trading_post") else "colony"
+    held = {c: {"holder": code, **v} for code, cf in everyone.items() for c, v in (cf.get("trade_centres") or {}).items()}
+    establishment = {"kind": kind, "place": place,
+                     "level": str((facts.get("colonies" if kind == "colony" else "trading_posts") or {}).get(place, "")),
+                     "exploits": ", ".join(f"{r}: {n}" for r, n in ((facts.get("exploits") or {}).get(place) or {}).items()),
+                     "gold": "yes" if place in (facts.get("gold") or ()) else "no"}
+    return {"c": campaign_public(state), "country": country, "forms": {n: gm_forms.FORMS[n].title for n in forms},
+            "facts": facts, "posted": posted or {}, "failed": failed,
+            "keys": {n: secrets.token_urlsafe(12) for n in gm_forms.COUNTRY_SETUP},
+            "prefill": {"country-facts": gm_forms.facts_shown(facts),
+                        "trade-fleet": {"zone": zone, "level": str((facts.get("trade_fleets") or {}).get(zone, ""))},
+                        "trade-centre": {"centre": centre or "atlantic",
+                                         "holder": (held.get(centre) or {}).get("holder") or country,
+                                         "province": (held.get(centre) or {}).get("province") or "",
+                                         "income": str((held.get(centre) or {}).get("income") or "")},
+                        "establishment": establishment,
+                        "mission": {"place": place, "present": "no" if place in (facts.get("missions") or ()) else "yes"}},
+            "technologies": {k: [(code, f"{code} ({', '.join(names)})" if names else code)
+                                 for code, names in technologies.get(k, {}).items()] for k in ("land", "naval")},
+            "centres": [{"code": code, "name": name, **held.get(code, {})} for code, name in CENTRES.items()],
+            "centre_choices": list(CENTRES.items()), "resources": RESOURCE_NAMES,
+            "resource_codes": ", ".join(f"{code} {name}" for code, name in RESOURCE_NAMES.items()),
+            "zones": list(zone_ids()),
+            "rotw": sorted(board.rotw) if board is not None else [],
+            "scenario_countries": [c["code"] for c in scenario.get("countries") or ()]}
+
+
+def _stacks_page(ledger: Ledger, actor: Actor, cid: UUID, query: dict[str, str],
+                 posted: dict[str, str] | None = None, failed: dict[str, Any] | None = None) -> dict[str, Any]:
+    state = ledger.campaign(cid)
+    forms = gm_forms.offered(actor, state, gm_forms.STACKS)
+    if not forms:
+        _refuse(actor, "disband", state)
+    seen, military = sight.seen(state, actor)  # the game master's: every stack
+    where = {sid: at for sid, (at, *_) in seen.items()}
+    stacks = [{"id": sid, "country": f["country"], "at": where.get(sid, ""),
+               "units": ", ".join(f"{words.plain(n)} {u}" for u, n in f["units"].items()) or "no unit",
+               "leaders": f["leaders"]} for sid, f in sorted((military.get("forces") or {}).items())]
+    name = (posted or query).get("leader") or ""
+    found = gm_forms.leader_of(state, name)
+    leader = {"name": name, "stack": found[0] if found else None,
+              **{k: str(found[1].get(k, 0)) if found else "" for k in ("fire", "shock", "manoeuvre", "siege")}}
+    return {"c": campaign_public(state), "forms": {n: gm_forms.FORMS[n].title for n in forms}, "stacks": stacks,
+            "leader": leader, "stack": (posted or query).get("stack") or "", "posted": posted or {},
+            "failed": failed, "keys": {n: secrets.token_urlsafe(12) for n in gm_forms.STACKS}}
+
+
+_BUILDERS = {"countries": _countries_page, "stacks": _stacks_page}
+
+
+@router.get("/campaigns/{campaign}/countries", response_class=HTMLResponse)
+async def countries_page(request: Request, campaign: str, recorded: Annotated[int | None, Query(ge=1, le=2**53)] = None):
+    """A country's setup: its technologies, domestic trade, vassals, manufactures and mines, its trade fleets,
+    trade centres, colonies, trading posts and missions, each form prefilled with what the ledger holds."""
+    return await _setup_get(request, campaign, "countries", recorded)
+
+
+@router.get("/campaigns/{campaign}/stacks", response_class=HTMLResponse)
+async def stacks_page(request: Request, campaign: str, recorded: Annotated[int | None, Query(ge=1, le=2**53)] = None):
+    """The stacks on the map with their leaders' values: disband a stack, give a leader his printed values."""
+    return await _setup_get(request, campaign, "stacks", recorded)
+
+
+def _query(request: Request) -> dict[str, str]:
+    return {k: v[:200] for k, v in request.query_params.items() if k in ("country", "zone", "centre", "place",
+                                                                            "kind", "leader", "stack")}
+
+
+async def _setup_get(request: Request, campaign: str, page: str, recorded: int | None) -> Response:
+    ledger = _ledger(request)
+    try:
+        actor, cid = await _reader(request, campaign)
+        context = await run_in_threadpool(_BUILDERS[page], ledger, actor, cid, _query(request))
+        said = await run_in_threadpool(_said, ledger, cid, recorded) if recorded else None
+    except LedgerError as exc:
+        return _error(request, exc)
+    return render(request, PAGES[page][1], {**context, "recorded": said})
+
+
+@router.post("/campaigns/{campaign}/countries/{name}")
+async def countries_form(request: Request, campaign: str, name: str, form: FormDep):
+    """A form of a country's setup posted: recorded as the JSON route records it, or the page again with the
+    error beside its field and what was typed."""
+    return await _setup_post(request, campaign, "countries", name, form)
+
+
+@router.post("/campaigns/{campaign}/stacks/{name}")
+async def stacks_form(request: Request, campaign: str, name: str, form: FormDep):
+    return await _setup_post(request, campaign, "stacks", name, form)
+
+
+async def _setup_post(request: Request, campaign: str, page: str, name: str, form: dict[str, str]) -> Response:
+    ledger = _ledger(request)
+    try:
+        actor, cid = await _reader(request, campaign)
+        _check_csrf(request, form)
+        if name not in PAGES[page][0]:
+            raise InvalidInput(f"no form {name!r} on this page", field="form")
+        state = await run_in_threadpool(ledger.campaign, cid)
+        _refuse(actor, name, state)
+    except LedgerError as exc:
+        return _error(request, exc)
+
+    def work() -> int:
+        command = gm_forms.command_of(name, form, ledger.campaign(cid))
+        done = ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
+        return done.events[-1]["position"]
+
+    try:
+        at = await run_in_threadpool(work)
+    except Unauthorized as exc:
+        return _error(request, exc)
+    except LedgerError as exc:
+        context = await run_in_threadpool(_BUILDERS[page], ledger, actor, cid, {}, form, _failed(name, exc))
+        return render(request, PAGES[page][1], context, status=exc.status)
+    back = f"?country={quote(form.get('country') or '')}&recorded={at}" if page == "countries" else f"?recorded={at}"
+    return RedirectResponse(f"/ui/campaigns/{campaign}/{page}{back}#form-{name}", status_code=303)

@@ -49,7 +49,7 @@ from api.web.turn_view import form_inputs, posted_replacement, rework_form, turn
 from ledger import tokens
 from ledger.access import may_write
 from ledger.application import Actor, Ledger
-from ledger.domain.commands import PublishSheets, RecordCorrection, RecordRuling, ReworkRuling, build
+from ledger.domain.commands import EndSession, PublishSheets, RecordCorrection, RecordRuling, ReworkRuling, build
 from ledger.domain.errors import EventNotFound, Forbidden, InvalidInput, LedgerError, Unauthorized
 
 WEB = FilePath(__file__).resolve().parent.parent / "web"
@@ -174,6 +174,14 @@ def _error(request: Request, exc: LedgerError) -> Response:
 
 
 def _check_csrf(request: Request, form: dict[str, str]) -> None:
+    # A page of another origin of the same site (a sibling host) can set the ledger_csrf cookie and so forge
+    # a matching pair, a login with its own token among them: the browser says where a form came from
+    # (Sec-Fetch-Site; Origin for older ones), and only this origin's pages (or a typed request) are taken.
+    site, origin = request.headers.get("sec-fetch-site"), request.headers.get("origin")
+    own = f"{request.url.scheme}://{request.url.netloc}"
+    if (site is not None and site not in ("same-origin", "none")) or (origin not in (None, "null", own)):
+        raise Forbidden("this form was sent from another site's page: open the ledger's own page and submit there",
+                        field="csrf", rule="access.csrf")
     secret, sent = request.cookies.get(CSRF_COOKIE, ""), form.get("csrf", "")
     expected = _csrf_for(secret, request.cookies.get(TOKEN_COOKIE, "")) if secret else ""
     if not expected or not sent or not hmac.compare_digest(expected.encode(), sent.encode()):
@@ -202,7 +210,13 @@ def _safe_next(target: str | None) -> str:
 
 @router.get("/login", response_class=HTMLResponse)
 def login_page(request: Request, next: str | None = None):
-    return render(request, "login.html", {"next": _safe_next(next), "message": None})
+    return _login_page(request, _safe_next(next), None)
+
+
+def _login_page(request: Request, target: str, message: str | None, status: int = 200) -> Response:
+    days = request.app.state.settings.session_hours / 24
+    return render(request, "login.html", {"next": target, "message": message,
+                                          "session_days": f"{days:g}"}, status=status)
 
 
 @router.post("/login")
@@ -212,15 +226,18 @@ def login(request: Request, form: FormDep):
     try:
         _check_csrf(request, form)
     except Forbidden as exc:
-        return render(request, "login.html", {"next": target, "message": exc.message}, status=403)
-    raw = form.get("token", "").strip()
-    known = bool(raw) and (tokens.admin_matches(settings.admin_token, raw) or tokens.authenticate(ledger, raw))
-    if not known:
-        return render(request, "login.html", {"next": target, "message": "unknown or revoked token"}, status=401)
+        return _login_page(request, target, exc.message, 403)
+    hours = settings.session_hours
+    # The cookie gets a session standing for the token, never the token (ledger/tokens.py): a logout, the
+    # token's revocation or the expiry ends it, copies of the cookie included.
+    session = tokens.log_in(ledger, form.get("token", "").strip(), settings.admin_token, hours)
+    if session is None:
+        return _login_page(request, target, "unknown or revoked token", 401)
     response = RedirectResponse(target, status_code=303)
     # HttpOnly: scripts never read it; SameSite=Strict: no other site's page makes the browser send it.
     # Path "/": the chart and export links (API routes) are read with it too.
-    response.set_cookie(TOKEN_COOKIE, raw, httponly=True, samesite="strict", secure=_secure(request), path="/")
+    response.set_cookie(TOKEN_COOKIE, session, httponly=True, samesite="strict", secure=_secure(request), path="/",
+                        max_age=hours * 3600)
     return response
 
 
@@ -230,6 +247,9 @@ def logout(request: Request, form: FormDep):
         _check_csrf(request, form)
     except Forbidden as exc:
         return _error(request, exc)
+    grant = tokens.session_grant(_ledger(request), request.cookies.get(TOKEN_COOKIE, ""))
+    if grant is not None:  # recorded, so that a copy of the cookie is refused too
+        _ledger(request).handle(grant.campaign, EndSession(session_id=grant.session_id or ""), actor=grant.actor)
     response = RedirectResponse("/ui/login", status_code=303)
     response.delete_cookie(TOKEN_COOKIE, path="/")
     return response

@@ -46,9 +46,24 @@ FORMS: dict[str, Form] = {
     "revoke-token": Form("Revoke a token", "revoke_token", ("reason",)),
     "create": Form("Create a campaign", "create_campaign",
                    ("slug", "name", "ruleset", "scenario", "board", "countries", "players", "ers_visibility")),
+    # The setup of a country (/ui/campaigns/{c}/countries): the facts the income lines read.
+    "country-facts": Form("The country's facts", "set_country_facts",
+                          ("land_technology", "naval_technology", "domestic_trade_index", "vassals",
+                           "manufactures", "mines", "depleted_mines", "reason")),
+    "trade-fleet": Form("A trade fleet", "change_trade_fleet", ("zone", "level", "reason")),
+    "trade-centre": Form("A trade centre", "change_trade_centre", ("centre", "holder", "province", "income", "reason")),
+    "establishment": Form("A colony or a trading post", "change_establishment",
+                          ("kind", "place", "level", "exploits", "gold", "reason")),
+    "mission": Form("A mission", "change_mission", ("place", "present", "reason")),
+    # The stacks and leaders on the map (/ui/campaigns/{c}/stacks).
+    "disband": Form("Disband a stack", "disband_stack", ("stack", "reason")),
+    "leader-values": Form("A leader's values", "set_leader_values",
+                          ("leader", "fire", "shock", "manoeuvre", "siege", "reason")),
 }
 DESK = ("open-turn", "close-phase", "close-turn", "treasury", "entry-correction", "settings")
 TOKENS = ("issue-token", "revoke-token")
+COUNTRY_SETUP = ("country-facts", "trade-fleet", "trade-centre", "establishment", "mission")
+STACKS = ("disband", "leader-values")
 RULESETS = ("eu", "pfc", "his")
 BOARDS = ("eu",)  # the rulesets that ship a board (ledger/rules/<ruleset>/board/)
 ERS_VISIBILITY = {"country": "its country and the game masters", "public": "everyone"}
@@ -63,6 +78,8 @@ SHAPES = {
     "slug": "lower-case letters, digits and dashes only, beginning with a letter or a digit, as europa-1492",
     "scenario": "choose one of the scenarios offered",
     "board": "choose one of the boards offered",
+    "vassals": "each vassal is a country's code of 2 to 4 capital letters, as NAV, separated by commas",
+    "holder": "a country is its code of 2 to 4 capital letters, as ENG; leave it empty for nobody",
 }
 #: API names a message may quote, in the page's words.
 NAMES = {"ers_visibility": "who sees the budgets", "players_may_roll": "players may roll",
@@ -93,6 +110,10 @@ def form_field(name: str, api_field: str | None) -> str:
         return "option." + field[len("rules_options."):]  # the select of that option
     if name == "revoke-token" and field == "token_id":
         return "reason"  # the one field of the row: a revoked or unknown token is said beside it
+    if name in COUNTRY_SETUP or name in STACKS:
+        # manufactures[0].province → manufactures, mines.Elmina → mines, values.fire → fire, exploits.sl → exploits
+        field = field.removeprefix("values.").removeprefix("context.")
+        return re.split(r"[.\[]", field, maxsplit=1)[0]
     return field
 
 
@@ -227,7 +248,149 @@ def command_of(name: str, form: dict[str, str], state: CampaignState | None) -> 
                   "board": _text(form, "board"), "countries": _codes(form, "countries"),
                   "players": players_of(form), "settings": {"ers_visibility": form.get("ers_visibility") or "country"}}
         return cmd.build(cmd.CreateCampaign, **{k: v for k, v in fields.items() if v is not None})
+    if name in COUNTRY_SETUP or name in STACKS:
+        return _SETUP[name](form, state)
     raise InvalidInput(f"no form {name!r}", field="form")
+
+
+# ------------------------------------------------------------------ a country's facts, its trade, the forces
+# Each form reads into the command its API route takes (``POST .../map/countries``, ``.../trade/...``,
+# ``.../map/stacks/disband``, ``.../map/leaders/values``); names are checked by the use case, as for the API.
+
+_MANUFACTURE = re.compile(r"^\s*(\w+)\s+in\s+(.+?)\s*,\s*level\s+(\d+)\s*,\s*income\s+(\d+)\s*$", re.I)
+_PAIR = re.compile(r"^\s*(.+?)\s*:\s*(\d+)\s*$")
+
+
+def country_facts_of(state: CampaignState | None, country: str) -> dict[str, Any]:
+    """The facts the write side holds for ``country`` (what the income lines read), without their lineage."""
+    known = ((state.military or {}).get("countries") or {}).get(country) if state is not None else None
+    return {k: v for k, v in (known or {}).items() if k != "at"}
+
+
+def manufacture_words(m: dict[str, Any]) -> str:
+    return f"{m['resource']} in {m['province']}, level {m.get('level', 1)}, income {m['income']}"
+
+
+def facts_shown(facts: dict[str, Any]) -> dict[str, str]:
+    """A country's facts as the setup form shows them, each field as it is typed."""
+    return {"land_technology": facts.get("land_technology") or "",
+            "naval_technology": facts.get("naval_technology") or "",
+            "domestic_trade_index": str(facts.get("domestic_trade_index") or ""),
+            "vassals": ", ".join(facts.get("vassals") or ()),
+            "manufactures": "\n".join(manufacture_words(m) for m in facts.get("manufactures") or ()),
+            "mines": ", ".join(f"{p}: {n}" for p, n in (facts.get("mines") or {}).items()),
+            "depleted_mines": ", ".join(facts.get("depleted_mines") or ())}
+
+
+def _manufactures(form: dict[str, str]) -> list[dict[str, Any]]:
+    out = []
+    for line in filter(None, (x.strip() for x in (form.get("manufactures") or "").splitlines())):
+        m = _MANUFACTURE.match(line)
+        if m is None:
+            raise InvalidInput(f"{line!r}: write each manufacture on its own line as its resource, where it "
+                               "stands, its level and its income, as “Wine in Caux, level 1, income 4”",
+                               field="manufactures")
+        out.append({"resource": m.group(1).capitalize(), "province": m.group(2), "level": int(m.group(3)),
+                    "income": int(m.group(4))})
+    return out
+
+
+def _pairs(form: dict[str, str], name: str, example: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for item in filter(None, (x.strip() for x in re.split(r"[,\n]", form.get(name) or ""))):
+        m = _PAIR.match(item)
+        if m is None:
+            raise InvalidInput(f"{item!r}: write each as a name, a colon and a whole number, as {example}",
+                               field=name)
+        out[m.group(1)] = int(m.group(2))
+    return out
+
+
+def _names(form: dict[str, str], name: str) -> list[str]:
+    return [x.strip() for x in re.split(r"[,\n]", form.get(name) or "") if x.strip()]
+
+
+def _country_facts(form: dict[str, str], state: CampaignState | None) -> cmd.Command:
+    """The facts that differ from those held (a fact left as it is shown is not set again)."""
+    country = (form.get("country") or "").strip().upper()
+    held = country_facts_of(state, country)
+    typed: dict[str, Any] = {"land_technology": _text(form, "land_technology"),
+                             "naval_technology": _text(form, "naval_technology"),
+                             "domestic_trade_index": _int(form, "domestic_trade_index"),
+                             "vassals": _codes(form, "vassals"), "manufactures": _manufactures(form),
+                             "mines": _pairs(form, "mines", "Elmina: 2"),
+                             "depleted_mines": _names(form, "depleted_mines")}
+    # A scalar left empty keeps its value; a list or a table emptied is set empty (no vassal left...).
+    changed = {k: v for k, v in typed.items()
+               if (v is not None and v != held.get(k) if not isinstance(v, (list, dict))
+                   else v != (held.get(k) or type(v)()))}
+    if not changed:
+        raise InvalidInput("change at least one fact: each is shown as the ledger holds it", field="land_technology")
+    return cmd.build(cmd.SetCountryFacts, country=country, reason=form.get("reason") or "", **changed)
+
+
+def _trade_fleet(form: dict[str, str], _state: CampaignState | None) -> cmd.Command:
+    return cmd.build(cmd.ChangeTradeFleet, country=(form.get("country") or "").strip().upper(),
+                     zone=(form.get("zone") or "").strip(), level=_required_int(form, "level", "the level, 0 to 6"),
+                     reason=form.get("reason") or "")
+
+
+def _trade_centre(form: dict[str, str], _state: CampaignState | None) -> cmd.Command:
+    fields = {"centre": form.get("centre") or "", "holder": (_text(form, "holder") or "").upper() or None,
+              "province": _text(form, "province"), "income": _int(form, "income"), "reason": form.get("reason") or ""}
+    return cmd.build(cmd.ChangeTradeCentre, **{k: v for k, v in fields.items() if v is not None or k == "holder"})
+
+
+def _establishment(form: dict[str, str], _state: CampaignState | None) -> cmd.Command:
+    return cmd.build(cmd.ChangeEstablishment, country=(form.get("country") or "").strip().upper(),
+                     kind=form.get("kind") or "", place=(form.get("place") or "").strip(),
+                     level=_required_int(form, "level", "the level, 0 to 6"),
+                     exploits={k.lower(): v for k, v in _pairs(form, "exploits", "sl: 3").items()},
+                     gold=form.get("gold") == "yes", reason=form.get("reason") or "")
+
+
+def _mission(form: dict[str, str], _state: CampaignState | None) -> cmd.Command:
+    present = _yes_no(form, "present")
+    if present is None:
+        raise InvalidInput("choose whether the mission is founded or gone", field="present")
+    return cmd.build(cmd.ChangeMission, country=(form.get("country") or "").strip().upper(),
+                     place=(form.get("place") or "").strip(), present=present, reason=form.get("reason") or "")
+
+
+def _disband(form: dict[str, str], _state: CampaignState | None) -> cmd.Command:
+    return cmd.build(cmd.DisbandStack, stack=(form.get("stack") or "").strip(), reason=form.get("reason") or "")
+
+
+def leader_of(state: CampaignState | None, name: str) -> tuple[str, dict[str, Any]] | None:
+    """(its stack, the leader as the map holds him) of the leader named ``name``, if he is on the map."""
+    forces = ((state.military or {}).get("forces") or {}) if state is not None else {}
+    return next(((sid, x) for sid, f in sorted(forces.items()) for x in f["leaders"] if x["name"] == name), None)
+
+
+def _leader_values(form: dict[str, str], state: CampaignState | None) -> cmd.Command:
+    """The values that differ from those the map holds for the leader (the form shows them)."""
+    name = (form.get("leader") or "").strip()
+    found = leader_of(state, name)
+    held = found[1] if found is not None else {}
+    values = {k: v for k in ("fire", "shock", "manoeuvre", "siege")
+              if (v := _int(form, k)) is not None and v != held.get(k)}
+    if found is not None and not values:
+        raise InvalidInput(f"change at least one of {name}'s values: each is shown as the map holds it",
+                           field="fire")
+    return cmd.build(cmd.SetLeaderValues, leader=name, values=values or {"fire": None},
+                     reason=form.get("reason") or "")
+
+
+def _required_int(form: dict[str, str], name: str, what: str) -> int:
+    value = _int(form, name)
+    if value is None:
+        raise InvalidInput(f"type {what}", field=name)
+    return value
+
+
+_SETUP = {"country-facts": _country_facts, "trade-fleet": _trade_fleet, "trade-centre": _trade_centre,
+          "establishment": _establishment, "mission": _mission, "disband": _disband,
+          "leader-values": _leader_values}
 
 
 # ------------------------------------------------------------------ what the pages show
@@ -250,6 +413,30 @@ def rules_options(state: CampaignState) -> list[dict[str, Any]]:
                         "choices": ["yes", "no"] if yes_no else [str(v) for v in get_args(info.annotation)],
                         "value": ("yes" if value else "no") if yes_no and value is not None else (value or ""),
                         "bool": yes_no, "help": named(info.description or "")})
+    return out + income_readings(state, chosen)
+
+
+def income_readings(state: CampaignState, chosen: dict[str, Any]) -> list[dict[str, Any]]:
+    """The readings of the income lines a select can offer (one of a few values, or yes/no), as the procedures'
+    options are offered; the others (a number, a list) are set through the API or ``ledger campaign settings``."""
+    if state.ruleset != "eu":
+        return []
+    from ledger.economy.board_income import reading_choices, reading_words, readings
+    from ledger.rules.eu.ers import ers_definition
+
+    names = {d.code: d.name for d in ers_definition().lines}
+    choices = reading_choices(state.ruleset)
+    out = []
+    for key, default in readings(state.ruleset).items():
+        if not (key in choices or isinstance(default, bool)):
+            continue
+        line, _, what = key.partition(".")
+        value = chosen.get(key)
+        yes_no = isinstance(default, bool)
+        out.append({"key": key, "label": f"{line} {names.get(line, '')}: {what.replace('_', ' ')}",
+                    "choices": ["yes", "no"] if yes_no else list(choices[key]),
+                    "value": ("yes" if value else "no") if yes_no and value is not None else (value or ""),
+                    "bool": yes_no, "help": f"the ruleset reads {reading_words(default)} (DECISIONS.md, {line})"})
     return out
 
 

@@ -161,6 +161,7 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "MarkerRemoved": "Marker removed", "WarDeclared": "War", "TurnOpened": "Turn opened",
           "TurnClosed": "Turn closed", "PhaseClosed": "Phase closed", "CampaignCreated": "Campaign created",
           "ScenarioImported": "Scenario", "TokenIssued": "Access token", "TokenRevoked": "Access token revoked",
+          "SessionOpened": "Login", "SessionEnded": "Logout",
           "VisibilityRevealed": "Made public", "SheetsPublished": "Sheets published",
           "CampaignSettingsChanged": "Settings",
           "DiceSeedCommitted": "Dice commitment", "DiceSeedRevealed": "Dice seed revealed",
@@ -170,7 +171,9 @@ _KINDS = {"RulingRecorded": "Ruling", "TreasuryEntryRecorded": "Treasury entry",
           "SiegeStarted": "Siege begins", "SiegeEnded": "Siege over", "OwnerChanged": "Owner",
            "FortressChanged": "Fortress", "CountryFactsSet": "Country facts", "TradeFleetChanged": "Trade fleet",
            "TradeCentreChanged": "Trade centre", "EstablishmentChanged": "Colony or trading post",
-           "MissionChanged": "Mission", "IncomeConfirmed": "Income confirmed"}
+           "MissionChanged": "Mission", "IncomeConfirmed": "Income confirmed", "DeadlineSet": "Deadline",
+           "DeadlineCleared": "Deadline cleared", "ReadinessMarked": "Ready", "ReminderIssued": "Reminder",
+           "MarkedAsRead": "Read up to here"}
 
 
 def correction_fields(r: Record) -> list[dict[str, Any]] | None:

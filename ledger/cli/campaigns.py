@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Optional
 
 import typer
@@ -29,6 +30,9 @@ def campaign_create(
     ers_visibility: Annotated[str, typer.Option("--ers-visibility", help="Who sees a treasury entry recorded "
                                                 "without a visibility: country (its own country and the game "
                                                 "masters) or public")] = "country",
+    start: Annotated[bool, typer.Option("--start/--no-start", help="With --scenario eu-1492: record the economic "
+                                        "facts of its placement (domestic trade, vassals, trade fleets...) or "
+                                        "start blank")] = True,
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
 ) -> None:
@@ -40,7 +44,8 @@ def campaign_create(
         players[who] = holder
     with ledger_app() as ledger:
         command = build(CreateCampaign, slug=slug, name=name, ruleset=ruleset, scenario=scenario, board=board,
-                        countries=country or [], players=players, settings={"ers_visibility": ers_visibility})
+                        countries=country or [], players=players, settings={"ers_visibility": ers_visibility},
+                        start=start)
         r = ledger.handle(campaign_id(command.slug), command, actor=Actor(actor, "gm"), idempotency_key=key)
         emit(r.to_json())
 
@@ -59,6 +64,12 @@ def campaign_settings(
     rules_option: Annotated[Optional[list[str]], typer.Option(
         "--rules-option", help="A ruleset option, CODE.field=value (e.g. M21.artillery_source=tables); repeatable; "
                                "`ledger procedures RULESET --where` lists them")] = None,
+    time_zone: Annotated[Optional[str], typer.Option(
+        "--time-zone", help="The campaign's time zone, an IANA name (Europe/Paris): deadlines are typed in it")]
+    = None,
+    close_when_all_ready: Annotated[Optional[bool], typer.Option(
+        "--close-when-all-ready/--no-close-when-all-ready",
+        help="Close the phase the turn is in as soon as every country is marked ready")] = None,
     reason: Annotated[str, typer.Option(help="Why (recorded in the event)")] = "",
     actor: ActorOpt = "gm",
     key: KeyOpt = None,
@@ -68,7 +79,8 @@ def campaign_settings(
         cid = cid_of(ledger, campaign)
         changed: dict[str, object] = {k: v for k, v in (
             ("players_may_roll", players_may_roll), ("players_may_move", players_may_move),
-            ("ers_visibility", ers_visibility)) if v is not None}
+            ("ers_visibility", ers_visibility), ("time_zone", time_zone),
+            ("close_when_all_ready", close_when_all_ready)) if v is not None}
         if rules_option:
             changed["rules_options"] = dict(_option(o) for o in rules_option)
         if not changed:
@@ -79,10 +91,19 @@ def campaign_settings(
 
 
 def _option(text: str) -> tuple[str, object]:
-    """``M21.artillery_source=tables`` → ("M21.artillery_source", "tables"); true/false are booleans."""
+    """``M21.artillery_source=tables`` → ("M21.artillery_source", "tables"); true/false are booleans; a reading
+    of the income lines whose value is a number, a list or a table is read as JSON (``B7.mine_value=30``,
+    ``B19.prices={"sl": 2, "sp": 5}``)."""
+    from ledger.economy.board_income import readings
+
     key, sep, value = text.partition("=")
     if not sep or not key or not value:
         fail("rules_option", f"{text!r}: write CODE.field=value")
+    if not isinstance(readings("eu").get(key, ""), (bool, str)):
+        try:
+            return key, json.loads(value)
+        except ValueError:
+            fail("rules_option", f"{text!r}: write {key}'s value as 30, [\"Revolt\", \"Pillage+\"] or {{\"sl\": 2}}")
     return key, {"true": True, "false": False}.get(value, value)
 
 

@@ -21,7 +21,7 @@ import typer
 
 from ledger.cli import base
 from ledger.domain import commands as cmd
-from ledger.domain import errors
+from ledger.domain import errors, pace
 from ledger.rules.core import RulesError
 
 #: Command → its route under ``/campaigns/{id}`` (None: ``/campaigns`` itself), and whether it sends a body.
@@ -59,6 +59,16 @@ def _route(command: cmd.Command) -> tuple[str | None, bool]:
             return f"/endpoints/{eid}/topics", True
         case cmd.RemoveEndpoint(endpoint_id=eid):
             return f"/endpoints/{eid}/remove", True
+        case pace.SetDeadline():
+            return "/deadlines", True
+        case pace.ClearDeadline():
+            return "/deadlines/clear", True
+        case pace.MarkReady():
+            return "/ready", True
+        case pace.SendReminders():
+            return "/reminders", False
+        case pace.MarkAsRead():
+            return "/read", True
     raise errors.InvalidInput(f"{type(command).__name__} is not sent to a server by this command line yet: run "
                               "it on the server, or use the web page", field="server")
 

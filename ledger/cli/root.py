@@ -14,8 +14,8 @@ from typing import Annotated, Optional
 
 import typer
 
-from ledger.cli import (access, audit, backup, base, campaigns, economy, export, income, map, notify, projections,
-                        records, remote, service, trade, turns)
+from ledger.cli import (access, audit, backup, base, campaigns, economy, export, income, map, notify, pace,
+                        projections, records, remote, service, trade, turns)
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -61,6 +61,9 @@ for name, command in [
     ("resolve", audit.resolve),
     ("openapi", service.openapi),
     ("backup", backup.backup), ("restore", backup.restore),
+    ("ready", pace.ready),
+    ("report", pace.report),
+    ("mark-read", pace.mark_read),
 ]:
     # ``ledger treasury CAMPAIGN FRA A9 -5``: a negative amount is the amount, not an unknown option.
     app.command(name, context_settings={"ignore_unknown_options": True} if name == "treasury" else None)(command)
@@ -77,6 +80,7 @@ for name, group in [
     ("trade", trade.trade_app),
     ("income", income.income_app),
     ("notify", notify.notify_app),
+    ("deadlines", pace.deadlines_app),
 ]:
     app.add_typer(group, name=name)
 

@@ -19,6 +19,7 @@ from ledger.chain import GENESIS
 from ledger.dice import ruling_dice
 from ledger.domain import events as ev
 from ledger.domain import forces as forcelib
+from ledger.domain import pace as pacelib
 from ledger.domain import sight
 from ledger.domain.commands import COUNTRY_RE, ERS_LINE_RE, SLUG_RE
 from ledger.domain.errors import InvalidInput, StateConflict
@@ -57,6 +58,8 @@ class CampaignState:
     phases_closed: tuple[str, ...] = ()  # phases of the open turn already closed (ledger/usecases/phases.py)
     # Access (ledger/tokens.py, ledger/access.py): live tokens by sha256, and positions made public later.
     tokens: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The web page's live logins by sha256 (ledger/tokens.py): {"id", "token_id", "expires_at"}.
+    sessions: dict[str, dict[str, Any]] = field(default_factory=dict)
     revealed: tuple[int, ...] = ()
     # Inputs a procedure carries to its next ruling (core.Procedure.carry): per "ruleset:procedure", the latest
     # ruling carrying a result of each visibility ({"position", "values", "visibility"}).
@@ -99,6 +102,12 @@ class CampaignState:
     # "computed"}}, "entries": {code: [position, amount]}} (the entries it booked, as corrections leave them).
     # Emptied when a turn opens; a snapshot older than the field holds none to miss.
     incomes: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # The open turn's pace (issue 38, ledger/usecases/pacing.py): {"deadlines": {phase: {"due" (UTC ISO),
+    # "zone", "reminders" (minutes before), "position"}}, "ready": {phase: [countries]}, "sent": ["phase|due|
+    # minutes", ...] (the reminders recorded)}. Emptied when a turn opens; older snapshots hold none to miss.
+    pace: dict[str, Any] = field(default_factory=dict)
+    # Where each reader marked "read up to here" (MarkedAsRead): reader -> position. A few entries per reader.
+    read_marks: dict[str, int] = field(default_factory=dict)
     # The live notification endpoints (ledger/usecases/notify.py): id -> {"audience", "kind", "target", "topics",
     # "label", "position"}. A snapshot older than the field holds none to miss (the events came after it).
     endpoints: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -127,6 +136,9 @@ class CampaignState:
             d["views"][name] = next((v for v in d["views"].values() if v == view), view)
         d.setdefault("held", None)
         d.setdefault("incomes", {})
+        d.setdefault("sessions", {})  # no session was opened before the field existed
+        d.setdefault("pace", {})
+        d.setdefault("read_marks", {})
         d.setdefault("endpoints", {})
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
@@ -183,7 +195,7 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         )
     elif isinstance(event, ev.TurnOpened):
         state = _evolve(state, turn=event.turn, turn_open=True, commitment=event.commitment, next_roll=0,
-                        phases_closed=(), dice_scheme=event.dice_scheme, rolls={}, incomes={},
+                        phases_closed=(), dice_scheme=event.dice_scheme, rolls={}, incomes={}, pace={},
                         seeds={dicelib.PUBLIC: event.commitment} if event.dice_scheme != dicelib.SINGLE_SEED else {})
     elif isinstance(event, ev.DiceSeedCommitted):
         state = _evolve(state, seeds={**state.seeds, event.audience: event.commitment})
@@ -211,7 +223,13 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         token = {"id": event.token_id, "role": event.role, "country": event.country, "holder": event.holder}
         state = _evolve(state, tokens={**state.tokens, event.sha256: token})
     elif isinstance(event, ev.TokenRevoked):
-        state = _evolve(state, tokens={h: t for h, t in state.tokens.items() if t["id"] != event.token_id})
+        state = _evolve(state, tokens={h: t for h, t in state.tokens.items() if t["id"] != event.token_id},
+                        sessions={h: s for h, s in state.sessions.items() if s["token_id"] != event.token_id})
+    elif isinstance(event, ev.SessionOpened):
+        session = {"id": event.session_id, "token_id": event.token_id, "expires_at": event.expires_at}
+        state = _evolve(state, sessions={**state.sessions, event.sha256: session})
+    elif isinstance(event, ev.SessionEnded):
+        state = _evolve(state, sessions={h: s for h, s in state.sessions.items() if s["id"] != event.session_id})
     elif isinstance(event, ev.EndpointRegistered):
         state = _evolve(state, endpoints={**state.endpoints, event.endpoint_id: {
             "audience": event.audience, "kind": event.kind, "target": event.target, "topics": list(event.topics),
@@ -228,6 +246,10 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = _evolve(state, revealed=(*state.revealed, *event.positions))
     elif isinstance(event, ev.CampaignSettingsChanged):
         state = _evolve(state, settings={**state.settings, **event.changed})
+    elif isinstance(event, PACE):
+        state = _evolve(state, pace=pacelib.follow(state.pace, event))
+    elif isinstance(event, ev.MarkedAsRead):
+        state = _evolve(state, read_marks={**state.read_marks, event.reader: event.up_to})
     elif isinstance(event, ev.IncomeConfirmed):
         state = _evolve(state, incomes={**state.incomes, event.country: {
             "position": event.originator_version, "at": event.at, "visibility": event.visibility,
@@ -285,6 +307,8 @@ def _rolled(state: CampaignState, event: Any, indices: list[int]) -> CampaignSta
     return _evolve(state, rolls=rolls, next_roll=sum(rolls.values()))
 
 
+#: The events of a turn's pace (ledger/domain/pace.py).
+PACE = (ev.DeadlineSet, ev.DeadlineCleared, ev.ReadinessMarked, ev.ReminderIssued)
 #: The events that change where stacks are or what they hold.
 MILITARY = (ev.StackMoved, *forcelib.FOLLOWED)
 

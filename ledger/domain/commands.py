@@ -207,6 +207,9 @@ class CreateCampaign(Command):
         default_factory=dict, examples=[{"ENG": "alice", "FRA": "bruno"}])
     game_masters: list[Annotated[str, StringConstraints(min_length=1, max_length=100), ONE_LINE]] | None = None
     settings: dict[str, Any] = Field(default_factory=dict)
+    start: bool = Field(default=True, description="A scenario whose placement gives economic facts (eu-1492: "
+                                                  "domestic trade, vassals, trade fleets...) records them at "
+                                                  "set-up; false: a blank start, the game master sets them")
 
     @field_validator("countries")
     @classmethod
@@ -284,10 +287,28 @@ class SettingsChange(Model):
                                           description="Players may move, split, merge and reinforce their own "
                                                       "country's stacks and start sieges with them")
     rules_options: dict[Annotated[str, StringConstraints(pattern=r"^[A-Z][A-Z0-9]{0,5}\.[a-z_]{1,40}$")],
-                        Typed | bool] | None = Field(
-        default=None, examples=[{"M21.artillery_source": "tables"}],
+                        Typed | bool | int | list[Typed] | dict[Typed, int | Typed]] | None = Field(
+        default=None, examples=[{"M21.artillery_source": "tables", "B31.payer": "owner"}],
         description="Ruleset options where the seeds disagree, \"CODE.field\": value (`ledger procedures RULESET` "
-                    "lists each procedure's options); named options change, the others keep their value")
+                    "lists each procedure's options), and the readings of the income lines (\"B31.payer\": "
+                    "\"owner\", \"B7.mine_value\": 30: the keys of tables/board_income.toml and trade_income.toml, "
+                    "DECISIONS.md); named options change, the others keep their value")
+    time_zone: Annotated[str, StringConstraints(min_length=1, max_length=60), ONE_LINE] | None = Field(
+        default=None, examples=["Europe/Paris"],
+        description="The campaign's time zone (an IANA name): deadlines are typed in it, and shown in it to a "
+                    "reader who chose none")
+    close_when_all_ready: bool | None = Field(
+        default=None, examples=[True],
+        description="Close the phase the turn is in as soon as every country is marked ready")
+
+    @field_validator("time_zone")
+    @classmethod
+    def _known_zone(cls, v: str | None) -> str | None:
+        if v is not None:
+            from ledger.domain.zones import zone
+
+            zone(v)  # ValueError in words, naming the closest zones
+        return v
 
 
 class ChangeSettings(Command):
@@ -704,6 +725,20 @@ class RevokeToken(Command):
     reason: Text = Field(examples=["player left the game"])
 
 
+class OpenSession(Command):
+    """A web page login with the caller's own campaign token (ledger/tokens.py): the cookie gets the session."""
+
+    action: ClassVar[str] = "open_session"
+    hours: int = Field(default=336, ge=1, le=24 * 90, strict=True, examples=[336],
+                       description="How long the login lasts (the service's LEDGER_SESSION_HOURS)")
+
+
+class EndSession(Command):
+    action: ClassVar[str] = "end_session"
+    session_id: Annotated[str, StringConstraints(min_length=1, max_length=64), ONE_LINE]
+    reason: Text = "logged out"
+
+
 class RevealEvent(Command):
     action: ClassVar[str] = "reveal"
     position: Position = Field(examples=[7], description="Position of the hidden event to make public")
@@ -1050,6 +1085,7 @@ COMMANDS: dict[str, type[Command]] = {
     cls.__name__: cls
     for cls in (CreateCampaign, ImportScenario, OpenTurn, CloseTurn, ClosePhase, ChangeSettings, RollDice,
                 RecordRuling, RecordTreasuryEntry, RecordCorrection, ReworkRuling, IssueToken, RevokeToken,
+                OpenSession, EndSession,
                 RevealEvent, PublishSheets, ConfirmIncome, MoveStack, ChangeControl, ChangeOwner, PlaceMarker, RemoveMarker,
                 DeclareWar, SplitStack, MergeStacks, ChangeStack, StartSiege, EndSiege, MakePeace, ChangeFortress,
                 RaiseStack, SetCountryFacts, ChangeTradeFleet, ChangeTradeCentre, ChangeEstablishment,
@@ -1119,8 +1155,8 @@ def leader_counter(text: str) -> dict[str, Any]:
 
 # ------------------------------------------------------------------ notifications (issue 38, ledger/notify)
 
-NOTIFY_TOPICS = ("turns", "rulings", "moves", "corrections", "sheets")  # ledger/notify/topics.py TOPICS, in order
-Topic = Literal["turns", "rulings", "moves", "corrections", "sheets"]
+NOTIFY_TOPICS = ("turns", "rulings", "moves", "corrections", "sheets", "deadlines")  # ledger/notify/topics.py TOPICS
+Topic = Literal["turns", "rulings", "moves", "corrections", "sheets", "deadlines"]
 EndpointKind = Literal["discord", "slack", "json", "email"]
 EndpointId = Annotated[str, StringConstraints(pattern=r"^ep_[0-9a-f]{16}$")]
 _EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}$")

@@ -300,6 +300,21 @@ class TokenRevoked(LedgerEvent):
     reason: str
 
 
+class SessionOpened(LedgerEvent):
+    """A web page login with a campaign token (GM-only; only the session's sha256 is kept, never its secret).
+    The login cookie holds the session, never the token: logging out or revoking the token ends it."""
+
+    session_id: str  # first 16 hex digits of sha256, used to name and end it
+    sha256: str  # of the whole session string, hex
+    token_id: str  # the token that logged in (its revocation ends the session)
+    expires_at: str  # ISO 8601, UTC: the session is refused from then on
+
+
+class SessionEnded(LedgerEvent):
+    session_id: str
+    reason: str
+
+
 class VisibilityRevealed(LedgerEvent):
     """A hidden event (GM-only or some countries) becomes public from here on; the original is unchanged."""
 
@@ -329,6 +344,9 @@ class PhaseClosed(LedgerEvent):
     turn: int
     phase: str
     ers: dict[str, Any]
+    # Who or what closed it when not the game master's own close (issue 38): {"by": "all ready", "countries":
+    # [...]} when the last player marked ready and the campaign closes a phase early. Absent before.
+    closed_by: dict[str, Any] | None = None
 
 
 class CampaignSettingsChanged(LedgerEvent):
@@ -424,6 +442,59 @@ class LeaderValuesChanged(LedgerEvent):
     reason: str
 
 
+# ----------------------------------------------------------------- pace: deadlines, readiness, reminders (issue 38)
+
+
+class DeadlineSet(LedgerEvent):
+    """The game master set (or moved) the deadline of a phase of the open turn (ledger/usecases/pacing.py).
+
+    ``due``: UTC, ISO 8601; ``time_zone``: the IANA zone it was typed in (the campaign's); ``reminders``:
+    minutes before ``due`` at which the players not ready are reminded; ``previous``: the deadline it moves."""
+
+    turn: int
+    phase: str
+    due: str
+    time_zone: str
+    reminders: list[int]
+    previous: str | None
+    reason: str | None
+
+
+class DeadlineCleared(LedgerEvent):
+    turn: int
+    phase: str
+    previous: str
+    reason: str
+
+
+class ReadinessMarked(LedgerEvent):
+    """A country is ready (or no longer) for the phase the open turn is in. Public: the table sees who is late."""
+
+    turn: int
+    phase: str
+    country: str
+    ready: bool
+
+
+class ReminderIssued(LedgerEvent):
+    """A reminder fell due ``before`` minutes before the phase's deadline ``due``, naming the countries not ready
+    then. Recorded once per deadline and offset: the chain says whether it went out (never twice after a
+    restart); delivering it is the outbox's (the notifications)."""
+
+    turn: int
+    phase: str
+    due: str
+    before: int
+    not_ready: list[str]
+
+
+class MarkedAsRead(LedgerEvent):
+    """A reader ("Since you last looked") has read the campaign up to ``up_to``. Its audience is the reader's
+    country and the game masters (a game master's or an observer's own: the game masters): a reader's
+    bookmark, not a fact of the game; the catch-up of the next visit starts after ``up_to``."""
+
+    reader: str  # "token:<id>", or the actor's id where no token authenticated them (the command line)
+    up_to: int
 class EndpointRegistered(LedgerEvent):
     """Someone asked to be told: a webhook or an e-mail address of the campaign's (game master) or of a player,
     and what it is to be told (ledger/notify). Seen by its owner's audience and the game master only; its

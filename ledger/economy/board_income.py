@@ -418,10 +418,59 @@ def work_out(state: CampaignState, country: str, *, options: Mapping[str, Any] |
     for code in sorted(WORKERS, key=_order):
         fn = WORKERS[code]
         try:
-            lines.append(fn(facts, country))
+            lines.append(_with_readings(fn(facts, country), facts.ruleset, options or {}))
         except Undetermined as why:
             unresolved.append((code, str(why)))
     return Proposal(country=country, position=state.version, lines=tuple(lines), unresolved=tuple(unresolved))
+
+
+@cache
+def readings(ruleset: str = "eu") -> Mapping[str, Any]:
+    """Every reading of the income lines a campaign may choose, with the ruleset's own (the ``[defaults]`` of
+    tables/board_income.toml and tables/trade_income.toml)."""
+    out: dict[str, Any] = {}
+    for table in ("board_income.toml", "trade_income.toml"):
+        try:
+            out.update(load_table(f"ledger.rules.{ruleset}", table).get("defaults", {}))
+        except (ModuleNotFoundError, FileNotFoundError):
+            continue
+    return MappingProxyType(out)
+
+
+@cache
+def reading_choices(ruleset: str = "eu") -> Mapping[str, tuple[Any, ...]]:
+    """The readings that take one of a few values (``[choices]`` of the same tables)."""
+    out: dict[str, tuple[Any, ...]] = {}
+    for table in ("board_income.toml", "trade_income.toml"):
+        try:
+            out.update({k: tuple(v) for k, v in load_table(f"ledger.rules.{ruleset}", table).get("choices", {}).items()})
+        except (ModuleNotFoundError, FileNotFoundError):
+            continue
+    return MappingProxyType(out)
+
+
+def reading_words(value: Any) -> str:
+    """A reading's value as a person reads it: yes/no, "Revolt, Pillage+", "sl 2, sp 5", "owner"."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        return ", ".join(map(str, value)) or "none"
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {v}" for k, v in value.items()) or "none"
+    return str(value).replace("_", " ")
+
+
+def _with_readings(line: ProposedLine, ruleset: str, options: Mapping[str, Any]) -> ProposedLine:
+    """The line with each reading of it the campaign chose otherwise than the ruleset in its lineage (adding
+    nothing: the line is still the sum of its lineage), so whoever checks it sees why it differs."""
+    defaults = readings(ruleset)
+    chosen = [(k, v) for k, v in sorted(options.items())
+              if k.partition(".")[0] == line.code and k in defaults and v != defaults[k]]
+    if not chosen:
+        return line
+    said = tuple(Source("reading", f"reading {k.partition('.')[2].replace('_', ' ')}: {reading_words(v)}", 0, None,
+                        f"the campaign's setting; the ruleset reads {reading_words(defaults[k])}") for k, v in chosen)
+    return ProposedLine(code=line.code, amount=line.amount, lineage=line.lineage + said, rule=line.rule)
 
 
 def work_out_all(state: CampaignState, *, options: Mapping[str, Any] | None = None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from ledger.domain.errors import InvalidInput
 from ledger.economy import board_income
 from ledger.economy.board_income import Proposal, ProposedLine, Source
 
@@ -33,8 +34,56 @@ def proposals(state: Any, countries: Iterable[str], options: Mapping[str, Any] |
 
 
 def options_of(state: Any) -> dict[str, Any]:
-    """The campaign's readings of the income lines (settings ``rules_options``, the keys of board_income.toml)."""
-    return dict((state.settings.get("rules_options") or {}).get("income") or {})
+    """The campaign's readings of the income lines: the keys of its settings' ``rules_options`` that name one
+    (``"B31.payer": "owner"``), beside the procedures' options (``"M21.artillery_source"``)."""
+    known = board_income.readings(state.ruleset or "eu")
+    return {k: v for k, v in (state.settings.get("rules_options") or {}).items() if k in known}
+
+
+def check_readings(ruleset: str, chosen: Mapping[str, Any]) -> dict[str, Any]:
+    """A campaign's choice of income readings (``rules_options``), each a reading of the ruleset's data (a 422
+    naming the option otherwise): one of its ``[choices]``, else a value of the kind of the ruleset's own
+    (yes/no; a whole number, 0 or more; names; names with whole numbers)."""
+    defaults, choices = board_income.readings(ruleset), board_income.reading_choices(ruleset)
+    out: dict[str, Any] = {}
+    for key, value in chosen.items():
+        field = f"settings.rules_options.{key}"
+        default = defaults[key]
+        if key in choices:
+            if value not in choices[key]:
+                raise InvalidInput(f"{key}: one of {', '.join(map(str, choices[key]))}, not {value!r}", field=field)
+        elif not _same_kind(value, default):
+            raise InvalidInput(f"{key}: {_kind(default)}, as the ruleset's {board_income.reading_words(default)}",
+                               field=field)
+        out[key] = value
+    return out
+
+
+def _same_kind(value: Any, default: Any) -> bool:
+    if isinstance(default, bool):
+        return isinstance(value, bool)
+    if isinstance(default, int):
+        return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    if isinstance(default, str):
+        return isinstance(value, str)
+    if isinstance(default, list):
+        return isinstance(value, list) and all(isinstance(x, str) for x in value)
+    if isinstance(default, dict):
+        return isinstance(value, dict) and all(isinstance(v, int) and not isinstance(v, bool) and v >= 0
+                                               for v in value.values())
+    return False
+
+
+def _kind(default: Any) -> str:
+    if isinstance(default, bool):
+        return "yes or no (true or false)"
+    if isinstance(default, int):
+        return "a whole number, 0 or more"
+    if isinstance(default, list):
+        return "a list of names"
+    if isinstance(default, dict):
+        return "names, each with a whole number"
+    return "a word"
 
 
 def source_words(s: Source) -> str:

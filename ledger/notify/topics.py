@@ -10,6 +10,7 @@ TOPICS: dict[str, str] = {
     "moves": "a move or another change of the map that touches your country",
     "corrections": "a correction touching your country (how the game master answers a dispute)",
     "sheets": "your country's ERS sheet published",
+    "deadlines": "a phase's deadline set, moved or cleared, and a reminder when your country is not ready",
 }
 #: Kind -> what it is. Discord and Slack get their incoming webhooks' payload; ``json`` a plain JSON POST.
 KINDS: dict[str, str] = {

@@ -8,7 +8,8 @@ The machinery around it (state, draft, seal, append, retry, idempotency) is
 ``ledger.application.Ledger.execute``, in one place.
 """
 
-from ledger.usecases import access, campaigns, country_facts, income, map, notify, phases, records, trade  # noqa: F401
+from ledger.usecases import (access, campaigns, country_facts, income, map, notify, pacing, phases,  # noqa: F401
+                             records, trade)
 from ledger.usecases.registry import HANDLERS, UseCase
 
 __all__ = ["HANDLERS", "UseCase"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ledger import access
@@ -11,7 +12,7 @@ from ledger.domain.errors import EventNotFound, InvalidInput, StateConflict, Tok
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 GM_ONLY = {"scope": "gm"}
 
@@ -33,6 +34,29 @@ def revoke_token(d: Draft, c: cmd.RevokeToken) -> dict[str, Any]:
         raise TokenNotFound(f"no live token {c.token_id!r} in this campaign", field="token_id")
     d.add(ev.TokenRevoked, GM_ONLY, token_id=c.token_id, reason=c.reason)
     return {"token_id": c.token_id, "revoked": True}
+
+
+@handles(cmd.OpenSession)
+def open_session(d: Draft, c: cmd.OpenSession, *, sha256: str, now: datetime) -> dict[str, Any]:
+    """``sha256``: of the session string the caller generated (never part of the command); ``now``: the login's
+    time, the expiry counted from it is recorded in the event (a replay reads it, never the clock)."""
+    token_id = d.actor.token
+    if token_id is None or not any(t["id"] == token_id for t in d.state.tokens.values()):
+        raise TokenNotFound("a login names a live token of this campaign", field="token")
+    expires = (now.astimezone(UTC) + timedelta(hours=c.hours)).isoformat(timespec="seconds")
+    session = {"session_id": sha256[:16], "token_id": token_id, "expires_at": expires}
+    d.add(ev.SessionOpened, GM_ONLY, sha256=sha256, **session)
+    return session
+
+
+@handles(cmd.EndSession)
+def end_session(d: Draft, c: cmd.EndSession) -> dict[str, Any]:
+    """A login ended (logout): its holder ends their own; a game master any of the campaign's."""
+    found = next((s for s in d.state.sessions.values() if s["id"] == c.session_id), None)
+    if found is None or (d.actor.role not in access.ALL_SEEING and found["token_id"] != d.actor.token):
+        raise TokenNotFound(f"no live login {c.session_id!r} of yours in this campaign", field="session_id")
+    d.add(ev.SessionEnded, GM_ONLY, session_id=c.session_id, reason=c.reason)
+    return {"session_id": c.session_id, "ended": True}
 
 
 @handles(cmd.RevealEvent)

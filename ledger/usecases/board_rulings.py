@@ -18,7 +18,7 @@ from ledger.domain.errors import ContradictsBoard, Forbidden, InvalidInput
 from ledger.rules.explain import plain
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 #: Who may keep a ruling the board or the map contradicts: a player never does.
 GAME_MASTERS = frozenset({"gm", "admin", "system"})

@@ -10,12 +10,14 @@ from ledger.board import BoardError, load_board
 from ledger.domain import commands as cmd
 from ledger.domain import events as ev
 from ledger.domain.errors import InvalidInput, StateConflict
+from ledger.economy import board_income, income
 from ledger import scenario as scenarios
 from ledger.rules.core import RulesError, check_rules_options, get_ruleset
+from ledger.usecases import start
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 #: Settings a game master may change after creation, and the type of their values. The budget reads its
 #: own settings (period_start_turns, ers_variants) from CampaignCreated: changing them would rewrite past
@@ -26,9 +28,14 @@ ERS_VISIBILITIES = ("country", "public")
 
 
 def _rules_options(rs: Any, options: Any) -> dict[str, Any]:
-    """The game master's choices of ruleset options, checked against the ruleset (422 naming the option)."""
+    """The game master's choices of ruleset options, checked against the ruleset (422 naming the option): a
+    procedure's options (``M21.artillery_source``) and the readings of the income lines (``B31.payer``,
+    ledger/economy/income.py)."""
+    readings = board_income.readings(rs.id) if rs.id == "eu" else {}
+    chosen = {k: v for k, v in options.items() if k in readings} if isinstance(options, dict) else {}
+    rest = {k: v for k, v in options.items() if k not in chosen} if isinstance(options, dict) else options
     try:
-        return check_rules_options(rs, options)
+        return {**check_rules_options(rs, rest), **income.check_readings(rs.id, chosen)}
     except RulesError as e:
         raise InvalidInput(str(e), field=e.field) from None
 
@@ -72,6 +79,8 @@ def create_campaign(d: Draft, c: cmd.CreateCampaign) -> dict[str, Any]:
     # Set up in the same append: a campaign created from a scenario never exists without its map.
     d.add(ev.ScenarioImported, name=shipped.name, source=shipped.source, sha256=shipped.sha256,
           scenario=copy.deepcopy(shipped.doc))
+    if c.start:  # the economic facts its placement gives
+        start.record(d, rs.id, shipped.doc.get("start"))
     return {"id": str(d.state.id), "slug": c.slug, "scenario": shipped.name, "board": shipped.doc.get("board"),
             "provinces": len(shipped.doc["provinces"]), "sea_zones": len(shipped.doc["sea_zones"])}
 
@@ -101,6 +110,7 @@ def import_scenario(d: Draft, c: cmd.ImportScenario) -> dict[str, Any]:
         raise StateConflict("a scenario is imported right after the campaign's creation", field="scenario")
     d.context["turn"] = None
     d.add(ev.ScenarioImported, name=c.name, source=c.source, sha256=c.sha256, scenario=dict(c.scenario))
+    start.record(d, d.state.ruleset or "eu", c.scenario.get("start"))
     s = c.scenario
     return {"scenario": c.name, "provinces": len(s.get("provinces", ())), "sea_zones": len(s.get("sea_zones", ())),
             "stacks": len(s.get("stacks", ()))}

@@ -21,7 +21,7 @@ from ledger.usecases.map import scenario
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 
 def _require(value: str, known: set[str] | dict[str, str], what: str, field: str) -> None:

@@ -26,7 +26,7 @@ from ledger.usecases.board_rulings import GAME_MASTERS
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 RULE = income.RULE
 

@@ -38,7 +38,7 @@ from ledger.domain.errors import Forbidden, InvalidInput, StateConflict
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 
 def scenario(d: Draft) -> dict[str, Any]:

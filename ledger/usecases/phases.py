@@ -16,11 +16,13 @@ from ledger.economy import milestones
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 
 @handles(cmd.ClosePhase)
-def close_phase(d: Draft, c: cmd.ClosePhase) -> dict[str, Any]:
+def close_phase(d: Draft, c: cmd.ClosePhase, *, closed_by: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``closed_by``: what closed it when not the game master's close (the last country marked ready: issue 38,
+    ledger/usecases/pacing.py), recorded in the event."""
     turn = d.state.require_open_turn()
     closed = d.state.phases_closed
     if c.phase in closed:
@@ -36,7 +38,7 @@ def close_phase(d: Draft, c: cmd.ClosePhase) -> dict[str, Any]:
     # The close is everyone's to read, a country's figures are not: they are the game master's answer, never
     # recorded (an event of a country's figures would tell its readers whether something hidden from them
     # stands behind them, by its audience or its amounts: DECISIONS in the README's access section).
-    d.add(ev.PhaseClosed, turn=turn, phase=c.phase, ers={})
+    d.add(ev.PhaseClosed, turn=turn, phase=c.phase, ers={}, **({"closed_by": closed_by} if closed_by else {}))
     following = milestones.PHASES.index(c.phase) + 1
     return {"turn": turn, "phase": c.phase, "ers": ers,
             "next": milestones.PHASES[following] if following < len(milestones.PHASES) else None}

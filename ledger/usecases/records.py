@@ -21,7 +21,7 @@ from ledger.usecases import trade as trade_usecases
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 
 @handles(cmd.RollDice)

@@ -25,7 +25,7 @@ from ledger.usecases.map import scenario
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
 
 #: A trade fleet on its Face+ side (a partial monopoly), and a total monopoly (engIncomes.tex, Monopolies).
 FACE_PLUS, TOTAL = 4, 6

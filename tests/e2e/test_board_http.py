@@ -23,7 +23,9 @@ def test_a_campaign_is_created_on_the_1492_board_over_http_with_its_scenario(set
         r = http.post("/campaigns", json={"slug": "europa", "name": "Europa 1492", "scenario": "eu-1492",
                                           "players": {"FRA": "bruno", "ENG": "alice"}})
         assert r.status_code == 201, r.text
-        assert [e["type"] for e in r.json()["events"]] == ["CampaignCreated", "ScenarioImported"]
+        types = [e["type"] for e in r.json()["events"]]
+        # Then, in the same append, the economic facts of the placement in 1492 (ledger/usecases/start.py).
+        assert types[:2] == ["CampaignCreated", "ScenarioImported"] and "TradeFleetChanged" in types[2:]
         assert r.json()["data"]["board"] == "eu"
         campaign = http.get("/campaigns/europa").json()
         m = http.get("/campaigns/europa/map").json()

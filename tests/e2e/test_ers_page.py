@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 
 import pytest
 
+from ledger import tokens
 from ledger.domain.campaign import campaign_id
 from tests.e2e.test_access import ADMIN, bearer, issue, make_client
 from tests.e2e.test_export_http import SETUP, build
@@ -59,7 +60,7 @@ def parse(html: str) -> Cells:
 @pytest.fixture
 def http(settings, ledger):
     with make_client(settings, ledger) as client:
-        client.cookies.set("ledger_token", ADMIN)
+        client.cookies.set("ledger_token", tokens.log_in(ledger, ADMIN, ADMIN, 1))
         yield client
 
 
@@ -107,11 +108,11 @@ def test_a_player_sees_their_own_entries_and_not_another_countrys_private_ones(h
     # No visibility given: the campaign's default (created without ers_visibility: the country's own).
     ledger.record_treasury_entry(cid, country="ENG", line="A9", amount=70, reason="secret loot", actor=SETUP)
     fra, eng = issue(ledger, cid, "player", "FRA"), issue(ledger, cid, "player", "ENG")
-    http.cookies.set("ledger_token", fra)
+    http.cookies.set("ledger_token", tokens.log_in(ledger, fra, ADMIN, 1))
     as_fra = http.get("/ui/campaigns/secret/ers/ENG/1").text
     assert "secret loot" not in as_fra and parse(as_fra).cells["A9"]["data-amount"] == "0"
     assert "not-yours" in parse(as_fra).ids
-    http.cookies.set("ledger_token", eng)
+    http.cookies.set("ledger_token", tokens.log_in(ledger, eng, ADMIN, 1))
     as_eng = http.get("/ui/campaigns/secret/ers/ENG/1").text
     assert "secret loot" in as_eng and parse(as_eng).cells["A9"]["data-amount"] == "70"
     assert http.get("/campaigns/secret/ers/ENG/1", headers=bearer(eng)).json()["lines"][8]["amount"] == 70

@@ -258,6 +258,12 @@ ROUTES: dict[tuple[str, str], Cover] = {
         "/ui/campaigns/{campaign}/notifications/{endpoint_id}/remove", lambda f: [
             (REFUSE, {"_path": {"endpoint_id": "ep_0000000000000000"}})], form=True),
     ("GET", "/ui/campaigns/{campaign}/tokens"): read("/ui/campaigns/{campaign}/tokens", lambda f: [f"{UI}/tokens"]),
+    ("GET", "/ui/campaigns/{campaign}/countries"): read(
+        "/ui/campaigns/{campaign}/countries",
+        lambda f: [f"{UI}/countries", f"{UI}/countries?country=FRA&zone=STZ%20Nord", f"{UI}/countries?recorded=3"]),
+    ("GET", "/ui/campaigns/{campaign}/stacks"): read(
+        "/ui/campaigns/{campaign}/stacks",
+        lambda f: [f"{UI}/stacks", *(f"{UI}/stacks?stack={s}" for s in f.hidden[:2]), f"{UI}/stacks?leader=Talbot"]),
     ("GET", "/ui/campaigns/{campaign}/rulings/new"): read(
         "/ui/campaigns/{campaign}/rulings/new",
         lambda f: [f"{UI}/rulings/new", f"{UI}/rulings/new?procedure=M13", f"{UI}/rulings/new?procedure=M19"]),
@@ -402,6 +408,12 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/ui/campaigns/{campaign}/gm/{name}"): never(
         "/ui/campaigns/{campaign}/gm/{name}", "game master: the desk's forms (turns, phases, treasury, settings)",
         {"country": "FRA", "line": "A9", "amount": "5", "reason": "probe"}, form=True, name="treasury"),
+    ("POST", "/ui/campaigns/{campaign}/countries/{name}"): never(
+        "/ui/campaigns/{campaign}/countries/{name}", "game master: a country's setup (facts, trade)",
+        {"country": "FRA", "domestic_trade_index": "3", "reason": "probe"}, form=True, name="country-facts"),
+    ("POST", "/ui/campaigns/{campaign}/stacks/{name}"): never(
+        "/ui/campaigns/{campaign}/stacks/{name}", "game master: stacks disbanded, leaders' values",
+        {"stack": "FRA-1", "reason": "probe"}, form=True, name="disband"),
     ("POST", "/ui/campaigns/{campaign}/tokens/issue"): never(
         "/ui/campaigns/{campaign}/tokens/issue", "game master: issues tokens (the web form)",
         {"role": "observer", "holder": "spy"}, form=True),
@@ -411,6 +423,33 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("POST", "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish"): never(
         "/ui/campaigns/{campaign}/ers/{country}/{turn}/publish", "game master: publishes sheets (the ERS page)",
         {"countries": "all"}, form=True, country="ENG", turn="1"),
+    # --- the pace of the turn and "since you last looked" (issue 38): the catch-up from R's mark, or from
+    # every third position, in both formats and another zone, and only what touches R's country (which R's own
+    # map decides); R's ready and read marks, and their refusals
+    ("GET", "/campaigns/{campaign}/report"): read(
+        "/campaigns/{campaign}/report",
+        lambda f: [f"{C}/report", f"{C}/report?format=text&tz=America/New_York", f"{C}/report?since=0&mine=true",
+                   *(f"{C}/report?since={n}&format=text" for n in range(0, f.head + 1, 3))]),
+    ("GET", "/ui/campaigns/{campaign}/since"): read(
+        "/ui/campaigns/{campaign}/since",
+        lambda f: [f"{UI}/since", f"{UI}/since?since=0&mine=true",
+                   *(f"{UI}/since?since={n}" for n in range(0, f.head + 1, 4))]),
+    ("POST", "/campaigns/{campaign}/ready"): send("/campaigns/{campaign}/ready", lambda f: [
+        (REFUSE, {"country": "ENG"}), (RISKY, {}), (RISKY, {"ready": False})]),
+    ("POST", "/campaigns/{campaign}/read"): send("/campaigns/{campaign}/read", lambda f: [
+        (REFUSE, {"up_to": f.head + 50}), (RISKY, {"up_to": f.head})]),
+    ("POST", "/ui/campaigns/{campaign}/ready"): send("/ui/campaigns/{campaign}/ready", lambda f: [
+        (REFUSE, {"ready": "maybe"}), (RISKY, {"ready": "yes"})], form=True),
+    ("POST", "/ui/campaigns/{campaign}/since/read"): send("/ui/campaigns/{campaign}/since/read", lambda f: [
+        (REFUSE, {"up_to": "x"}), (RISKY, {"up_to": str(max(1, f.head - 1))})], form=True),
+    ("POST", "/campaigns/{campaign}/deadlines"): never(
+        "/campaigns/{campaign}/deadlines", "game master: sets a phase's deadline",
+        {"phase": "military", "due": "2099-01-01 20:00"}),
+    ("POST", "/campaigns/{campaign}/deadlines/clear"): never(
+        "/campaigns/{campaign}/deadlines/clear", "game master: clears a phase's deadline",
+        {"phase": "military", "reason": "probe"}),
+    ("POST", "/campaigns/{campaign}/reminders"): never(
+        "/campaigns/{campaign}/reminders", "game master (the service's ticker): records the reminders due"),
 }
 
 

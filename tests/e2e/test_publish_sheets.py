@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as examples
 from hypothesis import strategies as st
 
+from ledger import tokens
 from ledger.domain import commands as cmd
 from ledger.domain.campaign import campaign_id
 from ledger.domain.errors import InvalidInput
@@ -173,12 +174,12 @@ def test_the_game_masters_button_on_the_ers_page_publishes_and_players_then_see_
     two_turns_of_private_budgets(ledger)
     fra = issue(ledger, CID, "player", "FRA")
     with make_client(settings, ledger) as page:
-        page.cookies.set("ledger_token", fra)
+        page.cookies.set("ledger_token", tokens.log_in(ledger, fra, ADMIN, 1))
         before = page.get(f"/ui/campaigns/{SLUG}/ers/ENG/1").text
         assert "publish-form" not in parse(before).ids  # a player has no button
         # ENG's starting treasury is private too: FRA cannot work the sheet out, and the page says so.
         assert "ENG loot t1" not in before and "sheet-error" in parse(before).ids
-        page.cookies.set("ledger_token", ADMIN)
+        page.cookies.set("ledger_token", tokens.log_in(ledger, ADMIN, ADMIN, 1))
         gm = page.get(f"/ui/campaigns/{SLUG}/ers/ENG/1").text
         assert {"publish-form", "publish-country", "publish-all"} <= parse(gm).ids
         csrf = re.search(r'name="csrf" value="([^"]+)"', gm).group(1)
@@ -188,7 +189,7 @@ def test_the_game_masters_button_on_the_ers_page_publishes_and_players_then_see_
         assert "published" in parse(page.get(done.headers["location"]).text).ids
         forged = page.post(f"/ui/campaigns/{SLUG}/ers/FRA/1/publish", data={"csrf": "forged", "countries": "all"})
         assert forged.status_code == 403  # a form from another site publishes nothing
-        page.cookies.set("ledger_token", fra)
+        page.cookies.set("ledger_token", tokens.log_in(ledger, fra, ADMIN, 1))
         after = page.get(f"/ui/campaigns/{SLUG}/ers/ENG/1").text
         assert "ENG loot t1" in after and parse(after).cells["A9"]["data-amount"] == "10"
         assert "SPA loot t1" not in page.get(f"/ui/campaigns/{SLUG}/ers/SPA/1").text
@@ -205,7 +206,7 @@ def test_a_turn_with_hundreds_of_published_entries_is_counted_on_the_campaign_pa
     Projector(ledger).catch_up()  # the timeline view holds them all: the page counts from it
     fra = issue(ledger, CID, "player", "FRA")
     with make_client(settings, ledger) as browser:
-        browser.cookies.set("ledger_token", fra)
+        browser.cookies.set("ledger_token", tokens.log_in(ledger, fra, ADMIN, 1))
         page = browser.get(f"/ui/campaigns/{SLUG}").text
     # TurnOpened, the 520 published entries and the publication itself.
     assert re.search(r"Turn 1</a> — 522 events", page), re.search(r"Turn 1</a>[^<]*", page)

@@ -85,7 +85,9 @@ def test_the_ui_csrf_token_is_bound_to_the_login_session(settings, ledger):
     # Another session's token, even with that session's csrf cookie copied over, fails; so does the pre-login one.
     a.cookies.set("ledger_csrf", b.cookies.get("ledger_csrf"), path="/ui")
     assert a.post("/ui/campaigns/sample/corrections", data={**form, "csrf": b_csrf}).status_code == 403
+    assert ledger.campaign(cid).version == head
     a2, _, a2_csrf = logged_in(gm1)
+    head += 1  # the login is recorded (SessionOpened)
     assert a2.post("/ui/campaigns/sample/corrections", data={**form, "csrf": a_before}).status_code == 403
     assert ledger.campaign(cid).version == head
     ok = a2.post("/ui/campaigns/sample/corrections", data={**form, "csrf": a2_csrf}, follow_redirects=False)

@@ -12,6 +12,7 @@ import re
 
 import pytest
 from fastapi.testclient import TestClient
+from freezegun import freeze_time
 
 from api.main import create_app
 from api.security import TOKEN_COOKIE
@@ -19,6 +20,7 @@ from api.web.turn_view import turn_view
 from ledger import tokens
 from ledger.application import Actor, visibility
 from ledger.domain.campaign import campaign_id
+from ledger.domain.commands import RevokeToken
 from ledger.domain.errors import EventNotFound
 from ledger.sample import FIXED_DICE, GM, play_sample_turn
 from ledger.scenario import import_scenario, load_text
@@ -59,9 +61,98 @@ def test_login_sets_an_httponly_samesite_strict_cookie_and_a_bad_token_is_refuse
         assert bad.status_code == 401 and "unknown or revoked token" in bad.text
         r = c.post("/ui/login", data={"csrf": csrf_of(page.text), "token": gm}, follow_redirects=False)
         cookie = r.headers["set-cookie"]
-        assert cookie.startswith(f"{TOKEN_COOKIE}={gm};")
+        # The cookie holds a session of the campaign, never the token, and says how long it lasts.
+        assert cookie.startswith(f"{TOKEN_COOKIE}=ls_{CID.hex}_") and gm not in cookie
         assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
+        assert f"Max-Age={settings.session_hours * 3600}" in cookie
         assert c.get("/ui/campaigns/sample").status_code == 200
+
+
+def _session_of(c: TestClient) -> str:
+    return c.cookies.get(TOKEN_COOKIE)
+
+
+def test_a_login_is_recorded_for_the_game_master_only_and_a_logout_ends_every_copy_of_the_cookie(settings, sample):
+    _, fra = tokens.issue_token(sample, CID, role="player", country="FRA", actor=GM)
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        csrf = log_in(c, fra)
+        copied = _session_of(c)
+        [opened] = [e for e in sample.history(CID) if type(e).__name__ == "SessionOpened"]
+        assert opened.visibility == {"scope": "gm"} and opened.sha256 == tokens.digest(copied)
+        assert copied not in repr(opened.__dict__)  # only its hash is kept
+        assert c.post("/ui/logout", data={"csrf": csrf}, follow_redirects=False).status_code == 303
+        [ended] = [e for e in sample.history(CID) if type(e).__name__ == "SessionEnded"]
+        assert (ended.session_id, ended.reason, ended.actor["country"]) == (opened.session_id, "logged out", "FRA")
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as thief:
+        thief.cookies.set(TOKEN_COOKIE, copied)
+        r = thief.get("/ui/campaigns/sample", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"].startswith("/ui/login")
+        assert thief.get("/campaigns/sample/events?limit=1").status_code == 401
+
+
+def test_revoking_a_token_ends_its_logins(settings, sample):
+    result, fra = tokens.issue_token(sample, CID, role="player", country="FRA", actor=GM)
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        log_in(c, fra)
+        assert c.get("/campaigns/sample/events?limit=1").status_code == 200
+        sample.handle(CID, RevokeToken(token_id=tokens.digest(fra)[:16], reason="left the game"), actor=GM)
+        assert c.get("/campaigns/sample/events?limit=1").status_code == 401
+
+
+def test_a_login_expires_after_the_services_session_hours(settings, sample):
+    _, fra = tokens.issue_token(sample, CID, role="player", country="FRA", actor=GM)
+    short = settings.model_copy(update={"admin_token": ADMIN, "session_hours": 2})
+    with freeze_time("2026-11-29 09:00:00", tick=True) as clock, client(short, sample) as c:
+        log_in(c, fra)
+        [opened] = [e for e in sample.history(CID) if type(e).__name__ == "SessionOpened"]
+        assert opened.expires_at.startswith("2026-11-29T11:00:")  # two hours from the login (the clock ticks)
+        clock.move_to("2026-11-29 10:59:00")
+        assert c.get("/campaigns/sample/events?limit=1").status_code == 200
+        session = _session_of(c)
+        clock.move_to("2026-11-29 11:01:00")
+        c.cookies.clear()  # the browser drops it at its Max-Age; one kept past it is refused by the service
+        r = c.get("/campaigns/sample/events?limit=1", headers={"Cookie": f"{TOKEN_COOKIE}={session}"})
+        assert r.status_code == 401 and "log in again" in r.text
+
+
+def test_the_admins_web_login_is_a_signed_cookie_that_expires_never_the_admin_token(settings, sample):
+    with freeze_time("2026-11-29 09:00:00", tick=True) as clock, \
+            client(settings.model_copy(update={"admin_token": ADMIN, "session_hours": 1}), sample) as c:
+        log_in(c, ADMIN)
+        cookie = _session_of(c)
+        assert cookie.startswith("la_") and ADMIN not in cookie
+        assert c.get("/ui/campaigns/sample").status_code == 200
+        c.cookies.set(TOKEN_COOKIE, cookie[:-1] + ("0" if cookie[-1] != "0" else "1"))  # its signature altered
+        assert c.get("/campaigns/sample/events?limit=1").status_code == 401
+        clock.move_to("2026-11-29 10:01:00")
+        c.cookies.clear()
+        assert c.get("/campaigns/sample/events?limit=1", headers={"Cookie": f"{TOKEN_COOKIE}={cookie}"}).status_code == 401
+
+
+def test_a_cookie_holding_a_raw_token_is_refused(settings, sample):
+    """Before sessions the cookie held the token: such a cookie (or one copied out of a token list) logs in no one."""
+    _, gm = tokens.issue_token(sample, CID, role="gm", holder="gina", actor=GM)
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        c.cookies.set(TOKEN_COOKIE, gm)
+        assert c.get("/campaigns/sample/events?limit=1").status_code == 401
+
+
+@pytest.mark.parametrize("headers", [{"Sec-Fetch-Site": "same-site"}, {"Sec-Fetch-Site": "cross-site"},
+                                     {"Origin": "http://evil.example.org"}])
+def test_a_form_sent_from_another_origins_page_is_refused_login_included(settings, sample, headers):
+    """Login CSRF: a sibling host of the same site can set the csrf cookie and so forge a matching token;
+    the browser's own word on where the form came from refuses it."""
+    _, gm = tokens.issue_token(sample, CID, role="gm", holder="gina", actor=GM)
+    head = sample.campaign(CID).version
+    with client(settings.model_copy(update={"admin_token": ADMIN}), sample) as c:
+        page = c.get("/ui/login")
+        r = c.post("/ui/login", data={"csrf": csrf_of(page.text), "token": gm}, headers=headers,
+                   follow_redirects=False)
+        assert r.status_code == 403 and "another site" in r.text and TOKEN_COOKIE not in r.headers.get("set-cookie", "")
+        ok = c.post("/ui/login", data={"csrf": csrf_of(page.text), "token": gm}, follow_redirects=False,
+                    headers={"Sec-Fetch-Site": "same-origin", "Origin": "http://testserver"})
+        assert ok.status_code == 303
+    assert sample.campaign(CID).version == head + 1  # the one login recorded
 
 
 def test_the_login_cookie_reads_the_api_but_never_writes_through_it(settings, sample):

@@ -15,7 +15,7 @@ from ledger.notify.signing import new_endpoint_id
 from ledger.sample import GM
 from ledger.scenario import import_scenario, load_text
 
-ALL_TOPICS = ["turns", "rulings", "moves", "corrections", "sheets"]
+ALL_TOPICS = ["turns", "rulings", "moves", "corrections", "sheets", "deadlines"]
 PLAYERS = {c: Actor(name, "player", c) for c, name in (("ENG", "alice"), ("FRA", "bruno"), ("SPA", "carla"))}
 
 

@@ -15,7 +15,9 @@ def test_a_campaign_is_created_on_the_1492_board_from_the_cli_and_a_move_is_chec
             "--player", "FRA=bruno")
     assert r.exit_code == 0, r.output
     created = json.loads(r.stdout)
-    assert [e["type"] for e in created["events"]] == ["CampaignCreated", "ScenarioImported"]
+    types = [e["type"] for e in created["events"]]
+    # Then, in the same append, the economic facts of the placement in 1492 (ledger/usecases/start.py).
+    assert types[:3] == ["CampaignCreated", "ScenarioImported", "CountryFactsSet"]
     assert created["data"]["provinces"] == 327 + 357 and created["data"]["sea_zones"] == 99
     assert run(settings, "turn", "open", "europa").exit_code == 0
     for phase in ("events", "diplomacy", "incomes"):  # moves and sieges are the military phase's

@@ -362,3 +362,32 @@ def test_a_webhook_that_moved_is_not_followed_and_an_unreachable_one_is_retried(
     assert not down.value.permanent and str(down.value).startswith("could not reach the receiver")
     post(receiver.url("/ok"), b"{}", "application/json", {}, 5.0)
     assert [p for p, _, _ in receiver.received] == ["/ok"]
+
+
+def test_a_late_player_is_reminded_through_their_endpoint_and_a_ready_one_is_not(ledger, receiver):
+    """The reminders of branch catchup (``ReminderIssued``, naming the countries not ready) reach the endpoints of
+    those countries; the deadline itself reaches everyone who asked for deadlines. freezegun drives the clock."""
+    from datetime import datetime
+
+    from freezegun import freeze_time
+
+    from ledger.domain import pace
+
+    cid = three_players(ledger)
+    for c, actor in PLAYERS.items():
+        register(ledger, cid, actor, receiver.url(f"/{c}"), topics=["deadlines"])
+    with freeze_time("2026-11-30 12:00:00"):
+        ledger.open_turn(cid, actor=GM)
+        ledger.handle(cid, pace.SetDeadline(phase="events", due="2026-12-01 12:00", reminders=[60]), actor=GM)
+        ledger.handle(cid, pace.MarkReady(), actor=PLAYERS["FRA"])
+    with freeze_time("2026-12-01 11:05:00"):
+        ledger.handle(cid, pace.SendReminders(), actor=GM)
+    Projector(ledger).catch_up()
+    d = Deliveries(ledger, clock=lambda: datetime.fromisoformat("2026-12-01T11:06:00+00:00").timestamp())
+    while d.run_once():
+        pass
+    got = {c: [b["type"] for b in receiver.bodies(f"/{c}")] for c in PLAYERS}
+    assert got == {"ENG": ["DeadlineSet", "ReminderIssued"], "FRA": ["DeadlineSet"],
+                   "SPA": ["DeadlineSet", "ReminderIssued"]}
+    [reminder] = [b for b in receiver.bodies("/SPA") if b["type"] == "ReminderIssued"]
+    assert "ENG" in reminder["text"] and "SPA" in reminder["text"] and "FRA" not in reminder["text"]
