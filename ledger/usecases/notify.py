@@ -19,7 +19,7 @@ from ledger.notify.topics import MAX_PER_AUDIENCE
 from ledger.usecases.registry import handles
 
 if TYPE_CHECKING:
-    from ledger.application import Draft
+    from ledger.draft import Draft
     from ledger.domain.actors import Actor
 
 GM_ONLY = {"scope": "gm"}
