@@ -13,16 +13,17 @@ from starlette.routing import Match, get_route_path
 from api import errors, guards, readpath, replica, warmup
 from api.observability import LagWatch, Observability, StoreHealth, configure_logging
 from api.routes import audit, campaigns, health, records, tokens
-from api.routes import checkpoints, economy, moves, trade
+from api.routes import checkpoints, economy, moves, notify, trade
 from api.routes import export as export_routes
 from api.routes import projections as projection_routes
-from api.routes import gm_web, pace, pace_web, web
+from api.routes import gm_web, notify_web, pace, pace_web, web
 from api.language import Language
 from api.security import open_development
 from ledger.application import Ledger
 from ledger.config import Settings
 from ledger.deadlines import Ticker
 from ledger.supervision import SteadyGC, die_with_parent
+from projections.delivery import DeliveryWorker
 from projections.runner import ProjectionRunner
 
 
@@ -34,12 +35,14 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
         # A worker of `ledger serve --workers N` exits when the master dies, even by kill -9 (ledger/supervision.py).
         die_with_parent()
         collector = SteadyGC(settings.full_gc_seconds, settings.young_gc_objects).start()
-        runner = ticker = None
+        runner = deliveries = ticker = None
         try:  # a start-up that fails (a bad key, a store refused) still gives the process its GC rule back
             app.state.ledger = ledger or Ledger(settings)
             # Embedded default: the views follow the log in a background thread (else `ledger project --follow`).
             runner = ProjectionRunner(app.state.ledger).start() if settings.projection_runner == "thread" else None
             app.state.projection_runner = runner
+            # The outbox's messages (projections/outbox.py) are sent from a thread too, unless another process does.
+            deliveries = DeliveryWorker(app.state.ledger).start() if settings.notify_delivery == "thread" else None
             # Reminders due are recorded once whichever worker's ticker sees them first (ledger/deadlines.py).
             if settings.deadline_tick_seconds > 0:
                 ticker = Ticker(app.state.ledger, settings.deadline_tick_seconds).start()
@@ -50,6 +53,8 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
             collector.settle()  # what start-up built stays out of every later collection's walk
             yield
         finally:
+            if deliveries is not None:
+                deliveries.stop()
             if ticker is not None:
                 ticker.stop()
             if runner is not None:
@@ -84,6 +89,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(projection_routes.router)  # map, victory, timeline, state at N, diff
     app.include_router(web.router)  # the web page at /ui
     app.include_router(gm_web.router)  # the game master's pages at /ui (api/web/gm_forms.py)
+    app.include_router(notify_web.router)  # the reader's notifications page at /ui
     app.include_router(economy.router)  # phases, ERS
     app.include_router(audit.router)  # events, chain, dice checks
     app.include_router(records.router)  # rolls, rulings, treasury, corrections
@@ -91,6 +97,7 @@ def create_app(settings: Settings | None = None, ledger: Ledger | None = None) -
     app.include_router(trade.router)  # trade fleets, trade centres, colonies and trading posts, missions
     app.include_router(campaigns.router)
     app.include_router(tokens.router)
+    app.include_router(notify.router)  # notification endpoints and their deliveries
     app.include_router(export_routes.router)  # economic history downloads and charts
     app.include_router(checkpoints.router)  # the service's key, signed checkpoints, Merkle proofs
     app.include_router(pace.router)  # deadlines, readiness, reminders, read marks, the turn report

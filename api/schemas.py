@@ -390,3 +390,45 @@ class RulingPublic(EventPublic):
         description="Inputs kept against the board or the map (with the game master's reason), inputs filled from them")
     corrected_by: list[int] = Field(examples=[[9]], description="Positions of the corrections of this ruling "
                                     "(and of corrections of those) this caller may see, in order")
+
+
+# ----------------------------------------------------------------- notification endpoints (issue 38)
+
+class EndpointRegisteredPublic(Appended):
+    endpoint_id: str = Field(examples=["ep_0123456789abcdef"])
+    secret: str | None = Field(
+        description="The signing secret (X-Ledger-Signature: sha256=HMAC-SHA256(secret, timestamp + '.' + body)), "
+        "shown once: it is stored nowhere. null on an idempotent replay.", examples=["whsec_5be0" + "0" * 60])
+
+
+class EndpointTopics(Strict):
+    """What an endpoint is told about (the whole new list): the command is built from the path and this."""
+
+    topics: list[str] = Field(examples=[["turns", "rulings"]])
+
+
+class EndpointPublic(BaseModel):
+    id: str = Field(examples=["ep_0123456789abcdef"])
+    audience: str = Field(examples=["FRA"], description="a country, 'gm' (the campaign's) or 'public' (the table's)")
+    kind: str = Field(examples=["discord"])
+    target: str = Field(examples=["https://discord.com/api/webhooks/123/abc"])
+    label: str = Field(examples=["FRA discord"])
+    topics: list[str] = Field(examples=[["turns", "rulings"]])
+    delivered: int = Field(examples=[12])
+    pending: int = Field(examples=[0])
+    failed: int = Field(examples=[1], description="messages given up after their retries")
+    expired: int = Field(examples=[0], description="messages older than LEDGER_NOTIFY_MAX_AGE_SECONDS, not sent")
+    last_error: str | None = Field(examples=["the receiver answered HTTP 500 Internal Server Error"])
+    last_error_at: float | None = Field(examples=[1764410000.0], description="seconds since 1970, UTC")
+    last_delivered_at: float | None = Field(examples=[1764410000.0])
+
+
+class DeliveryPublic(BaseModel):
+    position: int = Field(examples=[43])
+    topic: str = Field(examples=["rulings"])
+    text: str = Field(examples=["Round S2, ENG impulse: M19 Fast combat at Picardie: ENG wins"])
+    status: str = Field(examples=["delivered"], description="pending, delivered, failed, expired or cancelled")
+    attempts: int = Field(examples=[1])
+    last_error: str | None = Field(examples=[None])
+    next_at: float | None = Field(examples=[1764410000.0], description="a pending message's next attempt")
+    delivered_at: float | None = Field(examples=[1764410000.0])

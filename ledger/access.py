@@ -28,6 +28,8 @@ from ledger.terms import term
 ROLES = ("gm", "player", "observer")  # what a campaign token can carry
 ALL_SEEING = frozenset({"gm", "admin", "system"})
 TOKEN_EVENTS = frozenset({"TokenIssued", "TokenRevoked", "SessionOpened", "SessionEnded"})  # always GM-only, never revealable
+#: An endpoint's record: its owner's and the game master's only, never revealable (a webhook URL is a capability).
+ENDPOINT_EVENTS = frozenset({"EndpointRegistered", "EndpointChanged", "EndpointRemoved"})
 
 # (role, action) -> True (allowed), False (refused), or the name of a campaign
 # setting that must be true. A pair not listed is refused; ("gm", "*") means
@@ -54,6 +56,11 @@ WRITES: dict[tuple[str, str], bool | str] = {
     # Their own country only (ledger/usecases/pacing.py checks it), and their own bookmark.
     ("player", "mark_ready"): True,
     ("player", "mark_read"): True,
+    # Their own country's endpoints only (ledger/usecases/notify.py checks the audience named).
+    ("player", "register_endpoint"): True,
+    ("player", "change_endpoint"): True,
+    ("player", "remove_endpoint"): True,
+    ("player", "list_endpoints"): True,
     ("observer", "*"): False,
 }
 
@@ -104,6 +111,10 @@ ACTIONS: dict[str, str] = {
     "mark_ready": "mark a country ready, or not, for the phase the turn is in (a player: their own country)",
     "send_reminders": "record the reminders due now, naming the countries not ready (the service's ticker does)",
     "mark_read": "mark the campaign read up to a position (\"Since you last looked\" starts after it)",
+    "register_endpoint": "register a webhook or e-mail address to be told (players: for their own country)",
+    "change_endpoint": "change what an endpoint is told about (players: their own)",
+    "remove_endpoint": "remove an endpoint (players: their own)",
+    "list_endpoints": "list endpoints and their deliveries, with the last error (players: their own)",
 }
 
 
@@ -159,9 +170,10 @@ def readable(actor: Actor, kind: str, data: dict[str, Any]) -> dict[str, Any]:
 
 
 def revealable(event: Any) -> bool:
-    """A token's record stays GM-only for good; every other hidden event may be revealed."""
+    """A token's record stays GM-only for good, an endpoint's its owner's; every other hidden event may be
+    revealed."""
     type_name = event.get("type") if isinstance(event, Mapping) else type(event).__name__
-    return type_name not in TOKEN_EVENTS
+    return type_name not in TOKEN_EVENTS and type_name not in ENDPOINT_EVENTS
 
 
 def refusal(actor: Actor, action: str) -> str:

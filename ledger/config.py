@@ -70,6 +70,19 @@ class Settings(BaseSettings):
     signing_key_file: Path | None = Field(
         default=None, description="Ed25519 private key (PEM) signing checkpoints; development: <data_dir>/signing-key.pem")
     public_host: str = Field(default="localhost", description="the name in checkpoint origins and the key name")
+    smtp_url: str | None = Field(
+        default=None, description="the mail server e-mail endpoints are sent through (ledger/notify/send.py): "
+        "smtp://[user:password@]host[:port][?from=ADDRESS&starttls=1] or smtps://...; unset: no e-mail endpoints")
+    notify_delivery: Literal["thread", "off"] = Field(
+        default="thread", description="thread: the API process delivers the outbox's messages "
+        "(projections/delivery.py); off: another process does (`ledger notify deliver`)")
+    notify_private_targets: bool = Field(
+        default=False, description="production: webhooks may name loopback or private addresses (refused "
+        "otherwise: a player must not make the service post inside its network); other envs always may")
+    notify_timeout: float = Field(default=5.0, gt=0, le=60, description="seconds a webhook or mail server may take")
+    notify_max_age_seconds: int = Field(
+        default=86_400, ge=60, description="a message whose event is older than this is not sent (a rebuild of "
+        "the views, an outage): marked expired")
     projection_runner: Literal["thread", "external"] = Field(
         default="thread", description="thread: the API process keeps the views; external: `ledger project --follow`")
     deadline_tick_seconds: float = Field(

@@ -22,6 +22,7 @@ from ledger.economy.sheets import RELEVANT
 from projections.records import BASE, Record
 from projections.store import POSITION_ONLY, ViewDB, insert_rows
 from projections.turn_groups import TurnGroupsView
+from projections.outbox import OutboxView
 
 
 _dumps = orjson.dumps
@@ -525,4 +526,4 @@ class PublicBudgetView(View):
 
 
 VIEW_CLASSES: dict[str, Any] = {v.name: v for v in (MapView, VictoryView, TimelineView, BudgetView,
-                                                           PublicBudgetView, TurnGroupsView)}
+                                                           PublicBudgetView, TurnGroupsView, OutboxView)}

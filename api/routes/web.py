@@ -286,7 +286,7 @@ async def campaign_page(request: Request, campaign: str):
         state = deps.state_of(request, ledger, cid)  # the head _reader read
         # The links of what this reader may do (ledger/access.py's WRITES), and none of what ends on Forbidden.
         may = {a: may_write(actor, a, state.settings) for a in ("record_ruling", "record_treasury", "open_turn",
-                                                                 "list_tokens")}
+                                                                 "list_tokens", "list_endpoints")}
         may["map"] = bool(map_forms.allowed(actor, state))
         return {"c": campaign_public(state), "turns": reader.turns(cid, actor, state), "may": may}
 

@@ -53,6 +53,12 @@ def _route(command: cmd.Command) -> tuple[str | None, bool]:
             return "/tokens", True
         case cmd.RevokeToken(token_id=token_id):
             return f"/tokens/{token_id}/revoke", True
+        case cmd.RegisterEndpoint():
+            return "/endpoints", True
+        case cmd.ChangeEndpoint(endpoint_id=eid):
+            return f"/endpoints/{eid}/topics", True
+        case cmd.RemoveEndpoint(endpoint_id=eid):
+            return f"/endpoints/{eid}/remove", True
         case pace.SetDeadline():
             return "/deadlines", True
         case pace.ClearDeadline():
@@ -128,8 +134,10 @@ class Remote:
         route, has_body = _route(command)
         path = "/campaigns" if route is None else f"/campaigns/{cid}{route}"
         body = command.model_dump(mode="json", exclude_none=True) if has_body else None
-        if isinstance(command, cmd.RevokeToken):
+        if isinstance(command, (cmd.RevokeToken, cmd.RemoveEndpoint)):
             body = {"reason": command.reason}
+        elif isinstance(command, cmd.ChangeEndpoint):
+            body = {"topics": list(command.topics)}
         answer = self._post(path, body, idempotency_key)
         return SimpleNamespace(to_json=lambda: {k: answer.get(k) for k in ("campaign", "events", "data",
                                                                              "checkpoint")},
@@ -143,6 +151,13 @@ class Remote:
 
     def live_tokens(self, cid: UUID) -> list[dict[str, Any]]:
         return self._get(f"/campaigns/{cid}/tokens")
+
+    def endpoints(self, cid: UUID) -> list[dict[str, Any]]:
+        """The notification endpoints this token may list, with their deliveries (``ledger notify list``)."""
+        return self._get(f"/campaigns/{cid}/endpoints")
+
+    def deliveries(self, cid: UUID, endpoint_id: str) -> list[dict[str, Any]]:
+        return self._get(f"/campaigns/{cid}/endpoints/{endpoint_id}/deliveries")
 
     def campaign(self, cid: UUID) -> SimpleNamespace:
         try:

@@ -15,8 +15,8 @@ from typing import Annotated, Optional
 import typer
 
 from ledger import i18n
-from ledger.cli import (access, audit, backup, base, campaigns, economy, export, income, map, pace, projections,
-                        records, remote, service, trade, turns)
+from ledger.cli import (access, audit, backup, base, campaigns, economy, export, income, map, notify, pace,
+                        projections, records, remote, service, trade, turns)
 
 app = typer.Typer(help="Event-sourced ledger for hex-and-counter wargames.", no_args_is_help=True,
                   pretty_exceptions_enable=False)
@@ -85,6 +85,7 @@ for name, group in [
     ("map", map.map_app),
     ("trade", trade.trade_app),
     ("income", income.income_app),
+    ("notify", notify.notify_app),
     ("deadlines", pace.deadlines_app),
 ]:
     app.add_typer(group, name=name)

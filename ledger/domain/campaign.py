@@ -109,6 +109,9 @@ class CampaignState:
     pace: dict[str, Any] = field(default_factory=dict)
     # Where each reader marked "read up to here" (MarkedAsRead): reader -> position. A few entries per reader.
     read_marks: dict[str, int] = field(default_factory=dict)
+    # The live notification endpoints (ledger/usecases/notify.py): id -> {"audience", "kind", "target", "topics",
+    # "label", "position"}. A snapshot older than the field holds none to miss (the events came after it).
+    endpoints: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(replace(self, treasury=None))
@@ -137,6 +140,7 @@ class CampaignState:
         d.setdefault("sessions", {})  # no session was opened before the field existed
         d.setdefault("pace", {})
         d.setdefault("read_marks", {})
+        d.setdefault("endpoints", {})
         if not forcelib.current(d.get("military")):  # absent, or of an older shape: replayed once
             d["military"] = None
         return cls(**d)
@@ -226,6 +230,16 @@ def _apply(state: CampaignState | None, event: Any) -> CampaignState:
         state = _evolve(state, sessions={**state.sessions, event.sha256: session})
     elif isinstance(event, ev.SessionEnded):
         state = _evolve(state, sessions={h: s for h, s in state.sessions.items() if s["id"] != event.session_id})
+    elif isinstance(event, ev.EndpointRegistered):
+        state = _evolve(state, endpoints={**state.endpoints, event.endpoint_id: {
+            "audience": event.audience, "kind": event.kind, "target": event.target, "topics": list(event.topics),
+            "label": event.label, "position": event.originator_version}})
+    elif isinstance(event, ev.EndpointChanged):
+        if event.endpoint_id in state.endpoints:
+            state = _evolve(state, endpoints={**state.endpoints, event.endpoint_id: {
+                **state.endpoints[event.endpoint_id], "topics": list(event.topics)}})
+    elif isinstance(event, ev.EndpointRemoved):
+        state = _evolve(state, endpoints={k: v for k, v in state.endpoints.items() if k != event.endpoint_id})
     elif isinstance(event, ev.VisibilityRevealed):
         state = _evolve(state, revealed=(*state.revealed, event.revealed))
     elif isinstance(event, ev.SheetsPublished):  # every read path already honours ``revealed``

@@ -1151,3 +1151,86 @@ def leader_counter(text: str) -> dict[str, Any]:
         raise ValueError(f"{text!r}: a leader is NAME or NAME:FIRE/SHOCK/MANOEUVRE/SIEGE, e.g. \"Talbot:3/3/2/1\"")
     fire, shock, manoeuvre, siege = (int(p) for p in parts)
     return {"name": name.strip(), "fire": fire, "shock": shock, "manoeuvre": manoeuvre, "siege": siege}
+
+
+# ------------------------------------------------------------------ notifications (issue 38, ledger/notify)
+
+NOTIFY_TOPICS = ("turns", "rulings", "moves", "corrections", "sheets", "deadlines")  # ledger/notify/topics.py TOPICS
+Topic = Literal["turns", "rulings", "moves", "corrections", "sheets", "deadlines"]
+EndpointKind = Literal["discord", "slack", "json", "email"]
+EndpointId = Annotated[str, StringConstraints(pattern=r"^ep_[0-9a-f]{16}$")]
+_EMAIL_RE = re.compile(r"^[^@\s]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}$")
+
+
+def _topics(v: list[str]) -> list[str]:
+    if len(set(v)) != len(v):
+        raise ValueError("topics must not repeat")
+    return sorted(v, key=NOTIFY_TOPICS.index)
+
+
+class RegisterEndpoint(Command):
+    """Be told: a webhook (Discord, Slack, any URL) or an e-mail address, and what to be told about. A player
+    registers for their own country; a game master for the campaign (``gm``: everything in the topics), the
+    table's channel (``public``: what everyone sees) or a player's country."""
+
+    action: ClassVar[str] = "register_endpoint"
+    kind: EndpointKind = Field(examples=["discord"])
+    target: Annotated[str, StringConstraints(strip_whitespace=True, min_length=3, max_length=2000), ONE_LINE] = Field(
+        examples=["https://discord.com/api/webhooks/123/abc"], description="The webhook's URL, or the e-mail address")
+    audience: Annotated[str, StringConstraints(pattern=r"^(gm|public|[A-Z]{2,4})$")] | None = Field(
+        default=None, examples=["FRA"], description="Whose messages: a country, 'gm' or 'public' (default: your "
+        "country; the campaign's for a game master)")
+    topics: list[Topic] = Field(min_length=1, max_length=len(NOTIFY_TOPICS), examples=[["turns", "rulings"]])
+    label: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80), ONE_LINE] | None = \
+        Field(default=None, examples=["my Discord"], description="A name for it on your page")
+
+    @field_validator("topics")
+    @classmethod
+    def _no_repeats(cls, v: list[str]) -> list[str]:
+        return _topics(v)
+
+    @field_validator("target")
+    @classmethod
+    def _target_of_its_kind(cls, v: str, info: ValidationInfo) -> str:
+        kind = info.data.get("kind")
+        if kind == "email":
+            if not _EMAIL_RE.match(v):
+                raise ValueError("an e-mail endpoint's target is an address like name@example.org")
+            return v
+        from urllib.parse import urlsplit
+
+        try:
+            parts = urlsplit(v)
+            parts.port  # noqa: B018 - raises on a port that is not a number
+        except ValueError:
+            raise ValueError("the target is not a URL") from None
+        if parts.scheme not in ("https", "http"):
+            raise ValueError(f"a webhook's URL starts with https:// (or http://), not {parts.scheme or 'nothing'}")
+        if not parts.hostname or parts.username or parts.password:
+            raise ValueError("a webhook's URL names a host, and no user or password before it")
+        if kind == "discord" and not parts.path.startswith("/api/webhooks/") and parts.hostname.endswith(
+                ("discord.com", "discordapp.com")):
+            raise ValueError("a Discord webhook's URL is https://discord.com/api/webhooks/…")
+        return v
+
+
+class ChangeEndpoint(Command):
+    """What an endpoint is told about (the whole new list of topics)."""
+
+    action: ClassVar[str] = "change_endpoint"
+    endpoint_id: EndpointId = Field(examples=["ep_0123456789abcdef"])
+    topics: list[Topic] = Field(min_length=1, max_length=len(NOTIFY_TOPICS), examples=[["turns"]])
+
+    @field_validator("topics")
+    @classmethod
+    def _no_repeats(cls, v: list[str]) -> list[str]:
+        return _topics(v)
+
+
+class RemoveEndpoint(Command):
+    action: ClassVar[str] = "remove_endpoint"
+    endpoint_id: EndpointId = Field(examples=["ep_0123456789abcdef"])
+    reason: Text = Field(default="no longer wanted", examples=["moved to another channel"])
+
+
+COMMANDS.update({c.__name__: c for c in (RegisterEndpoint, ChangeEndpoint, RemoveEndpoint)})

@@ -107,3 +107,9 @@ def first_error(e: Exception) -> tuple[str | None, str]:
             loc = ".".join(str(p) for p in found[0].get("loc", ()))
             return loc or None, plain(str(found[0].get("msg", "invalid")))
     return None, plain(str(e))
+
+
+class EndpointNotFound(LedgerError):
+    """No such endpoint of the caller's: a player is told the same whether it is a rival's or none at all."""
+
+    status = 404

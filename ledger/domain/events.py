@@ -495,3 +495,28 @@ class MarkedAsRead(LedgerEvent):
 
     reader: str  # "token:<id>", or the actor's id where no token authenticated them (the command line)
     up_to: int
+class EndpointRegistered(LedgerEvent):
+    """Someone asked to be told: a webhook or an e-mail address of the campaign's (game master) or of a player,
+    and what it is to be told (ledger/notify). Seen by its owner's audience and the game master only; its
+    signing secret is not in it (derived from the service's key and ``endpoint_id``, ledger/notify/signing.py).
+    """
+
+    endpoint_id: str
+    audience: str  # "gm" (the campaign's), "public" (the table's channel) or a country (a player's)
+    kind: str  # "discord" | "slack" | "json" | "email"
+    target: str  # the URL, or the e-mail address
+    topics: list[str]  # ledger/notify/topics.py TOPICS
+    label: str
+
+
+class EndpointChanged(LedgerEvent):
+    """The topics an endpoint is told about changed (``topics``: the new list, whole)."""
+
+    endpoint_id: str
+    topics: list[str]
+    previous: list[str]
+
+
+class EndpointRemoved(LedgerEvent):
+    endpoint_id: str
+    reason: str

@@ -8,8 +8,8 @@ The machinery around it (state, draft, seal, append, retry, idempotency) is
 ``ledger.application.Ledger.execute``, in one place.
 """
 
-from ledger.usecases import (access, campaigns, country_facts, income, map, pacing, phases, records,  # noqa: F401
-                             trade)
+from ledger.usecases import (access, campaigns, country_facts, income, map, notify, pacing, phases,  # noqa: F401
+                             records, trade)
 from ledger.usecases.registry import HANDLERS, UseCase
 
 __all__ = ["HANDLERS", "UseCase"]

@@ -230,6 +230,33 @@ ROUTES: dict[tuple[str, str], Cover] = {
     ("GET", "/ui/new-campaign"): read("/ui/new-campaign", lambda f: ["/ui/new-campaign"]),
     ("GET", "/ui/campaigns/{campaign}/gm"): read("/ui/campaigns/{campaign}/gm", lambda f: [f"{UI}/gm",
                                                                                            f"{UI}/gm?recorded=3"]),
+    # --- notification endpoints (issue 38): R's own only; none registered in either world, so the answers
+    # are R's empty list and the same refusals (an id not R's is "not found" whether a rival's or nobody's)
+    ("GET", "/campaigns/{campaign}/endpoints"): read("/campaigns/{campaign}/endpoints", lambda f: [f"{C}/endpoints"]),
+    ("GET", "/campaigns/{campaign}/endpoints/{endpoint_id}/deliveries"): read(
+        "/campaigns/{campaign}/endpoints/{endpoint_id}/deliveries",
+        lambda f: [f"{C}/endpoints/ep_0000000000000000/deliveries"]),
+    ("POST", "/campaigns/{campaign}/endpoints"): send(
+        "/campaigns/{campaign}/endpoints", lambda f: [
+            (REFUSE, {"kind": "json", "target": "ftp://example.org/x", "topics": ["moves"]}),
+            (REFUSE, {"kind": "json", "target": "https://example.org/x", "topics": ["moves"], "audience": "ENG"}),
+            (REFUSE, {"kind": "email", "target": "r@example.org", "topics": ["moves"]})]),
+    ("POST", "/campaigns/{campaign}/endpoints/{endpoint_id}/topics"): send(
+        "/campaigns/{campaign}/endpoints/{endpoint_id}/topics", lambda f: [
+            (REFUSE, {"_path": {"endpoint_id": "ep_0000000000000000"}, "topics": ["turns"]})]),
+    ("POST", "/campaigns/{campaign}/endpoints/{endpoint_id}/remove"): send(
+        "/campaigns/{campaign}/endpoints/{endpoint_id}/remove", lambda f: [
+            (REFUSE, {"_path": {"endpoint_id": "ep_0000000000000000"}, "reason": "probe"})]),
+    ("GET", "/ui/campaigns/{campaign}/notifications"): read(
+        "/ui/campaigns/{campaign}/notifications", lambda f: [f"{UI}/notifications"]),
+    ("POST", "/ui/campaigns/{campaign}/notifications/register"): send(
+        "/ui/campaigns/{campaign}/notifications/register", lambda f: [
+            (REFUSE, {"kind": "json", "target": "ftp://example.org/x", "topic_moves": "1", "key": "n1"}),
+            (REFUSE, {"kind": "json", "target": "https://example.org/x", "topic_moves": "1", "audience": "ENG"})],
+        form=True),
+    ("POST", "/ui/campaigns/{campaign}/notifications/{endpoint_id}/remove"): send(
+        "/ui/campaigns/{campaign}/notifications/{endpoint_id}/remove", lambda f: [
+            (REFUSE, {"_path": {"endpoint_id": "ep_0000000000000000"}})], form=True),
     ("GET", "/ui/campaigns/{campaign}/tokens"): read("/ui/campaigns/{campaign}/tokens", lambda f: [f"{UI}/tokens"]),
     ("GET", "/ui/campaigns/{campaign}/countries"): read(
         "/ui/campaigns/{campaign}/countries",

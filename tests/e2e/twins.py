@@ -437,8 +437,18 @@ def ask(world: World, token: str, req: Req) -> Answer:
         kwargs["json"] = req.json
     world.client.cookies.clear()  # each request carries the reader's cookies only, never one a response set
     r = world.client.request(req.method, req.url, headers=headers, follow_redirects=False, **kwargs)
-    kept = {k: v for k, v in r.headers.items() if k.lower() not in PER_REQUEST}
+    kept = {k: _drawn(v) if k.lower() == "set-cookie" else v for k, v in r.headers.items()
+            if k.lower() not in PER_REQUEST}
     return Answer(req, r.status_code, kept, r.content)
+
+
+#: A login's session (ledger/tokens.py): random per login, whoever logs in (like a request's id); that a login
+#: set one, with which attributes and lifetime, is compared.
+_SESSION = re.compile(r"(ledger_token=ls_[0-9a-f]{32}_)[A-Za-z0-9_-]+")
+
+
+def _drawn(cookie: str) -> str:
+    return _SESSION.sub(r"\1<session>", cookie)
 
 
 def metrics_answer(body: bytes, before: dict[str, float]) -> bytes:

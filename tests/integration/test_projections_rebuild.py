@@ -102,8 +102,8 @@ def test_a_rebuild_over_processes_writes_the_same_rows_whichever_process_holds_w
     p.rebuild(restart=True)
     expected = view_tables(p.db)
     assert expected["proj_budget_public"] and expected["proj_turn_groups"]
-    for groups in ([["budget", "budget_public"], ["map", "timeline", "victory", "turn_groups"]],
-                   [["map", "timeline", "victory", "turn_groups"], ["budget", "budget_public"]]):
+    for groups in ([["budget", "budget_public"], ["map", "timeline", "victory", "turn_groups", "outbox"]],
+                   [["map", "timeline", "victory", "turn_groups", "outbox"], ["budget", "budget_public"]]):
         p.rebuild(restart=True, jobs=2, groups=groups)
         assert view_tables(p.db) == expected, groups
     with pytest.raises(ValueError, match="each of the views"):

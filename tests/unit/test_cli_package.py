@@ -72,6 +72,9 @@ WRITES = {
     ("deadlines", "clear"): "ClearDeadline",
     ("ready",): "MarkReady",
     ("mark-read",): "MarkAsRead",
+    ("notify", "register"): "RegisterEndpoint",
+    ("notify", "topics"): "ChangeEndpoint",
+    ("notify", "remove"): "RemoveEndpoint",
 }
 #: The Ledger's shorthands for scripts and tests: the CLI calls none of them.
 SHORTHANDS = ("submit", "create_campaign", "open_turn", "close_turn", "close_phase", "roll", "record_manual_roll",
