@@ -79,6 +79,22 @@ def paused(replica: psycopg.Connection, timeout: float = 10.0) -> None:
 
 
 @pytest.fixture
+def pause_replay():
+    """A callable pausing the replica's replay when the test is ready (after its own set-up writes: a login is
+    one, ``SessionOpened``), resumed afterwards whatever happens."""
+    with psycopg.connect(REPLICA_DSN, autocommit=True) as conn:
+        def pause() -> None:
+            caught_up()
+            conn.execute("SELECT pg_wal_replay_pause()")
+            paused(conn)
+
+        try:
+            yield pause
+        finally:
+            conn.execute("SELECT pg_wal_replay_resume()")
+
+
+@pytest.fixture
 def replay_paused():
     """Replay paused on the replica (WAL still streams in), resumed afterwards whatever happens."""
     with psycopg.connect(REPLICA_DSN, autocommit=True) as conn:

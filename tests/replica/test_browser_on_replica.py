@@ -54,7 +54,7 @@ def site(browser):  # noqa: F811 (the browser first: without Chromium the test s
 
 
 def test_with_replay_paused_the_page_after_a_form_shows_what_the_game_master_just_did(site, context,  # noqa: F811
-                                                                                       replay_paused):
+                                                                                       pause_replay):
     battle = next(e for e in site.ledger.history(site.cid)
                   if isinstance(e, ev.RulingRecorded) and e.procedure == "M19")
     turn, at = battle.context["turn"], battle.originator_version
@@ -62,7 +62,10 @@ def test_with_replay_paused_the_page_after_a_form_shows_what_the_game_master_jus
     context.on("response", lambda r: sources.append(r.headers.get("ledger-read", "")) if "/ui/campaigns/" in r.url
                and r.request.method == "GET" and r.status == 200 else None)  # pages read, not redirects
     page = login(context, site, site.gm, f"/ui/campaigns/sample/turns/{turn}?position={at}")
-    assert sources and set(sources) == {"replica"}  # the pages so far: the replica (it holds all of it)
+    pause_replay()  # once the replica holds the login (a write: SessionOpened)
+    sources.clear()
+    page.reload()
+    assert sources and set(sources) == {"replica"}  # the page before the form: the replica (it holds all of it)
     page.click("#dispute summary")
     page.fill("#rework-form input[name='input.defender.ld']", "6")
     page.fill("#rework-form textarea[name=reason]", "FRA had 6 LD at Picardie")
