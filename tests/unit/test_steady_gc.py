@@ -108,8 +108,11 @@ def test_settle_leaves_a_heap_its_host_froze():
     gc.freeze()  # as the harness does between tests
     frozen = gc.get_freeze_count()
     collector = SteadyGC(30).start().settle()
+    # Not an equality: a thread an earlier test of this worker left running (a served app's, a ticker's) may
+    # free a frozen object meanwhile, which leaves the frozen generation. Freezing again would add the young
+    # survivors (more than before); unfreezing would empty it (0).
     try:
-        assert not collector.froze and gc.get_freeze_count() == frozen
+        assert not collector.froze and frozen // 2 < gc.get_freeze_count() <= frozen
     finally:
         collector.stop()
-    assert gc.get_freeze_count() == frozen
+    assert frozen // 2 < gc.get_freeze_count() <= frozen  # stop() gives back only what settle() froze: nothing
