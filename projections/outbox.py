@@ -170,18 +170,22 @@ class OutboxView:
     def handle(self, cur: Any, r: Record) -> None:
         campaign, t, d = r.campaign, r.type, r.data
         doc = self.docs.get(campaign) or self.doc(cur, campaign)
-        doc["position"] = r.position
+        # The document's position is that of the last event that changed it, never of the last one read: a
+        # follower writing it batch by batch and a rebuild in one pass store the same bytes (the kill9 drill).
         if t in ENDPOINT_EVENTS:
             self._endpoint(doc, campaign, t, d)
+            doc["position"] = r.position
             self.dirty.add(campaign)
             return
         if t == "CampaignCreated":
             doc["countries"], doc["name"] = list(d.get("countries") or ()), d.get("name") or ""
+            doc["position"] = r.position
             self.dirty.add(campaign)
         elif t in ("ScenarioImported", "StackSplit", "StackRaised"):
             timeline.row(doc, r)  # the stack owners, as the timeline keeps them
             if t == "StackRaised":
                 doc.setdefault("stacks", {})[d["stack"]] = d["country"]
+            doc["position"] = r.position
             self.dirty.add(campaign)
         spec = MESSAGES.get(t)
         endpoints = doc.get("endpoints")
