@@ -11,6 +11,7 @@ submit (ledger/access.py's WRITES).
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from typing import Annotated, Any
 from urllib.parse import quote
 from uuid import UUID
@@ -158,11 +159,22 @@ def _said(ledger: Ledger, cid: UUID, position: int) -> dict[str, Any] | None:
 async def desk_form(request: Request, campaign: str, name: str, form: FormDep):
     """A form of the desk posted: its command through the API route's permission and ``Ledger.handle``; then the
     desk again, saying what was recorded, or the form with the error beside its field."""
+    return await _post_form(
+        request, campaign, name, form, gm_forms.DESK,
+        lambda ledger, actor, cid, failed: ("gm.html", _desk(ledger, actor, cid, form, failed)),
+        lambda at: f"/ui/campaigns/{campaign}/gm?recorded={at}#form-{name}")
+
+
+async def _post_form(request: Request, campaign: str, name: str, form: dict[str, str], forms: Any,
+                     again: Callable[..., tuple[str, dict[str, Any]]], done: Callable[[int], str]) -> Response:
+    """A game master's form posted (the desk's, the setup pages'): the page's forms only, the CSRF token and
+    the API route's permission, then its command through ``Ledger.handle``; on success a redirect to ``done``
+    (the position recorded), else the page ``again`` builds, with the error beside the form's field."""
     ledger = _ledger(request)
     try:
         actor, cid = await _reader(request, campaign)
         _check_csrf(request, form)
-        if name not in gm_forms.DESK:
+        if name not in forms:
             raise InvalidInput(f"no form {name!r} on this page", field="form")
         state = await run_in_threadpool(ledger.campaign, cid)
         _refuse(actor, name, state)
@@ -179,9 +191,9 @@ async def desk_form(request: Request, campaign: str, name: str, form: FormDep):
     except Unauthorized as exc:
         return _error(request, exc)
     except LedgerError as exc:
-        context = await run_in_threadpool(_desk, ledger, actor, cid, form, _failed(name, exc))
-        return render(request, "gm.html", context, status=exc.status)
-    return RedirectResponse(f"/ui/campaigns/{campaign}/gm?recorded={at}#form-{name}", status_code=303)
+        template, context = await run_in_threadpool(again, ledger, actor, cid, _failed(name, exc))
+        return render(request, template, context, status=exc.status)
+    return RedirectResponse(done(at), status_code=303)
 
 
 # ------------------------------------------------------------------ tokens
@@ -398,28 +410,12 @@ async def stacks_form(request: Request, campaign: str, name: str, form: FormDep)
 
 
 async def _setup_post(request: Request, campaign: str, page: str, name: str, form: dict[str, str]) -> Response:
-    ledger = _ledger(request)
-    try:
-        actor, cid = await _reader(request, campaign)
-        _check_csrf(request, form)
-        if name not in PAGES[page][0]:
-            raise InvalidInput(f"no form {name!r} on this page", field="form")
-        state = await run_in_threadpool(ledger.campaign, cid)
-        _refuse(actor, name, state)
-    except LedgerError as exc:
-        return _error(request, exc)
+    def back(at: int) -> str:
+        where = f"?country={quote(form.get('country') or '')}&recorded={at}" if page == "countries" \
+            else f"?recorded={at}"
+        return f"/ui/campaigns/{campaign}/{page}{where}#form-{name}"
 
-    def work() -> int:
-        command = gm_forms.command_of(name, form, ledger.campaign(cid))
-        done = ledger.handle(cid, command, actor=actor, idempotency_key=form.get("key") or None)
-        return done.events[-1]["position"]
-
-    try:
-        at = await run_in_threadpool(work)
-    except Unauthorized as exc:
-        return _error(request, exc)
-    except LedgerError as exc:
-        context = await run_in_threadpool(_BUILDERS[page], ledger, actor, cid, {}, form, _failed(name, exc))
-        return render(request, PAGES[page][1], context, status=exc.status)
-    back = f"?country={quote(form.get('country') or '')}&recorded={at}" if page == "countries" else f"?recorded={at}"
-    return RedirectResponse(f"/ui/campaigns/{campaign}/{page}{back}#form-{name}", status_code=303)
+    return await _post_form(
+        request, campaign, name, form, PAGES[page][0],
+        lambda ledger, actor, cid, failed: (PAGES[page][1], _BUILDERS[page](ledger, actor, cid, {}, form, failed)),
+        back)
